@@ -1,0 +1,105 @@
+/*
+ * cgroup.c: libcgroup, set up once, and its error codes turned into
+ * negative errno at the library's boundary.
+ *
+ * libcgroup 2.0.2 (Debian 12) returns positive codes from 50000;
+ * cgroup_strerror() crashes on some of them and names others wrongly, so
+ * they never reach users: callers say what failed in their own words.
+ */
+#include <errno.h>
+#include <libcgroup.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+static pthread_once_t cg_once = PTHREAD_ONCE_INIT;
+static int cg_init_ret;
+
+static void cg_do_init(void)
+{
+	cg_init_ret = cgroup_init();
+}
+
+/* cgroup_init() reads the mount table once; later mounts are not seen. */
+int dl_cg_init(void)
+{
+	pthread_once(&cg_once, cg_do_init);
+	return cg_init_ret ? dl_cg_errno(cg_init_ret) : 0;
+}
+
+int dl_cg_errno(int ret)
+{
+	int e;
+
+	if (ret == 0)
+		return 0;
+	if (ret < 50000)
+		return ret < 0 ? ret : -ret;
+	switch (ret) {
+	case ECGOTHER:
+		e = cgroup_get_last_errno();
+		return e > 0 ? -e : -EIO;
+	case ECGROUPNOTCOMPILED:
+	case ECGROUPNOTMOUNTED:
+	case ECGROUPSUBSYSNOTMOUNTED:
+		return -ENODEV;
+	case ECGROUPNOTEXIST:
+	case ECGROUPVALUENOTEXIST:
+		return -ENOENT;
+	case ECGROUPNOTOWNER:
+	case ECGROUPNOTALLOWED:
+		return -EPERM;
+	case ECGINVAL:
+		return -EINVAL;
+	case ECGNONEMPTY:
+		return -EBUSY;
+	case ECGCANTSETVALUE:
+		e = cgroup_get_last_errno();
+		return e > 0 ? -e : -EIO;
+	case ECGROUPUNSUPP:
+		return -EOPNOTSUPP;
+	default:
+		return -EIO;
+	}
+}
+
+/* Where the cpuset controller is mounted, from libcgroup's mount table. */
+int dl_cpuset_mount(char *buf, size_t len)
+{
+	char *mnt = NULL;
+	int ret;
+
+	ret = dl_cg_init();
+	if (ret)
+		return ret;
+	ret = cgroup_get_subsys_mount_point("cpuset", &mnt);
+	if (ret)
+		return dl_cg_errno(ret);
+	snprintf(buf, len, "%s", mnt);
+	free(mnt);
+	return 0;
+}
+
+/*
+ * 1 when cpuset is a cgroup v1 controller, 2 when it is on the unified
+ * hierarchy.  libcgroup 2.0.2 exports cgroup_get_controller_version() but
+ * does not declare it, so the filesystem type of its mount point decides.
+ */
+int dl_cpuset_version(void)
+{
+	char mnt[4096];
+	struct statfs sf;
+	int err;
+
+	err = dl_cpuset_mount(mnt, sizeof(mnt));
+	if (err)
+		return err;
+	if (statfs(mnt, &sf) < 0)
+		return -errno;
+	return sf.f_type == CGROUP2_SUPER_MAGIC ? 2 : 1;
+}

@@ -1,0 +1,139 @@
+/*
+ * cpuset.c: create, change and remove cpusets through libcgroup, on
+ * cgroup v1 and v2.  Names are paths below the cpuset hierarchy's root,
+ * e.g. "libdl/partition0".
+ *
+ * libcgroup 2.0.2's pitfalls, handled here (FACTS.md): creating over an
+ * existing directory reports success, so existence is checked first; a
+ * value that fails to write leaves the new cgroup behind, so it is
+ * removed; values are written one at a time in the order they were added;
+ * cgroup_get_cgroup() reads every controller, so changes go through a
+ * fresh struct that holds only the values to write.
+ *
+ * Reading goes straight to the cgroup files: libcgroup would read every
+ * value of every controller to get one.
+ */
+#include <errno.h>
+#include <libcgroup.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int dl_cs_path(const char *name, const char *file, char *buf, size_t len)
+{
+	char mnt[4096];
+	int err = dl_cpuset_mount(mnt, sizeof(mnt));
+
+	if (err)
+		return err;
+	return dl_pathf(buf, len, "%s%s%s%s%s", mnt, name && *name ? "/" : "",
+			name ? name : "", file ? "/" : "", file ? file : "");
+}
+
+bool dl_cs_exists(const char *name)
+{
+	char path[4096];
+	struct stat st;
+
+	return dl_cs_path(name, NULL, path, sizeof(path)) == 0 &&
+	       stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int dl_cs_read(const char *name, const char *file, char *buf, size_t len)
+{
+	char path[4096];
+	int err = dl_cs_path(name, file, path, sizeof(path));
+
+	return err ? err : dl_read_file(path, buf, len);
+}
+
+static struct cgroup *new_cg(const char *name, const struct dl_kv *kv, size_t n)
+{
+	struct cgroup_controller *ctl;
+	struct cgroup *cg;
+
+	cg = cgroup_new_cgroup(name);
+	if (!cg)
+		return NULL;
+	ctl = cgroup_add_controller(cg, "cpuset");
+	if (!ctl)
+		goto err;
+	for (size_t i = 0; i < n; i++)
+		if (cgroup_add_value_string(ctl, kv[i].key, kv[i].value))
+			goto err;
+	return cg;
+err:
+	cgroup_free(&cg);
+	return NULL;
+}
+
+int dl_cs_create(const char *name, const struct dl_kv *kv, size_t n)
+{
+	struct cgroup *cg;
+	int ret, err;
+
+	err = dl_cg_init();
+	if (err)
+		return err;
+	if (dl_cs_exists(name))
+		return -EEXIST;
+	cg = new_cg(name, kv, n);
+	if (!cg)
+		return -ENOMEM;
+	ret = cgroup_create_cgroup(cg, 0);
+	err = dl_cg_errno(ret);
+	if (err && dl_cs_exists(name)) {
+		/* Made, then a value failed: do not leave it half-made. */
+		struct cgroup *bare = cgroup_new_cgroup(name);
+
+		if (bare) {
+			cgroup_add_controller(bare, "cpuset");
+			cgroup_delete_cgroup(bare, 0);
+			cgroup_free(&bare);
+		}
+	}
+	cgroup_free(&cg);
+	return err;
+}
+
+int dl_cs_write(const char *name, const char *key, const char *value)
+{
+	struct dl_kv kv = { key, value };
+	struct cgroup *cg;
+	int err;
+
+	err = dl_cg_init();
+	if (err)
+		return err;
+	cg = new_cg(name ? name : "/", &kv, 1);
+	if (!cg)
+		return -ENOMEM;
+	err = dl_cg_errno(cgroup_modify_cgroup(cg));
+	cgroup_free(&cg);
+	return err;
+}
+
+int dl_cs_remove(const char *name)
+{
+	struct cgroup *cg;
+	int err;
+
+	err = dl_cg_init();
+	if (err)
+		return err;
+	if (!dl_cs_exists(name))
+		return -ENOENT;
+	cg = cgroup_new_cgroup(name);
+	if (!cg)
+		return -ENOMEM;
+	if (!cgroup_add_controller(cg, "cpuset")) {
+		cgroup_free(&cg);
+		return -ENOMEM;
+	}
+	err = dl_cg_errno(cgroup_delete_cgroup(cg, 0));
+	cgroup_free(&cg);
+	return err;
+}

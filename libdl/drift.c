@@ -1,0 +1,282 @@
+/*
+ * drift.c: find and repair the kernel's deadline accounting drift.
+ *
+ * Two kernel bugs leave a root domain's dl_bw->total_bw wrong (seen on
+ * 6.1 and 6.18; libdeadline(3), BUGS): a root-domain rebuild within about
+ * a millisecond of a deadline task's exit subtracts the exited task from
+ * the new root domain, and short-lived deadline processes launched back
+ * to back sometimes lose one task's bandwidth each.  A count too low
+ * wraps the kernel's unsigned sum: every later request fails with EBUSY.
+ *
+ * The right figure is the fair servers plus the live deadline tasks.  A
+ * count above it is normal for a while: an exited task keeps its
+ * bandwidth until its 0-lag time, at most one period later.
+ *
+ * Any root-domain rebuild makes the kernel recount total_bw from the live
+ * tasks (dl_rebuild_rd_accounting() on 6.18, rebuild_root_domains() on
+ * 6.1), so the repair is one rebuild that leaves the domains as they were.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define SETTLE_POLL_NS 50000000ULL
+
+/* Two listings that agree on every kernel figure: no admission or exit
+ * raced the scan of the tasks. */
+static int consistent_list(struct dl_rd **out, size_t *count)
+{
+	for (int attempt = 0; attempt < 5; attempt++) {
+		struct dl_rd *a, *b;
+		size_t na, nb;
+		bool same;
+		int err;
+
+		err = dl_rd_list(&a, &na);
+		if (err < 0)
+			return err;
+		err = dl_rd_list(&b, &nb);
+		if (err < 0) {
+			free(a);
+			return err;
+		}
+		same = na == nb;
+		for (size_t i = 0; same && i < na; i++)
+			same = dl_cpus_equal(&a[i].cpus, &b[i].cpus) &&
+			       a[i].total_bw == b[i].total_bw &&
+			       a[i].tasks_bw == b[i].tasks_bw;
+		free(a);
+		if (same || attempt == 4) {
+			*out = b;
+			*count = nb;
+			return 0;
+		}
+		free(b);
+	}
+	return -EAGAIN;
+}
+
+DL_EXPORT int dl_drift_check(unsigned int settle_ms, struct dl_drift **drifts, size_t *count)
+{
+	uint64_t until = dl_now_ns() + (uint64_t)settle_ms * 1000000ULL;
+	struct dl_drift *v = NULL;
+	size_t n = 0;
+
+	if (drifts)
+		*drifts = NULL;
+	if (count)
+		*count = 0;
+	for (;;) {
+		struct dl_rd *rds;
+		size_t nrd;
+		bool settling = false, late = dl_now_ns() >= until;
+		int err = consistent_list(&rds, &nrd);
+
+		if (err < 0)
+			return err;
+		if (nrd && !rds[0].from_kernel) {
+			free(rds);
+			return dl_fail(-EACCES, "cannot read the kernel's deadline figures in %s/sched/debug: run as root with debugfs mounted",
+				       "/sys/kernel/debug");
+		}
+		free(v);
+		v = calloc(nrd ? nrd : 1, sizeof(*v));
+		if (!v) {
+			free(rds);
+			return dl_fail(-ENOMEM, "out of memory");
+		}
+		n = 0;
+		for (size_t i = 0; i < nrd; i++) {
+			int64_t expected = (int64_t)(rds[i].fair_bw + rds[i].tasks_bw);
+
+			if (rds[i].total_bw == expected)
+				continue;
+			if (rds[i].total_bw > expected && !late) {
+				settling = true;
+				continue;
+			}
+			v[n].cpus = rds[i].cpus;
+			v[n].kernel_bw = rds[i].total_bw;
+			v[n].expected_bw = expected;
+			n++;
+		}
+		free(rds);
+		if (!settling)
+			break;
+		dl_sleep_ns(SETTLE_POLL_NS);
+	}
+	if (drifts)
+		*drifts = v;
+	else
+		free(v);
+	if (count)
+		*count = n;
+	return (int)n;
+}
+
+/* A CPU of cpuset `name` that none of its exclusive children holds, or
+ * -1 and (in `excl_child`) one such child to look inside. */
+static int free_cpu_in(const char *name, char *excl_child, size_t len)
+{
+	char path[4096], buf[4096], child[4200];
+	dl_cpus_t cpus, excl;
+	struct dirent *de;
+	DIR *d;
+
+	excl_child[0] = '\0';
+	if (dl_cs_read(name, "cpuset.cpus", buf, sizeof(buf)) < 0 ||
+	    dl_cpus_parse(buf, &cpus) < 0 ||
+	    dl_cs_path(name, NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
+		return -1;
+	dl_cpus_zero(&excl);
+	while ((de = readdir(d))) {
+		dl_cpus_t c;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    dl_pathf(child, sizeof(child), "%s%s%s", name, *name ? "/" : "", de->d_name) < 0 ||
+		    dl_cs_read(child, "cpuset.cpu_exclusive", buf, sizeof(buf)) < 0 ||
+		    strcmp(buf, "1") != 0 ||
+		    dl_cs_read(child, "cpuset.cpus", buf, sizeof(buf)) < 0 ||
+		    dl_cpus_parse(buf, &c) < 0 || dl_cpus_count(&c) == 0)
+			continue;
+		for (unsigned i = 0; i < ARRAY_SIZE(excl.bits); i++)
+			excl.bits[i] |= c.bits[i];
+		if (!excl_child[0] && strlen(child) < len)
+			memcpy(excl_child, child, strlen(child) + 1);
+	}
+	closedir(d);
+	for (int cpu = 0; cpu < DL_CPUS_MAX; cpu++)
+		if (dl_cpus_isset(&cpus, cpu) && !dl_cpus_isset(&excl, cpu))
+			return cpu;
+	return -1;
+}
+
+/* The top-most load-balanced cpuset with CPUs below `name`: a sched
+ * domain of its own when the root does not balance. */
+static bool find_balanced(const char *name, char *out, size_t len)
+{
+	char path[4096], buf[4096], child[4200];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	if (dl_cs_path(name, NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
+		return false;
+	while (!found && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    dl_pathf(child, sizeof(child), "%s%s%s", name, *name ? "/" : "", de->d_name) < 0 ||
+		    dl_cs_read(child, "cpuset.cpus", buf, sizeof(buf)) < 0 || !buf[0])
+			continue;
+		if (dl_cs_read(child, "cpuset.sched_load_balance", buf, sizeof(buf)) == 0 &&
+		    strcmp(buf, "1") == 0 && strlen(child) < len) {
+			memcpy(out, child, strlen(child) + 1);
+			found = true;
+		} else {
+			found = find_balanced(child, out, len);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * cgroup v1: a probe cpuset inside a load-balanced one.  Writing its CPUs
+ * rebuilds (update_cpumasks_hier()), and so does turning its balancing
+ * off; the kernel never looks below a load-balanced cpuset, so the
+ * domains come out as they were.  With balancing off, removing the probe
+ * triggers no further, asynchronous rebuild.
+ */
+static int rebuild_v1(void)
+{
+	char parent[4096] = "", next[4096], name[4200], cpustr[16], buf[16];
+	int cpu = -1, err;
+
+	if (dl_cs_read("", "cpuset.sched_load_balance", buf, sizeof(buf)) == 0 &&
+	    strcmp(buf, "0") == 0 && !find_balanced("", parent, sizeof(parent)))
+		parent[0] = '\0'; /* no domain at all: the probe makes one, briefly */
+	for (int depth = 0; depth < 32 && cpu < 0; depth++) {
+		cpu = free_cpu_in(parent, next, sizeof(next));
+		if (cpu < 0) {
+			if (!next[0])
+				return -ENOSPC;
+			memcpy(parent, next, sizeof(parent));
+		}
+	}
+	if (cpu < 0)
+		return -ELOOP;
+	snprintf(cpustr, sizeof(cpustr), "%d", cpu);
+	err = dl_pathf(name, sizeof(name), "%s%slibdl-rebuild-%d", parent,
+		       *parent ? "/" : "", (int)getpid());
+	if (err)
+		return err;
+	{
+		struct dl_kv kv[] = { { "cpuset.cpus", cpustr } };
+
+		err = dl_cs_create(name, kv, ARRAY_SIZE(kv));
+	}
+	if (err)
+		return err;
+	err = dl_cs_write(name, "cpuset.sched_load_balance", "0");
+	dl_cs_remove(name);
+	return err;
+}
+
+/* cgroup v2: only partition changes rebuild.  A temporary root partition
+ * of one CPU inside a partition root that has two or more, then back to
+ * a member, then removed: the domains come out as they were. */
+static int rebuild_v2(void)
+{
+	char buf[4096], name[4200], cpustr[16], path[4200];
+	dl_cpus_t eff;
+	int err, last = -1;
+
+	if (dl_cs_read("", "cpuset.cpus.effective", buf, sizeof(buf)) < 0 ||
+	    dl_cpus_parse(buf, &eff) < 0)
+		return -EIO;
+	for (int c = 0; c < DL_CPUS_MAX; c++)
+		if (dl_cpus_isset(&eff, c))
+			last = c;
+	if (dl_cpus_count(&eff) < 2)
+		return -ENOSPC;
+	/* libcgroup 2.0.2 does not enable cpuset in the root's own
+	 * subtree_control: done by hand. */
+	if (dl_cs_path("", "cgroup.subtree_control", path, sizeof(path)) == 0)
+		dl_write_file(path, "+cpuset");
+	snprintf(cpustr, sizeof(cpustr), "%d", last);
+	snprintf(name, sizeof(name), "libdl-rebuild-%d", (int)getpid());
+	{
+		struct dl_kv kv[] = { { "cpuset.cpus", cpustr } };
+
+		err = dl_cs_create(name, kv, ARRAY_SIZE(kv));
+	}
+	if (err)
+		return err;
+	err = dl_cs_write(name, "cpuset.cpus.partition", "root");
+	if (!err)
+		err = dl_cs_write(name, "cpuset.cpus.partition", "member");
+	dl_cs_remove(name);
+	return err;
+}
+
+DL_EXPORT int dl_rd_rebuild(void)
+{
+	int version = dl_cpuset_version();
+	int err;
+
+	if (version < 0)
+		return dl_fail(version, "cannot rebuild the root domains: no cpuset controller is mounted");
+	if (geteuid() != 0)
+		return dl_fail(-EPERM, "cannot rebuild the root domains: it takes root (a cpuset is made and removed)");
+	err = version == 1 ? rebuild_v1() : rebuild_v2();
+	if (err == -EPERM || err == -EACCES)
+		return dl_fail(err, "cannot rebuild the root domains: permission denied on the cpuset hierarchy (run as root)");
+	if (err == -ENOSPC)
+		return dl_fail(err, "cannot rebuild the root domains without changing them: every root domain has a single CPU (remove and recreate a partition)");
+	if (err)
+		return dl_fail(err, "cannot rebuild the root domains: %s", strerror(-err));
+	return 0;
+}

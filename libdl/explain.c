@@ -1,0 +1,183 @@
+/*
+ * explain.c: why the kernel refused a reservation, in words a user can
+ * act on.
+ *
+ * The kernel answers sched_setattr(2) with a bare errno; each has several
+ * causes (kernel/sched/syscalls.c, __sched_setscheduler()):
+ *   EPERM   no CAP_SYS_NICE; or the task's affinity does not cover its
+ *           root domain; or that root domain has no deadline bandwidth.
+ *   EBUSY   admission refused: the root domain's bandwidth is used up
+ *           (sched_dl_overflow()).
+ *   EINVAL  parameters (checked before the call by dl_params_check()).
+ * The explanation is built from the system as it is at the moment of the
+ * failure: capabilities, affinity, root domains and their bandwidth.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+DL_EXPORT int dl_have_cap_sys_nice(void)
+{
+	cap_flag_value_t v = CAP_CLEAR;
+	cap_t caps = cap_get_proc();
+
+	if (!caps)
+		return -errno;
+	if (cap_get_flag(caps, CAP_SYS_NICE, CAP_EFFECTIVE, &v) < 0)
+		v = CAP_CLEAR;
+	cap_free(caps);
+	return v == CAP_SET;
+}
+
+/* The CPU a thread last ran on: field 39 of /proc/TID/stat. */
+int dl_task_cpu(pid_t tid)
+{
+	char path[64], buf[1024], *p;
+	int field = 2, cpu = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)(tid ? tid : gettid()));
+	if (dl_read_file(path, buf, sizeof(buf)) < 0)
+		return -ESRCH;
+	/* The command (field 2) may hold spaces and parentheses. */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EINVAL;
+	for (p++; *p; p++) {
+		if (*p == ' ' && ++field == 39) {
+			cpu = atoi(p + 1);
+			break;
+		}
+	}
+	return cpu;
+}
+
+static void explain_eperm(pid_t tid, char *buf, size_t len)
+{
+	char aff[256], span[256];
+	cpu_set_t mask;
+	dl_cpus_t affinity;
+	struct dl_rd rd;
+	int cpu;
+
+	if (dl_have_cap_sys_nice() == 0) {
+		snprintf(buf, len, "permission denied: SCHED_DEADLINE needs the CAP_SYS_NICE capability; run as root, or give the program the capability (setcap cap_sys_nice+ep)");
+		return;
+	}
+	cpu = dl_task_cpu(tid);
+	if (cpu >= 0 && dl_rd_of_cpu(cpu, &rd) == 0) {
+		if (sched_getaffinity(tid, sizeof(mask), &mask) == 0) {
+			dl_cpus_zero(&affinity);
+			for (int c = 0; c < DL_CPUS_MAX && c < CPU_SETSIZE; c++)
+				if (CPU_ISSET(c, &mask))
+					dl_cpus_set(&affinity, c);
+			if (!dl_cpus_subset(&rd.cpus, &affinity)) {
+				snprintf(buf, len, "permission denied: the task's CPU affinity (CPUs %s) does not cover its root domain (CPUs %s); a deadline task must be allowed on every CPU of its root domain: instead of taskset, put it in a cpuset partition of the CPUs it should use (dl-part create --partition %s, then dl-run --partition)",
+					 dl_cpus_format(&affinity, aff, sizeof(aff)),
+					 dl_cpus_format(&rd.cpus, span, sizeof(span)),
+					 dl_cpus_format(&affinity, aff, sizeof(aff)));
+				return;
+			}
+		}
+		if (!rd.unlimited && rd.cpu_bw == 0) {
+			snprintf(buf, len, "permission denied: the root domain of CPUs %s has no deadline bandwidth (kernel.sched_rt_runtime_us is 0)",
+				 dl_cpus_format(&rd.cpus, span, sizeof(span)));
+			return;
+		}
+	}
+	snprintf(buf, len, "permission denied by the kernel although CAP_SYS_NICE is held (a security module, or a user namespace without the capability on the host, may forbid it)");
+}
+
+static void explain_ebusy(pid_t tid, const struct dl_params *p, char *buf, size_t len)
+{
+	char need_s[32], used_s[32], rdt[768];
+	struct dl_params cur;
+	struct dl_rd rd;
+	uint64_t need = p ? dl_params_bw(p) : 0, oldbw = 0;
+	int64_t expected;
+	int cpu = dl_task_cpu(tid);
+	int n;
+
+	if (cpu < 0 || dl_rd_of_cpu(cpu, &rd) < 0) {
+		snprintf(buf, len, "admission refused: the root domain's deadline bandwidth is used up");
+		return;
+	}
+	/* A change of a running reservation frees the old one first. */
+	if (dl_get(tid, &cur) == DL_SCHED_DEADLINE)
+		oldbw = dl_params_bw(&cur);
+	rd.free_bw += (int64_t)oldbw;
+	n = snprintf(buf, len, "admission refused: the reservation needs %s of a CPU but the %s",
+		     dl_bw_format((int64_t)need, need_s, sizeof(need_s)),
+		     dl_rd_text(&rd, rdt, sizeof(rdt)));
+	if (n < 0 || (size_t)n >= len)
+		return;
+	/* The kernel's count below what the live tasks hold is drift
+	 * (libdeadline(3), BUGS); above it may be tasks that exited and
+	 * keep their bandwidth until their 0-lag time. */
+	expected = (int64_t)(rd.fair_bw + rd.tasks_bw);
+	if (rd.from_kernel && rd.total_bw < expected) {
+		snprintf(buf + n, len - (size_t)n,
+			 "; the kernel counts %s less than its live tasks hold: its accounting has drifted, run dl-part repair",
+			 dl_bw_format(expected - rd.total_bw, used_s, sizeof(used_s)));
+		return;
+	}
+	snprintf(buf + n, len - (size_t)n,
+		 "; ask for less (a shorter runtime or a longer period), stop another deadline task, or give this one a partition of its own (dl-part)");
+}
+
+DL_EXPORT int dl_explain(int err, pid_t tid, const struct dl_params *p, char *buf, size_t len)
+{
+	char a[32], b[32], c[32];
+
+	if (!buf || len == 0)
+		return -EINVAL;
+	if (tid == 0)
+		tid = gettid();
+	switch (err) {
+	case -EPERM:
+		explain_eperm(tid, buf, len);
+		break;
+	case -EBUSY:
+		explain_ebusy(tid, p, buf, len);
+		break;
+	case -ESRCH:
+		snprintf(buf, len, "no thread %d", (int)tid);
+		break;
+	case -EOPNOTSUPP:
+		snprintf(buf, len, "this kernel has no utilization clamping (it needs CONFIG_UCLAMP_TASK): drop --util-min and --util-max");
+		break;
+	case -ENOSYS:
+		snprintf(buf, len, "this kernel has no sched_setattr (Linux 3.14 or later is needed)");
+		break;
+	case -EINVAL:
+		if (p && dl_params_check(p) < 0) {
+			snprintf(buf, len, "%s", dl_errmsg());
+			break;
+		}
+		if (p) {
+			snprintf(buf, len, "the kernel refused runtime %s, deadline %s, period %s, flags 0x%" PRIx64 " as invalid, though they pass its documented rules",
+				 dl_time_format(p->runtime, a, sizeof(a)),
+				 dl_time_format(p->deadline, b, sizeof(b)),
+				 dl_time_format(p->period, c, sizeof(c)), p->flags);
+			break;
+		}
+		/* fall through */
+	default:
+		snprintf(buf, len, "%s", strerror(-err));
+		break;
+	}
+	return 0;
+}
+
+int dl_explain_set_failure(int err, pid_t tid, const struct dl_params *p)
+{
+	char why[1024];
+
+	dl_explain(err, tid, p, why, sizeof(why));
+	return dl_fail(err, "%s", why);
+}

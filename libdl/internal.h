@@ -1,0 +1,105 @@
+/*
+ * Internal helpers of libdeadline: never installed, never exported.
+ * Tests link the internal convenience library and may call these.
+ */
+#ifndef LIBDL_INTERNAL_H
+#define LIBDL_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "libdeadline.h"
+
+#define DL_EXPORT __attribute__((visibility("default")))
+#define DL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* error.c: record why a call failed; returns err (a negative errno). */
+int dl_fail(int err, const char *fmt, ...) DL_PRINTF(2, 3);
+int dl_failv(int err, const char *fmt, va_list ap);
+/* Prefix the current message with "context: ". */
+int dl_fail_ctx(int err, const char *fmt, ...) DL_PRINTF(2, 3);
+
+/* util.c: small file readers.  Return 0 or a negative errno; never set
+ * dl_errmsg (callers know what the file meant). */
+/* snprintf that says -ENAMETOOLONG instead of truncating. */
+int dl_pathf(char *buf, size_t len, const char *fmt, ...) DL_PRINTF(3, 4);
+int dl_read_file(const char *path, char *buf, size_t len);
+int dl_read_u64(const char *path, uint64_t *val);
+int dl_read_s64(const char *path, int64_t *val);
+int dl_write_file(const char *path, const char *text);
+uint64_t dl_now_ns(void); /* CLOCK_MONOTONIC */
+void dl_sleep_ns(uint64_t ns);
+
+/* attr.c: the raw syscalls, with the kernel's struct sched_attr under a
+ * private name (glibc 2.41 declares its own). */
+struct dl_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+	uint32_t sched_util_min;
+	uint32_t sched_util_max;
+};
+#define DL_ATTR_SIZE_VER0 48
+#define DL_ATTR_SIZE_VER1 56
+int dl_sys_setattr(pid_t tid, struct dl_sched_attr *attr);
+int dl_sys_getattr(pid_t tid, struct dl_sched_attr *attr);
+/* From SCHED_DEADLINE to attr's policy without leaking bandwidth. */
+int dl_sys_leave(pid_t tid, struct dl_sched_attr *attr);
+void dl_attr_from_params(struct dl_sched_attr *a, const struct dl_params *p);
+
+/* params.c */
+int dl_params_check(const struct dl_params *p);
+uint64_t dl_to_ratio(uint64_t period, uint64_t runtime);
+
+/* explain.c */
+int dl_explain_set_failure(int err, pid_t tid, const struct dl_params *p);
+int dl_task_cpu(pid_t tid);
+
+/* admit.c */
+char *dl_rd_text(const struct dl_rd *rd, char *buf, size_t len);
+
+/* rd.c */
+int dl_rd_spans(dl_cpus_t **spans, size_t *count);
+int dl_kernel_bw(int cpu, uint64_t *bw, int64_t *total_bw);
+int dl_kernel_bw_all(int64_t *kbw, int64_t *ktotal, int ncpus);
+int dl_debugfs_path(char *buf, size_t len);
+int dl_fair_server_bw(int cpu, uint64_t *bw);
+int dl_rt_bw(uint64_t *bw, bool *unlimited);
+
+/* tasks.c: the live deadline threads, with their bandwidth and CPU. */
+struct dl_tinfo {
+	pid_t pid;
+	pid_t tid;
+	int cpu;
+	struct dl_params params;
+};
+int dl_scan_threads(struct dl_tinfo **out, size_t *count);
+
+/* cgroup.c: libcgroup, initialised once; its codes mapped to -errno. */
+int dl_cg_init(void);
+int dl_cg_errno(int ret);
+int dl_cpuset_version(void); /* 1, 2, or a negative errno */
+int dl_cpuset_mount(char *buf, size_t len);
+
+/* cpuset.c: cpusets by name below the hierarchy's root ("" is the root). */
+struct dl_kv {
+	const char *key;
+	const char *value;
+};
+int dl_cs_path(const char *name, const char *file, char *buf, size_t len);
+bool dl_cs_exists(const char *name);
+int dl_cs_read(const char *name, const char *file, char *buf, size_t len);
+int dl_cs_create(const char *name, const struct dl_kv *kv, size_t n);
+int dl_cs_write(const char *name, const char *key, const char *value);
+int dl_cs_remove(const char *name);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * libdeadline: make Linux's SCHED_DEADLINE practical.
+ *
+ * Every function returns 0 (or a non-negative count) on success and a
+ * negative errno on failure.  When a call fails, dl_errmsg() returns a
+ * sentence that says why and what to do, for the calling thread, until
+ * the next failure.  Times are nanoseconds.
+ *
+ * See libdeadline(3).
+ */
+#ifndef LIBDEADLINE_H
+#define LIBDEADLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The kernel's policy number (glibc's <sched.h> may not define it). */
+#define DL_SCHED_DEADLINE 6
+
+/* Flags of struct dl_params: the kernel's SCHED_FLAG_* values. */
+#define DL_FLAG_RESET_ON_FORK  0x01 /* children start as SCHED_OTHER */
+#define DL_FLAG_RECLAIM        0x02 /* GRUB: reclaim unused bandwidth */
+#define DL_FLAG_DL_OVERRUN     0x04 /* SIGXCPU when the runtime overruns */
+#define DL_FLAG_UTIL_CLAMP_MIN 0x20 /* util_min is set */
+#define DL_FLAG_UTIL_CLAMP_MAX 0x40 /* util_max is set */
+#define DL_FLAGS_ALL (DL_FLAG_RESET_ON_FORK | DL_FLAG_RECLAIM | \
+		      DL_FLAG_DL_OVERRUN | DL_FLAG_UTIL_CLAMP_MIN | \
+		      DL_FLAG_UTIL_CLAMP_MAX)
+
+/* The largest utilization clamp value (the kernel's SCHED_CAPACITY_SCALE). */
+#define DL_UTIL_MAX 1024
+
+/* Bandwidths are fixed point with 20 fractional bits, as in the kernel:
+ * DL_BW_UNIT is 1.0, a whole CPU. */
+#define DL_BW_SHIFT 20
+#define DL_BW_UNIT (1ULL << DL_BW_SHIFT)
+
+/* A set of CPUs (a bitmap of DL_CPUS_MAX bits, like glibc's cpu_set_t,
+ * without needing _GNU_SOURCE). */
+#define DL_CPUS_MAX 1024
+typedef struct {
+	uint64_t bits[DL_CPUS_MAX / 64];
+} dl_cpus_t;
+
+static inline void dl_cpus_zero(dl_cpus_t *s)
+{
+	for (unsigned i = 0; i < DL_CPUS_MAX / 64; i++)
+		s->bits[i] = 0;
+}
+static inline void dl_cpus_set(dl_cpus_t *s, int cpu)
+{
+	if (cpu >= 0 && cpu < DL_CPUS_MAX)
+		s->bits[cpu / 64] |= 1ULL << (cpu % 64);
+}
+static inline void dl_cpus_clr(dl_cpus_t *s, int cpu)
+{
+	if (cpu >= 0 && cpu < DL_CPUS_MAX)
+		s->bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+}
+static inline bool dl_cpus_isset(const dl_cpus_t *s, int cpu)
+{
+	return cpu >= 0 && cpu < DL_CPUS_MAX &&
+	       (s->bits[cpu / 64] >> (cpu % 64)) & 1;
+}
+int dl_cpus_count(const dl_cpus_t *s);
+bool dl_cpus_equal(const dl_cpus_t *a, const dl_cpus_t *b);
+bool dl_cpus_subset(const dl_cpus_t *a, const dl_cpus_t *b); /* a within b */
+bool dl_cpus_intersects(const dl_cpus_t *a, const dl_cpus_t *b);
+/* Kernel CPU-list format: "0", "1-7", "0,2-3". */
+int dl_cpus_parse(const char *text, dl_cpus_t *set);
+char *dl_cpus_format(const dl_cpus_t *set, char *buf, size_t len);
+int dl_cpus_online(dl_cpus_t *set);
+
+/* A deadline reservation. */
+struct dl_params {
+	uint64_t runtime;  /* ns of CPU time per period */
+	uint64_t deadline; /* ns from the period's start; 0: the period */
+	uint64_t period;   /* ns; 0: the deadline */
+	uint64_t flags;    /* DL_FLAG_* */
+	uint32_t util_min; /* 0..DL_UTIL_MAX, with DL_FLAG_UTIL_CLAMP_MIN */
+	uint32_t util_max; /* 0..DL_UTIL_MAX, with DL_FLAG_UTIL_CLAMP_MAX */
+};
+
+/* Errors: the explanation of this thread's last failure. */
+const char *dl_errmsg(void);
+
+/* Times: "200ms", "1.5ms", "500us", "750ns", "1s"; a bare integer is ns. */
+int dl_time_parse(const char *text, uint64_t *ns);
+char *dl_time_format(uint64_t ns, char *buf, size_t len);
+
+/* Parameters: fill in the defaults and check them as the kernel would. */
+int dl_params_normalize(const struct dl_params *in, struct dl_params *out);
+uint64_t dl_params_bw(const struct dl_params *p);
+/* A bandwidth as a fraction of one CPU, four decimals: "0.4125". */
+char *dl_bw_format(int64_t bw, char *buf, size_t len);
+int dl_period_limits(uint64_t *min_ns, uint64_t *max_ns);
+
+/* The syscall layer.  tid 0 is the calling thread. */
+int dl_set(pid_t tid, const struct dl_params *p);
+int dl_get(pid_t tid, struct dl_params *p);
+int dl_clear(pid_t tid);
+
+struct dl_thread_status {
+	pid_t tid;
+	int err; /* 0, or the negative errno this thread failed with */
+};
+#define DL_PROC_PARTIAL 0x1 /* keep the threads that were set when others fail */
+int dl_set_process(pid_t pid, const struct dl_params *p, unsigned int flags,
+		   struct dl_thread_status **status, size_t *count);
+
+/* Explanations: why a request failed, from the system as it is now. */
+int dl_explain(int err, pid_t tid, const struct dl_params *p,
+	       char *buf, size_t len);
+int dl_have_cap_sys_nice(void);
+/* Would the kernel admit p for pid (0: the calling thread), or for every
+ * thread of pid, now?  1 yes, 0 no; why says why.  Changes nothing. */
+int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,
+	       char *why, size_t len);
+
+/* Periodic tasks: the article's "compute, then sched_yield()" loop.
+ *
+ *	dl_periodic_start(&pt, &params);
+ *	for (;;) {
+ *		do_the_computation();
+ *		dl_periodic_next(&pt, &job);   (job: the one just done)
+ *	}
+ *
+ * Releases are on the grid of the first period's start plus whole
+ * periods (moved earlier when a wake-up comes before it); a job that
+ * starts a whole period late counts the periods it skipped. */
+int dl_yield(void);
+
+struct dl_periodic {
+	uint64_t period;   /* ns */
+	uint64_t deadline; /* ns, relative */
+	uint64_t index;    /* the current job */
+	uint64_t release;  /* CLOCK_MONOTONIC ns: the current job's period start */
+	uint64_t start;    /* when the current job began to run */
+	uint64_t skipped;  /* whole periods lost before the current job */
+};
+
+struct dl_job {
+	uint64_t index;    /* job number, from 0 */
+	uint64_t release;  /* CLOCK_MONOTONIC ns: the start of its period */
+	uint64_t deadline; /* absolute: release + the relative deadline */
+	uint64_t start;    /* when the job began to run */
+	uint64_t end;      /* when it finished */
+	uint64_t skipped;  /* whole periods lost before this job */
+};
+
+int dl_periodic_start(struct dl_periodic *pt, const struct dl_params *p);
+int dl_periodic_next(struct dl_periodic *pt, struct dl_job *done);
+
+/* Root domains and their deadline bandwidth. */
+struct dl_rd {
+	dl_cpus_t cpus;      /* the root domain's CPUs */
+	int ncpus;
+	uint64_t cpu_bw;     /* rt_runtime/rt_period per CPU, DL_BW units; 0 if unlimited */
+	uint64_t capacity;   /* cpu_bw x ncpus */
+	uint64_t fair_bw;    /* the fair servers' reservation (kernel 6.12+) */
+	uint64_t tasks_bw;   /* sum of the live deadline tasks' bandwidth */
+	uint64_t ntasks;     /* live deadline threads */
+	int64_t total_bw;    /* admitted: the kernel's total_bw, or computed */
+	int64_t free_bw;     /* capacity - total_bw: what the next task may take */
+	bool from_kernel;    /* total_bw and cpu_bw read from debugfs */
+	bool unlimited;      /* sched_rt_runtime_us = -1: no admission test */
+};
+int dl_rd_list(struct dl_rd **rds, size_t *count);
+int dl_rd_of_cpu(int cpu, struct dl_rd *rd);
+
+/* Kernel accounting drift (see libdeadline(3), BUGS). */
+struct dl_drift {
+	dl_cpus_t cpus;       /* the root domain */
+	int64_t kernel_bw;    /* the kernel's total_bw */
+	int64_t expected_bw;  /* fair servers + live deadline tasks */
+};
+int dl_drift_check(unsigned int settle_ms, struct dl_drift **drifts, size_t *count);
+int dl_rd_rebuild(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBDEADLINE_H */

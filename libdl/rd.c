@@ -1,0 +1,528 @@
+/*
+ * rd.c: root domains and the deadline bandwidth of each.
+ *
+ * Admission control is per root domain (Documentation/scheduler/
+ * sched-deadline.rst, 5): a request is admitted when
+ *     total_bw - old_bw + new_bw <= cpu_bw x CPUs
+ * where cpu_bw = sched_rt_runtime_us / sched_rt_period_us in units of
+ * 2^-20 and total_bw holds the root domain's deadline tasks and, from
+ * Linux 6.12, one fair server per CPU (50 ms every 1 s by default).
+ *
+ * The kernel does not list its root domains; they follow from the cpuset
+ * configuration the way generate_sched_domains() (kernel/cgroup/cpuset.c)
+ * builds them, reproduced here for both cgroup versions.  CPUs left out of
+ * every sched domain (isolcpus, isolated partitions, CPUs of no
+ * load-balanced cpuset) share the kernel's def_root_domain.
+ *
+ * The kernel's own figures (dl_bw->bw and dl_bw->total_bw of each CPU's
+ * root domain) are read from debugfs sched/debug when it can be read.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define DEBUGFS "/sys/kernel/debug"
+#define SCHED_DEBUG DEBUGFS "/sched/debug"
+/* The fair server's default: 50 ms every 1000 ms (kernel/sched/deadline.c). */
+#define FAIR_RUNTIME_NS 50000000ULL
+#define FAIR_PERIOD_NS 1000000000ULL
+
+struct spans {
+	dl_cpus_t *v;
+	size_t n, cap;
+};
+
+static int spans_add(struct spans *s, const dl_cpus_t *set)
+{
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 8;
+		dl_cpus_t *nv = realloc(s->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		s->v = nv;
+		s->cap = ncap;
+	}
+	s->v[s->n++] = *set;
+	return 0;
+}
+
+static void cpus_and(dl_cpus_t *a, const dl_cpus_t *b)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(a->bits); i++)
+		a->bits[i] &= b->bits[i];
+}
+
+static void cpus_or(dl_cpus_t *a, const dl_cpus_t *b)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(a->bits); i++)
+		a->bits[i] |= b->bits[i];
+}
+
+static void cpus_andnot(dl_cpus_t *a, const dl_cpus_t *b)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(a->bits); i++)
+		a->bits[i] &= ~b->bits[i];
+}
+
+static bool cpus_empty(const dl_cpus_t *a)
+{
+	return dl_cpus_count(a) == 0;
+}
+
+static int read_cpus(const char *dir, const char *file, dl_cpus_t *set)
+{
+	char path[4096], buf[4096];
+	int err;
+
+	err = dl_pathf(path, sizeof(path), "%s/%s", dir, file);
+	if (!err)
+		err = dl_read_file(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	return dl_cpus_parse(buf, set) < 0 ? -EINVAL : 0;
+}
+
+/* The CPUs the scheduler may put in sched domains: online, not isolcpus. */
+static int housekeeping(dl_cpus_t *hk)
+{
+	dl_cpus_t iso;
+	char buf[4096];
+	int err;
+
+	err = dl_cpus_online(hk);
+	if (err)
+		return err;
+	if (dl_read_file("/sys/devices/system/cpu/isolated", buf, sizeof(buf)) == 0 &&
+	    dl_cpus_parse(buf, &iso) == 0)
+		cpus_andnot(hk, &iso);
+	return 0;
+}
+
+/*
+ * cgroup v1: with the root's sched_load_balance on, one domain.  Else the
+ * top-most load-balanced cpusets with CPUs each make a domain (their
+ * subtrees are inside), and domains that overlap are merged.
+ */
+static int v1_walk(const char *dir, const dl_cpus_t *hk, struct spans *s)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int err = 0;
+
+	if (!d)
+		return 0; /* removed meanwhile */
+	while (!err && (de = readdir(d))) {
+		char path[4096];
+		dl_cpus_t eff;
+		uint64_t lb = 1;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (dl_pathf(path, sizeof(path), "%s/%s", dir, de->d_name) < 0 ||
+		    read_cpus(path, "cpuset.effective_cpus", &eff) < 0 || cpus_empty(&eff))
+			continue;
+		{
+			char f[4200];
+
+			if (dl_pathf(f, sizeof(f), "%s/cpuset.sched_load_balance", path) == 0)
+				dl_read_u64(f, &lb);
+		}
+		if (lb && dl_cpus_intersects(&eff, hk)) {
+			cpus_and(&eff, hk);
+			err = spans_add(s, &eff);
+			continue;
+		}
+		err = v1_walk(path, hk, s);
+	}
+	closedir(d);
+	return err;
+}
+
+static void merge_overlapping(struct spans *s)
+{
+	bool merged;
+
+	do {
+		merged = false;
+		for (size_t i = 0; i < s->n && !merged; i++) {
+			for (size_t j = i + 1; j < s->n; j++) {
+				if (dl_cpus_intersects(&s->v[i], &s->v[j])) {
+					cpus_or(&s->v[i], &s->v[j]);
+					s->v[j] = s->v[--s->n];
+					merged = true;
+					break;
+				}
+			}
+		}
+	} while (merged);
+}
+
+/*
+ * cgroup v2: the top cgroup's effective CPUs (those no partition took)
+ * make one domain, each valid "root" partition its own; "isolated"
+ * partitions are in no domain.
+ */
+static int v2_walk(const char *dir, const dl_cpus_t *hk, struct spans *s)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int err = 0;
+
+	if (!d)
+		return 0;
+	while (!err && (de = readdir(d))) {
+		char path[4096], f[4200], state[256];
+		dl_cpus_t eff;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (dl_pathf(path, sizeof(path), "%s/%s", dir, de->d_name) < 0 ||
+		    dl_pathf(f, sizeof(f), "%s/cpuset.cpus.partition", path) < 0 ||
+		    dl_read_file(f, state, sizeof(state)) < 0)
+			continue; /* no cpuset here, nor below */
+		if (strcmp(state, "root") == 0 &&
+		    read_cpus(path, "cpuset.cpus.effective", &eff) == 0) {
+			cpus_and(&eff, hk);
+			if (!cpus_empty(&eff))
+				err = spans_add(s, &eff);
+		}
+		if (!err)
+			err = v2_walk(path, hk, s);
+	}
+	closedir(d);
+	return err;
+}
+
+int dl_rd_spans(dl_cpus_t **out, size_t *count)
+{
+	struct spans s = { 0 };
+	dl_cpus_t hk, online, covered, rest;
+	char mnt[4096];
+	int version, err;
+	uint64_t lb = 1;
+
+	*out = NULL;
+	*count = 0;
+	err = housekeeping(&hk);
+	if (err)
+		return err;
+	dl_cpus_online(&online);
+	version = dl_cpuset_version();
+	if (version > 0)
+		dl_cpuset_mount(mnt, sizeof(mnt));
+
+	if (version == 1) {
+		char f[4200];
+
+		if (dl_pathf(f, sizeof(f), "%s/cpuset.sched_load_balance", mnt) == 0)
+			dl_read_u64(f, &lb);
+		if (lb)
+			err = spans_add(&s, &hk);
+		else
+			err = v1_walk(mnt, &hk, &s);
+		merge_overlapping(&s);
+	} else if (version == 2) {
+		dl_cpus_t top;
+
+		if (read_cpus(mnt, "cpuset.cpus.effective", &top) == 0) {
+			cpus_and(&top, &hk);
+			if (!cpus_empty(&top))
+				err = spans_add(&s, &top);
+		} else {
+			err = spans_add(&s, &hk);
+		}
+		if (!err)
+			err = v2_walk(mnt, &hk, &s);
+	} else {
+		/* No cpuset controller: one domain of the housekeeping CPUs. */
+		err = spans_add(&s, &hk);
+	}
+	if (err) {
+		free(s.v);
+		return err;
+	}
+	/* The CPUs in no domain: the def_root_domain. */
+	dl_cpus_zero(&covered);
+	for (size_t i = 0; i < s.n; i++)
+		cpus_or(&covered, &s.v[i]);
+	rest = online;
+	cpus_andnot(&rest, &covered);
+	if (!cpus_empty(&rest) && (err = spans_add(&s, &rest))) {
+		free(s.v);
+		return err;
+	}
+	*out = s.v;
+	*count = s.n;
+	return 0;
+}
+
+/* Mounts debugfs when it is not and we may (dl-stat(1) documents it). */
+int dl_debugfs_path(char *buf, size_t len)
+{
+	static int tried;
+
+	if (access(SCHED_DEBUG, R_OK) != 0 && !tried) {
+		struct stat st;
+
+		tried = 1;
+		if (stat(DEBUGFS, &st) == 0 && access(DEBUGFS "/sched", F_OK) != 0)
+			mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
+	}
+	if (access(SCHED_DEBUG, R_OK) != 0)
+		return -errno;
+	snprintf(buf, len, "%s", SCHED_DEBUG);
+	return 0;
+}
+
+/*
+ * The kernel's figures for each CPU's root domain, from the "dl_rq[N]:"
+ * blocks of sched/debug (print_dl_rq() in kernel/sched/debug.c), read in
+ * one pass.  kbw[cpu] is -2 where the file says nothing of that CPU.
+ */
+int dl_kernel_bw_all(int64_t *kbw, int64_t *ktotal, int ncpus)
+{
+	char path[256], line[512];
+	FILE *f;
+	int err, cpu = -1, found = 0;
+
+	for (int c = 0; c < ncpus; c++)
+		kbw[c] = ktotal[c] = -2;
+	err = dl_debugfs_path(path, sizeof(path));
+	if (err)
+		return err;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		long long v;
+		int c;
+
+		if (line[0] != ' ') {
+			cpu = sscanf(line, "dl_rq[%d]:", &c) == 1 && c >= 0 && c < ncpus ? c : -1;
+			continue;
+		}
+		if (cpu < 0)
+			continue;
+		if (sscanf(line, " .dl_bw->bw : %lld", &v) == 1) {
+			kbw[cpu] = v;
+		} else if (sscanf(line, " .dl_bw->total_bw : %lld", &v) == 1) {
+			ktotal[cpu] = v;
+			found++;
+		}
+	}
+	fclose(f);
+	return found ? 0 : -ENOENT;
+}
+
+int dl_kernel_bw(int cpu, uint64_t *bw, int64_t *total_bw)
+{
+	int64_t *kbw, *kt;
+	int err;
+
+	if (cpu < 0 || cpu >= DL_CPUS_MAX)
+		return -EINVAL;
+	kbw = calloc(2 * (size_t)(cpu + 1), sizeof(*kbw));
+	if (!kbw)
+		return -ENOMEM;
+	kt = kbw + cpu + 1;
+	err = dl_kernel_bw_all(kbw, kt, cpu + 1);
+	if (!err && (kbw[cpu] == -2 || kt[cpu] == -2))
+		err = -ENOENT;
+	if (!err) {
+		*bw = (uint64_t)kbw[cpu];
+		*total_bw = kt[cpu];
+	}
+	free(kbw);
+	return err;
+}
+
+/* Linux 6.12 added the fair server (kernel/sched/deadline.c). */
+static bool have_fair_server(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (access(DEBUGFS "/sched/fair_server", F_OK) == 0)
+		return true;
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 12);
+}
+
+/* One CPU's fair server; its files may refuse reads, then the default. */
+int dl_fair_server_bw(int cpu, uint64_t *bw)
+{
+	uint64_t runtime = FAIR_RUNTIME_NS, period = FAIR_PERIOD_NS;
+	char path[128];
+
+	if (!have_fair_server()) {
+		*bw = 0;
+		return 0;
+	}
+	snprintf(path, sizeof(path), DEBUGFS "/sched/fair_server/cpu%d/runtime", cpu);
+	if (dl_read_u64(path, &runtime) == 0) {
+		snprintf(path, sizeof(path), DEBUGFS "/sched/fair_server/cpu%d/period", cpu);
+		if (dl_read_u64(path, &period) < 0)
+			period = FAIR_PERIOD_NS;
+	} else {
+		runtime = FAIR_RUNTIME_NS;
+	}
+	*bw = dl_to_ratio(period, runtime);
+	return 0;
+}
+
+/*
+ * sched_rt_runtime_us / sched_rt_period_us, as the kernel's to_ratio().
+ *
+ * Only when debugfs cannot be read, and once per process: on Linux 6.18
+ * even a read of these sysctls rebuilds the root domains
+ * (sched_rt_handler()), and a rebuild within a millisecond of a deadline
+ * task's exit corrupts the accounting (libdeadline(3), BUGS).
+ */
+static uint64_t rt_bw_cached;
+static bool rt_unlimited_cached;
+static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
+
+static void rt_bw_read(void)
+{
+	int64_t runtime = 950000;
+	uint64_t period = 1000000;
+
+	dl_read_s64("/proc/sys/kernel/sched_rt_runtime_us", &runtime);
+	dl_read_u64("/proc/sys/kernel/sched_rt_period_us", &period);
+	rt_unlimited_cached = runtime < 0;
+	rt_bw_cached = runtime < 0 ? DL_BW_UNIT : dl_to_ratio(period, (uint64_t)runtime);
+}
+
+int dl_rt_bw(uint64_t *bw, bool *unlimited)
+{
+	pthread_once(&rt_once, rt_bw_read);
+	*bw = rt_bw_cached;
+	*unlimited = rt_unlimited_cached;
+	return 0;
+}
+
+static uint64_t cpu_capacity(int cpu)
+{
+	char path[128];
+	uint64_t cap = 1024;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpu_capacity", cpu);
+	dl_read_u64(path, &cap);
+	return cap;
+}
+
+static void fill_rd(struct dl_rd *rd, const dl_cpus_t *span,
+		    const struct dl_tinfo *tasks, size_t ntasks,
+		    const int64_t *kbw, const int64_t *ktotal)
+{
+	uint64_t capsum = 0;
+	int first = -1;
+
+	memset(rd, 0, sizeof(*rd));
+	rd->cpus = *span;
+	rd->ncpus = dl_cpus_count(span);
+	for (int c = 0; c < DL_CPUS_MAX; c++) {
+		uint64_t fb;
+
+		if (!dl_cpus_isset(span, c))
+			continue;
+		if (first < 0)
+			first = c;
+		capsum += cpu_capacity(c);
+		dl_fair_server_bw(c, &fb);
+		rd->fair_bw += fb;
+	}
+	for (size_t i = 0; i < ntasks; i++) {
+		if (dl_cpus_isset(span, tasks[i].cpu)) {
+			rd->tasks_bw += dl_params_bw(&tasks[i].params);
+			rd->ntasks++;
+		}
+	}
+	if (kbw && first >= 0 && kbw[first] != -2 && ktotal[first] != -2) {
+		rd->from_kernel = true;
+		rd->unlimited = kbw[first] == -1;
+		rd->cpu_bw = rd->unlimited ? DL_BW_UNIT : (uint64_t)kbw[first];
+		rd->total_bw = ktotal[first];
+	} else {
+		dl_rt_bw(&rd->cpu_bw, &rd->unlimited);
+		rd->total_bw = (int64_t)(rd->fair_bw + rd->tasks_bw);
+	}
+	/* cap_scale(bw, capacity) of __dl_overflow(): bw x CPUs when every
+	 * CPU has the full capacity of 1024. */
+	rd->capacity = (uint64_t)(((unsigned __int128)rd->cpu_bw * capsum) >> 10);
+	rd->free_bw = rd->unlimited ? INT64_MAX : (int64_t)rd->capacity - rd->total_bw;
+}
+
+DL_EXPORT int dl_rd_list(struct dl_rd **out, size_t *count)
+{
+	struct dl_tinfo *tasks = NULL;
+	dl_cpus_t *spans = NULL;
+	int64_t *kbw;
+	struct dl_rd *rds;
+	size_t nspans = 0, ntasks = 0;
+	int err;
+
+	*out = NULL;
+	*count = 0;
+	err = dl_rd_spans(&spans, &nspans);
+	if (err)
+		return dl_fail(err, "cannot work out the root domains: %s", strerror(-err));
+	err = dl_scan_threads(&tasks, &ntasks);
+	if (err) {
+		free(spans);
+		return dl_fail(err, "cannot list the deadline threads: %s", strerror(-err));
+	}
+	rds = calloc(nspans ? nspans : 1, sizeof(*rds));
+	if (!rds) {
+		free(spans);
+		free(tasks);
+		return dl_fail(-ENOMEM, "out of memory");
+	}
+	kbw = calloc(2 * DL_CPUS_MAX, sizeof(*kbw));
+	if (kbw && dl_kernel_bw_all(kbw, kbw + DL_CPUS_MAX, DL_CPUS_MAX) < 0) {
+		free(kbw);
+		kbw = NULL;
+	}
+	for (size_t i = 0; i < nspans; i++)
+		fill_rd(&rds[i], &spans[i], tasks, ntasks, kbw, kbw ? kbw + DL_CPUS_MAX : NULL);
+	free(kbw);
+	free(spans);
+	free(tasks);
+	*out = rds;
+	*count = nspans;
+	return (int)nspans;
+}
+
+DL_EXPORT int dl_rd_of_cpu(int cpu, struct dl_rd *rd)
+{
+	struct dl_rd *rds;
+	size_t n;
+	int err;
+
+	err = dl_rd_list(&rds, &n);
+	if (err < 0)
+		return err;
+	err = -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		if (dl_cpus_isset(&rds[i].cpus, cpu)) {
+			*rd = rds[i];
+			err = 0;
+			break;
+		}
+	}
+	free(rds);
+	if (err)
+		return dl_fail(err, "CPU %d is in no root domain (is it online?)", cpu);
+	return 0;
+}

@@ -1,0 +1,266 @@
+/*
+ * util.c: reading and writing small kernel files, clocks, CPU sets.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int dl_pathf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int dl_read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	size_t got = 0;
+	int fd, err = 0;
+
+	if (len == 0)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (got < len - 1) {
+		n = read(fd, buf + got, len - 1 - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	/* Drop the trailing newline the kernel adds. */
+	while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == ' '))
+		buf[--got] = '\0';
+	return err;
+}
+
+int dl_read_s64(const char *path, int64_t *val)
+{
+	char buf[64], *end;
+	long long v;
+	int err;
+
+	err = dl_read_file(path, buf, sizeof(buf));
+	if (err)
+		return err;
+	errno = 0;
+	v = strtoll(buf, &end, 10);
+	if (errno || end == buf || (*end && !isspace((unsigned char)*end)))
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+int dl_read_u64(const char *path, uint64_t *val)
+{
+	int64_t v;
+	int err = dl_read_s64(path, &v);
+
+	if (err)
+		return err;
+	if (v < 0)
+		return -ERANGE;
+	*val = (uint64_t)v;
+	return 0;
+}
+
+int dl_write_file(const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	return err;
+}
+
+uint64_t dl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void dl_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / 1000000000ULL),
+		.tv_nsec = (long)(ns % 1000000000ULL),
+	};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+DL_EXPORT char *dl_bw_format(int64_t bw, char *buf, size_t len)
+{
+	/* Four decimals, rounded: enough to tell 0.9000 from 0.9100. */
+	int64_t abs = bw < 0 ? -bw : bw;
+	uint64_t scaled = ((uint64_t)abs * 10000 + DL_BW_UNIT / 2) >> DL_BW_SHIFT;
+
+	snprintf(buf, len, "%s%" PRIu64 ".%04" PRIu64, bw < 0 ? "-" : "",
+		 scaled / 10000, scaled % 10000);
+	return buf;
+}
+
+DL_EXPORT int dl_cpus_count(const dl_cpus_t *s)
+{
+	int n = 0;
+
+	for (unsigned i = 0; i < ARRAY_SIZE(s->bits); i++)
+		n += __builtin_popcountll(s->bits[i]);
+	return n;
+}
+
+DL_EXPORT bool dl_cpus_equal(const dl_cpus_t *a, const dl_cpus_t *b)
+{
+	return memcmp(a->bits, b->bits, sizeof(a->bits)) == 0;
+}
+
+DL_EXPORT bool dl_cpus_subset(const dl_cpus_t *a, const dl_cpus_t *b)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(a->bits); i++)
+		if (a->bits[i] & ~b->bits[i])
+			return false;
+	return true;
+}
+
+DL_EXPORT bool dl_cpus_intersects(const dl_cpus_t *a, const dl_cpus_t *b)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(a->bits); i++)
+		if (a->bits[i] & b->bits[i])
+			return true;
+	return false;
+}
+
+static int parse_cpu(const char **p, long *out)
+{
+	char *end;
+	long v;
+
+	if (!isdigit((unsigned char)**p))
+		return -EINVAL;
+	errno = 0;
+	v = strtol(*p, &end, 10);
+	if (errno)
+		return -ERANGE;
+	*p = end;
+	*out = v;
+	return 0;
+}
+
+/* The kernel's list format (Documentation/admin-guide/cgroup-v1/cpusets.rst):
+ * comma-separated CPUs and ranges, "0-3,8"; an empty string is the empty set. */
+DL_EXPORT int dl_cpus_parse(const char *text, dl_cpus_t *set)
+{
+	const char *p = text;
+
+	dl_cpus_zero(set);
+	if (!text)
+		return dl_fail(-EINVAL, "no CPU list given");
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '\0')
+		return 0;
+	for (;;) {
+		long a, b;
+		const char *item = p;
+
+		if (parse_cpu(&p, &a) < 0)
+			return dl_fail(-EINVAL, "invalid CPU list \"%s\": expected a CPU number at \"%s\" (use the kernel's format, e.g. 0,2-3)",
+				       text, item);
+		b = a;
+		if (*p == '-') {
+			p++;
+			if (parse_cpu(&p, &b) < 0)
+				return dl_fail(-EINVAL, "invalid CPU list \"%s\": range \"%.*s\" has no end",
+					       text, (int)(p - item), item);
+			if (b < a)
+				return dl_fail(-EINVAL, "invalid CPU list \"%s\": range %ld-%ld runs backwards",
+					       text, a, b);
+		}
+		if (b >= DL_CPUS_MAX)
+			return dl_fail(-ERANGE, "invalid CPU list \"%s\": CPU %ld is beyond the %d CPUs libdeadline handles",
+				       text, b, DL_CPUS_MAX);
+		for (long c = a; c <= b; c++)
+			dl_cpus_set(set, (int)c);
+		while (isspace((unsigned char)*p))
+			p++;
+		if (*p == '\0')
+			return 0;
+		if (*p != ',')
+			return dl_fail(-EINVAL, "invalid CPU list \"%s\": unexpected \"%s\" (use the kernel's format, e.g. 0,2-3)",
+				       text, p);
+		p++;
+	}
+}
+
+DL_EXPORT char *dl_cpus_format(const dl_cpus_t *set, char *buf, size_t len)
+{
+	size_t used = 0;
+	int cpu = 0;
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	while (cpu < DL_CPUS_MAX) {
+		int start;
+
+		if (!dl_cpus_isset(set, cpu)) {
+			cpu++;
+			continue;
+		}
+		start = cpu;
+		while (cpu + 1 < DL_CPUS_MAX && dl_cpus_isset(set, cpu + 1))
+			cpu++;
+		if (used < len) {
+			int n = start == cpu
+				? snprintf(buf + used, len - used, "%s%d", used ? "," : "", start)
+				: snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", start, cpu);
+			used += n > 0 ? (size_t)n : 0;
+		}
+		cpu++;
+	}
+	return buf;
+}
+
+DL_EXPORT int dl_cpus_online(dl_cpus_t *set)
+{
+	char buf[4096];
+	int err = dl_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
+
+	if (err)
+		return dl_fail(err, "cannot read /sys/devices/system/cpu/online: %s", strerror(-err));
+	return dl_cpus_parse(buf, set);
+}
