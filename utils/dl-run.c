@@ -1,0 +1,325 @@
+/*
+ * dl-run: run a command, or change a running process, under a
+ * SCHED_DEADLINE reservation.
+ *
+ * dl-run sets the policy on itself and execs the command: no extra
+ * process, the PID the user sees is the command's, and the reservation is
+ * inherited across exec(2).  When installed with file capabilities
+ * (setcap cap_sys_nice+ep) it drops every capability before the exec.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "util.h"
+
+struct dl_run {
+	struct dl_params params;
+	pid_t pid;        /* --pid, or 0: run a command */
+	bool all_threads;
+	bool check;
+	bool verbose;
+	char **command;
+};
+
+static noreturn void usage(void)
+{
+	printf("Usage:\n"
+	       " %1$s [options] [--] COMMAND [ARG...]\n"
+	       " %1$s [options] --pid PID [--all-threads]\n"
+	       "\n"
+	       "Run COMMAND, or change the process PID, under a SCHED_DEADLINE reservation:\n"
+	       "RUNTIME of CPU time in every PERIOD, to be used within DEADLINE of the\n"
+	       "period's start.\n"
+	       "\n"
+	       "Options:\n"
+	       " -r, --runtime TIME      CPU time per period (required)\n"
+	       " -d, --deadline TIME     relative deadline (default: the period)\n"
+	       " -p, --period TIME       period (default: the deadline)\n"
+	       " -R, --reset-on-fork     children start as SCHED_OTHER\n"
+	       "     --reclaim           reclaim unused bandwidth (GRUB)\n"
+	       "     --overrun-signal    send SIGXCPU when the runtime overruns\n"
+	       "     --util-min N        utilization clamp minimum, 0..1024\n"
+	       "     --util-max N        utilization clamp maximum, 0..1024\n"
+	       "     --pid PID           change a running process instead of running COMMAND\n"
+	       " -a, --all-threads       with --pid: every thread of PID (default: only PID)\n"
+	       "     --check             say whether the kernel would admit it, and why;\n"
+	       "                         change nothing and run nothing\n"
+	       " -v, --verbose           print the reservation the kernel reports\n"
+	       " -h, --help              display this help\n"
+	       " -V, --version           display the version\n"
+	       "\n"
+	       "TIME is a number with a unit: 750ns, 500us, 1.5ms, 200ms, 1s; a bare\n"
+	       "number is nanoseconds, as in chrt(1).\n"
+	       "\n"
+	       "A deadline task cannot fork: without --reset-on-fork, fork() fails with\n"
+	       "EAGAIN, so a shell script (\"Cannot fork\") or any command that starts\n"
+	       "others needs -R, e.g.\n"
+	       "  %1$s -R -r 2ms -p 10ms -- sh ./job.sh\n"
+	       "\n"
+	       "Exit status: the command's own; 1 if the reservation fails; 2 for bad\n"
+	       "usage; 126 if COMMAND cannot be run; 127 if it is not found.\n"
+	       "\n"
+	       "See dl-run(1).\n", program_name);
+	exit(EXIT_SUCCESS);
+}
+
+enum {
+	OPT_RECLAIM = 0x100,
+	OPT_OVERRUN,
+	OPT_UTIL_MIN,
+	OPT_UTIL_MAX,
+	OPT_PID,
+	OPT_CHECK,
+};
+
+static void parse_args(struct dl_run *ctl, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "runtime", required_argument, NULL, 'r' },
+		{ "deadline", required_argument, NULL, 'd' },
+		{ "period", required_argument, NULL, 'p' },
+		{ "reset-on-fork", no_argument, NULL, 'R' },
+		{ "reclaim", no_argument, NULL, OPT_RECLAIM },
+		{ "overrun-signal", no_argument, NULL, OPT_OVERRUN },
+		{ "util-min", required_argument, NULL, OPT_UTIL_MIN },
+		{ "util-max", required_argument, NULL, OPT_UTIL_MAX },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "all-threads", no_argument, NULL, 'a' },
+		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_runtime = false;
+	int c;
+
+	/* '+': options end at COMMAND, whose own options are its own. */
+	while ((c = getopt_long(argc, argv, "+:r:d:p:RavhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			ctl->params.runtime = opt_time("--runtime", optarg);
+			have_runtime = true;
+			break;
+		case 'd':
+			ctl->params.deadline = opt_time("--deadline", optarg);
+			break;
+		case 'p':
+			ctl->params.period = opt_time("--period", optarg);
+			break;
+		case 'R':
+			ctl->params.flags |= DL_FLAG_RESET_ON_FORK;
+			break;
+		case OPT_RECLAIM:
+			ctl->params.flags |= DL_FLAG_RECLAIM;
+			break;
+		case OPT_OVERRUN:
+			ctl->params.flags |= DL_FLAG_DL_OVERRUN;
+			break;
+		case OPT_UTIL_MIN:
+			ctl->params.util_min = opt_uint("--util-min", optarg, DL_UTIL_MAX);
+			ctl->params.flags |= DL_FLAG_UTIL_CLAMP_MIN;
+			break;
+		case OPT_UTIL_MAX:
+			ctl->params.util_max = opt_uint("--util-max", optarg, DL_UTIL_MAX);
+			ctl->params.flags |= DL_FLAG_UTIL_CLAMP_MAX;
+			break;
+		case OPT_PID:
+			ctl->pid = opt_pid("--pid", optarg);
+			break;
+		case 'a':
+			ctl->all_threads = true;
+			break;
+		case OPT_CHECK:
+			ctl->check = true;
+			break;
+		case 'v':
+			ctl->verbose = true;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			print_version();
+		default:
+			bad_option(c, argv);
+		}
+	}
+	if (!have_runtime)
+		usage_error("no runtime: give --runtime TIME (e.g. -r 2ms)");
+	if (ctl->params.deadline == 0 && ctl->params.period == 0)
+		usage_error("no deadline or period: give --period TIME or --deadline TIME (each defaults to the other)");
+	if (dl_params_normalize(&ctl->params, &ctl->params) < 0)
+		usage_error("%s", dl_errmsg());
+	if (ctl->all_threads && !ctl->pid)
+		usage_error("--all-threads needs --pid");
+	ctl->command = optind < argc ? &argv[optind] : NULL;
+	if (ctl->pid && ctl->command)
+		usage_error("give --pid or a COMMAND, not both");
+	if (!ctl->pid && !ctl->command && !ctl->check)
+		usage_error("no COMMAND to run (or --pid PID to change)");
+}
+
+static const char *flags_text(uint64_t flags, char *buf, size_t len)
+{
+	static const struct {
+		uint64_t flag;
+		const char *name;
+	} names[] = {
+		{ DL_FLAG_RESET_ON_FORK, "reset-on-fork" },
+		{ DL_FLAG_RECLAIM, "reclaim" },
+		{ DL_FLAG_DL_OVERRUN, "overrun-signal" },
+	};
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (flags & names[i].flag)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 used ? "," : "", names[i].name);
+	if (!used)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+static const char *params_text(const struct dl_params *p, char *buf, size_t len)
+{
+	char r[32], d[32], t[32], u[32], f[64];
+
+	snprintf(buf, len, "runtime %s, deadline %s, period %s (%s of a CPU), flags %s",
+		 fmt_time(p->runtime, r), fmt_time(p->deadline, d), fmt_time(p->period, t),
+		 dl_bw_format((int64_t)dl_params_bw(p), u, sizeof(u)),
+		 flags_text(p->flags, f, sizeof(f)));
+	return buf;
+}
+
+/* What the kernel now reports for tid, on stderr (stdout is the command's). */
+static void report(pid_t tid)
+{
+	struct dl_params got;
+	char text[256];
+	int policy = dl_get(tid, &got);
+
+	if (policy < 0) {
+		warnx_("cannot read back thread %d: %s", (int)tid, dl_errmsg());
+		return;
+	}
+	if (policy != DL_SCHED_DEADLINE) {
+		warnx_("thread %d: policy %d, not SCHED_DEADLINE", (int)tid, policy);
+		return;
+	}
+	warnx_("thread %d: SCHED_DEADLINE %s", (int)(tid ? tid : getpid()),
+	       params_text(&got, text, sizeof(text)));
+}
+
+/*
+ * Set up with file capabilities (setcap cap_sys_nice+ep), dl-run must not
+ * hand them on: clear every set, the ambient one too, before the exec.
+ * Root keeps its capabilities; its command would get them back at exec.
+ */
+static int drop_capabilities(void)
+{
+	cap_t none;
+	int err = 0;
+
+	if (getuid() == 0 && geteuid() == 0)
+		return 0;
+	if (CAP_AMBIENT_SUPPORTED() && cap_reset_ambient() < 0)
+		return -errno;
+	none = cap_init();
+	if (!none)
+		return -errno;
+	if (cap_set_proc(none) < 0)
+		err = -errno;
+	cap_free(none);
+	return err;
+}
+
+/* --check: the library's prediction from the root domain's figures;
+ * nothing is changed, nothing is run. */
+static int check(const struct dl_run *ctl)
+{
+	char why[1024], text[256];
+	int ret = dl_predict(ctl->pid, ctl->all_threads, &ctl->params, why, sizeof(why));
+
+	if (ret < 0)
+		die(EXIT_FAILURE, "cannot tell: %s", dl_errmsg());
+	printf("%s %s\n", ret ? "admissible:" : "not admissible:",
+	       params_text(&ctl->params, text, sizeof(text)));
+	printf("%s\n", why);
+	return ret ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+static int set_pid(const struct dl_run *ctl)
+{
+	struct dl_thread_status *st = NULL;
+	char text[256];
+	size_t n = 0;
+	int err;
+
+	params_text(&ctl->params, text, sizeof(text));
+	if (!ctl->all_threads) {
+		err = dl_set(ctl->pid, &ctl->params);
+		if (err) {
+			warnx_("cannot set SCHED_DEADLINE on pid %d (%s): %s", (int)ctl->pid, text, dl_errmsg());
+			return EXIT_FAILURE;
+		}
+		if (ctl->verbose)
+			report(ctl->pid);
+		return EXIT_SUCCESS;
+	}
+	err = dl_set_process(ctl->pid, &ctl->params, 0, &st, &n);
+	if (err < 0) {
+		const char *why = dl_errmsg();
+
+		for (size_t i = 0; i < n; i++) {
+			char one[1024];
+
+			if (!st[i].err)
+				continue;
+			dl_explain(st[i].err, st[i].tid, &ctl->params, one, sizeof(one));
+			warnx_("thread %d of pid %d failed: %s", (int)st[i].tid, (int)ctl->pid, one);
+		}
+		warnx_("cannot set SCHED_DEADLINE on the threads of pid %d (%s): %s", (int)ctl->pid, text, why);
+		free(st);
+		return EXIT_FAILURE;
+	}
+	if (ctl->verbose)
+		for (size_t i = 0; i < n; i++)
+			report(st[i].tid);
+	free(st);
+	return EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	struct dl_run ctl = { 0 };
+	char text[256];
+
+	util_init(argv[0]);
+	parse_args(&ctl, argc, argv);
+
+	if (ctl.check)
+		return check(&ctl);
+	if (ctl.pid)
+		return set_pid(&ctl);
+
+	if (dl_set(0, &ctl.params) < 0)
+		die(EXIT_FAILURE, "cannot set SCHED_DEADLINE (%s): %s",
+		    params_text(&ctl.params, text, sizeof(text)), dl_errmsg());
+	if (ctl.verbose)
+		report(0);
+	if (drop_capabilities() < 0)
+		die(EXIT_FAILURE, "cannot drop capabilities before running %s: %s",
+		    ctl.command[0], strerror(errno));
+	execvp(ctl.command[0], ctl.command);
+	if (errno == ENOENT)
+		die(EXIT_NOT_FOUND, "%s: command not found", ctl.command[0]);
+	die(EXIT_CANNOT_EXEC, "cannot run %s: %s", ctl.command[0], strerror(errno));
+}
