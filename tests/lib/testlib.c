@@ -1,0 +1,411 @@
+/*
+ * testlib.c: the suites' runner and helpers (see testlib.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <grp.h>
+
+#include "testlib.h"
+
+#define KERNEL_LOCK "/run/lock/libdl-kernel-tests.lock"
+
+void tl_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+void tl_skip_all(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("1..0 # SKIP ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	exit(0);
+}
+
+const char *tl_builddir(void)
+{
+	const char *d = getenv("top_builddir");
+
+	return d && *d ? d : ".";
+}
+
+static const char *path_in_build(const char *rel)
+{
+	static __thread char buf[8][4096];
+	static __thread int slot;
+	char *p = buf[slot++ % 8];
+
+	snprintf(p, 4096, "%s/%s", tl_builddir(), rel);
+	return p;
+}
+
+const char *tl_tool(const char *name)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "utils/%s", name);
+	return path_in_build(rel);
+}
+
+const char *tl_helper(const char *path)
+{
+	return path_in_build(path);
+}
+
+static void drain(int fd, char *buf, size_t len, size_t *used)
+{
+	char tmp[4096];
+	ssize_t n = read(fd, tmp, sizeof(tmp));
+
+	if (n <= 0)
+		return;
+	if (buf && *used + 1 < len) {
+		size_t take = (size_t)n < len - 1 - *used ? (size_t)n : len - 1 - *used;
+
+		memcpy(buf + *used, tmp, take);
+		*used += take;
+		buf[*used] = '\0';
+	}
+}
+
+int tl_run_as(char *const argv[], uid_t uid, gid_t gid, char *out, size_t outlen,
+	      char *err, size_t errlen)
+{
+	int po[2], pe[2], status;
+	size_t uo = 0, ue = 0;
+	pid_t pid;
+
+	if (out && outlen)
+		out[0] = '\0';
+	if (err && errlen)
+		err[0] = '\0';
+	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		if (gid != (gid_t)-1 && (setgroups(0, NULL) < 0 || setgid(gid) < 0))
+			_exit(120);
+		if (uid != (uid_t)-1 && setuid(uid) < 0)
+			_exit(121);
+		execv(argv[0], argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	for (;;) {
+		struct pollfd p[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
+		int open_fds = 0;
+
+		if (po[0] >= 0)
+			open_fds++;
+		if (pe[0] >= 0)
+			open_fds++;
+		if (!open_fds)
+			break;
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < 2; i++) {
+			int *fd = i ? &pe[0] : &po[0];
+
+			if (*fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (p[i].revents & POLLIN) {
+				if (i)
+					drain(*fd, err, errlen, &ue);
+				else
+					drain(*fd, out, outlen, &uo);
+			}
+			if (!(p[i].revents & POLLIN) || (p[i].revents & POLLHUP)) {
+				/* Read what is left, then close. */
+				char tmp[4096];
+				ssize_t n;
+
+				while ((n = read(*fd, tmp, sizeof(tmp))) > 0) {
+					size_t *u = i ? &ue : &uo;
+					char *b = i ? err : out;
+					size_t l = i ? errlen : outlen;
+
+					if (b && *u + 1 < l) {
+						size_t take = (size_t)n < l - 1 - *u ? (size_t)n : l - 1 - *u;
+
+						memcpy(b + *u, tmp, take);
+						*u += take;
+						b[*u] = '\0';
+					}
+				}
+				close(*fd);
+				*fd = -1;
+				p[i].fd = -1;
+			}
+		}
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int tl_run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen)
+{
+	return tl_run_as(argv, (uid_t)-1, (gid_t)-1, out, outlen, err, errlen);
+}
+
+pid_t tl_spawn(char *const argv[], int *out_fd)
+{
+	int p[2] = { -1, -1 };
+	pid_t pid;
+
+	if (out_fd && pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		/* Die with the test, never outlive it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (out_fd)
+			dup2(p[1], 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (out_fd) {
+		close(p[1]);
+		*out_fd = p[0];
+	}
+	return pid;
+}
+
+int tl_read_line(int fd, char *buf, size_t len, int ms)
+{
+	size_t used = 0;
+	uint64_t until = dl_now_ns() + (uint64_t)ms * 1000000ULL;
+
+	while (used + 1 < len) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		uint64_t now = dl_now_ns();
+		char c;
+
+		if (now >= until)
+			return -ETIMEDOUT;
+		if (poll(&p, 1, (int)((until - now) / 1000000ULL) + 1) <= 0)
+			continue;
+		if (read(fd, &c, 1) != 1)
+			return -EIO;
+		if (c == '\n')
+			break;
+		buf[used++] = c;
+	}
+	buf[used] = '\0';
+	return (int)used;
+}
+
+int tl_wait(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void tl_kill(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+bool tl_wait_policy(pid_t tid, int policy, int ms)
+{
+	uint64_t until = dl_now_ns() + (uint64_t)ms * 1000000ULL;
+
+	do {
+		struct dl_sched_attr a;
+
+		if (dl_sys_getattr(tid, &a) == 0 && (int)a.sched_policy == policy)
+			return true;
+		dl_sleep_ns(2000000);
+	} while (dl_now_ns() < until);
+	return false;
+}
+
+int tl_proc_sched(pid_t pid, const char *field, uint64_t *val)
+{
+	char path[64], line[256];
+	size_t flen = strlen(field);
+	FILE *f;
+	int err = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon;
+
+		if (strncmp(line, field, flen) != 0 || (line[flen] != ' ' && line[flen] != ':'))
+			continue;
+		colon = strchr(line, ':');
+		if (colon && sscanf(colon + 1, "%" SCNu64, val) == 1)
+			err = 0;
+		break;
+	}
+	fclose(f);
+	return err;
+}
+
+int tl_cap_eff(pid_t pid, uint64_t *caps)
+{
+	char path[64], line[256];
+	FILE *f;
+	int err = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %" SCNx64, caps) == 1) {
+			err = 0;
+			break;
+		}
+	fclose(f);
+	return err;
+}
+
+pid_t tl_dl_hog(uint64_t runtime, uint64_t period)
+{
+	int p[2];
+	pid_t pid;
+	char ok = 0;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		struct dl_params prm = { .runtime = runtime, .period = period };
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(p[0]);
+		ok = dl_set(0, &prm) == 0 ? 1 : 2;
+		if (write(p[1], &ok, 1) != 1)
+			_exit(1);
+		close(p[1]);
+		if (ok != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], &ok, 1) != 1)
+		ok = 2;
+	close(p[0]);
+	if (ok != 1) {
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+void tl_settle(void)
+{
+	struct dl_drift *d = NULL;
+	size_t n = 0;
+
+	/* Exited tasks hold their bandwidth until their 0-lag time: wait
+	 * until the kernel's count is back to the live tasks'. */
+	dl_drift_check(1500, &d, &n);
+	free(d);
+}
+
+/* The kernel's accounting against the live tasks; repaired if wrong. */
+static void drift_guard(const char *when)
+{
+	struct dl_drift *d = NULL;
+	size_t n = 0;
+	int ret = dl_drift_check(2000, &d, &n);
+
+	if (ret < 0) {
+		tl_note("%s: cannot check the kernel's deadline accounting: %s", when, dl_errmsg());
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char cpus[256], k[32], e[32];
+
+		tl_note("%s: the kernel's total_bw for CPUs %s is %s, the live tasks and fair servers hold %s: kernel accounting drift (FACTS.md); repairing with one root-domain rebuild",
+			when, dl_cpus_format(&d[i].cpus, cpus, sizeof(cpus)),
+			dl_bw_format(d[i].kernel_bw, k, sizeof(k)),
+			dl_bw_format(d[i].expected_bw, e, sizeof(e)));
+	}
+	free(d);
+	if (n == 0)
+		return;
+	if (dl_rd_rebuild() < 0) {
+		tl_note("%s: repair failed: %s", when, dl_errmsg());
+		return;
+	}
+	ret = dl_drift_check(2000, NULL, &n);
+	tl_note("%s: after the rebuild: %s", when, ret == 0 ? "the kernel's figures are right again" : "still wrong");
+}
+
+int tl_main(Suite *(*make)(void), enum tl_kind kind)
+{
+	SRunner *sr;
+	int failed, lock = -1;
+
+	/* Kernel tests wait on real periods; the default 4 s is too short. */
+	setenv("CK_DEFAULT_TIMEOUT", kind == TL_KERNEL ? "120" : "30", 0);
+	if (kind == TL_KERNEL) {
+		if (geteuid() != 0)
+			tl_skip_all("kernel suites need root (SCHED_DEADLINE, cpusets): run make check as root");
+		/* One kernel suite at a time: they share the machine's bandwidth. */
+		lock = open(KERNEL_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (lock < 0)
+			lock = open("/tmp/libdl-kernel-tests.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (lock >= 0 && flock(lock, LOCK_EX) < 0)
+			tl_note("cannot lock %s: %s", KERNEL_LOCK, strerror(errno));
+		drift_guard("before the suite");
+	}
+	sr = srunner_create(make());
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	fflush(stdout);
+	if (kind == TL_KERNEL) {
+		drift_guard("after the suite");
+		if (lock >= 0)
+			close(lock);
+	}
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,59 @@
+/*
+ * testlib.h: what the check suites share.
+ *
+ * Every suite speaks TAP (one line per test case) through dl_test_main().
+ * Kernel suites run as root, one at a time (a lock), and check the
+ * kernel's deadline accounting before and after: drift found is repaired
+ * and reported as a TAP comment, not left for a later suite to trip on.
+ */
+#ifndef LIBDL_TESTLIB_H
+#define LIBDL_TESTLIB_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdnoreturn.h>
+#include <sys/types.h>
+
+#include "internal.h"
+
+enum tl_kind {
+	TL_UNIT,   /* pure logic: runs anywhere */
+	TL_KERNEL, /* real syscalls and cpusets: root, one suite at a time */
+};
+
+int tl_main(Suite *(*make)(void), enum tl_kind kind);
+noreturn void tl_skip_all(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tl_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The build tree's programs. */
+const char *tl_builddir(void);
+const char *tl_tool(const char *name);   /* utils/NAME */
+const char *tl_helper(const char *path); /* e.g. "tests/kernel/dl-spin" */
+
+/* Run argv to completion; its stdout and stderr into the buffers (either
+ * may be NULL).  Returns the exit status, or 128 + signal. */
+int tl_run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen);
+/* Same, with an environment and a uid/gid to switch to first (-1: keep). */
+int tl_run_as(char *const argv[], uid_t uid, gid_t gid, char *out, size_t outlen,
+	      char *err, size_t errlen);
+/* Start argv in the background; *out_fd (if given) reads its stdout. */
+pid_t tl_spawn(char *const argv[], int *out_fd);
+/* Read one line from fd (up to len-1 chars), waiting up to ms. */
+int tl_read_line(int fd, char *buf, size_t len, int ms);
+int tl_wait(pid_t pid);
+void tl_kill(pid_t pid);
+
+/* Poll until tid's policy is `policy` (or ms pass). */
+bool tl_wait_policy(pid_t tid, int policy, int ms);
+/* A field of /proc/PID/sched, e.g. "dl.runtime". */
+int tl_proc_sched(pid_t pid, const char *field, uint64_t *val);
+/* Effective capabilities of pid, from /proc/PID/status. */
+int tl_cap_eff(pid_t pid, uint64_t *caps);
+
+/* Background deadline hogs: each a child process of runtime/period. */
+pid_t tl_dl_hog(uint64_t runtime, uint64_t period);
+/* Settle: wait until no exited deadline task holds bandwidth. */
+void tl_settle(void);
+
+#endif
