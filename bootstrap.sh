@@ -1,0 +1,67 @@
+#!/bin/bash
+# bootstrap.sh: get a fresh Debian/Ubuntu checkout to a built tree.
+#
+#  1. Installs the missing build and test dependencies with apt-get when run
+#     as root; otherwise prints the apt-get command to run and stops.
+#  2. Fetches (never installs) the Debian kernel and busybox the VM suites
+#     boot in qemu, into tests/vm/cache/ (see tests/vm/fetch-kernel.sh).
+#  3. Runs autoreconf and configure when needed, then make.
+#
+# It never installs a kernel package.  Extra arguments go to configure.
+set -eu
+
+cd "$(dirname "$0")"
+
+# Package -> a file that proves it is installed.  Build: autotools, the
+# three libraries.  Tests: qemu and cpio for the VM suites, setpriv and
+# setcap for the privilege tests, debugfs access via mount (util-linux).
+PKGS="
+gcc:/usr/bin/gcc
+make:/usr/bin/make
+autoconf:/usr/bin/autoconf
+automake:/usr/bin/automake
+libtool:/usr/share/aclocal/libtool.m4
+pkg-config:/usr/bin/pkg-config
+libcgroup-dev:/usr/include/libcgroup.h
+libcap-dev:/usr/include/sys/capability.h
+check:/usr/include/check.h
+libcap2-bin:/usr/sbin/setcap
+util-linux:/usr/bin/setpriv
+qemu-system-x86:/usr/bin/qemu-system-x86_64
+cpio:/usr/bin/cpio
+xz-utils:/usr/bin/xz
+"
+
+missing=""
+for entry in $PKGS; do
+	pkg=${entry%%:*}
+	file=${entry#*:}
+	[ -e "$file" ] || missing="$missing $pkg"
+done
+
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" = 0 ]; then
+		echo "bootstrap: installing:$missing"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -q || echo "bootstrap: apt-get update failed; trying the cached lists" >&2
+		# shellcheck disable=SC2086
+		apt-get install -y -q --no-install-recommends $missing
+	else
+		echo "bootstrap: missing packages:$missing" >&2
+		echo "bootstrap: run as root:  apt-get install$missing" >&2
+		exit 1
+	fi
+fi
+
+# The VM suites' kernel and busybox: downloaded, unpacked, never installed.
+if ! tests/vm/fetch-kernel.sh; then
+	echo "bootstrap: could not fetch the VM kernel; the VM suites will skip and say why" >&2
+fi
+
+if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
+	autoreconf -fi
+fi
+if [ ! -f Makefile ] || [ configure -nt config.status ]; then
+	./configure "$@"
+fi
+make -j"$(nproc 2>/dev/null || echo 2)"
