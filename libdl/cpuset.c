@@ -108,7 +108,7 @@ int dl_cs_write(const char *name, const char *key, const char *value)
 	err = dl_cg_init();
 	if (err)
 		return err;
-	cg = new_cg(name ? name : "/", &kv, 1);
+	cg = new_cg(name && *name ? name : "/", &kv, 1);
 	if (!cg)
 		return -ENOMEM;
 	err = dl_cg_errno(cgroup_modify_cgroup(cg));

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "layout.h"
 
 #define SETTLE_POLL_NS 50000000ULL
 
@@ -58,6 +59,37 @@ static int consistent_list(struct dl_rd **out, size_t *count)
 		free(b);
 	}
 	return -EAGAIN;
+}
+
+/*
+ * Wait until no exited deadline task still holds bandwidth: every root
+ * domain's count at most its live tasks' (an exit's bandwidth goes at the
+ * task's 0-lag time).  A rebuild before that is what corrupts the count.
+ * Returns 0, or -ETIMEDOUT; without the kernel's figures it only pauses.
+ */
+int dl_wait_quiet(unsigned int timeout_ms)
+{
+	uint64_t until = dl_now_ns() + (uint64_t)timeout_ms * 1000000ULL;
+
+	for (;;) {
+		struct dl_rd *rds = NULL;
+		size_t n = 0;
+		bool busy = false;
+
+		if (consistent_list(&rds, &n) < 0 || (n && !rds[0].from_kernel)) {
+			free(rds);
+			dl_sleep_ns(SETTLE_POLL_NS);
+			return 0;
+		}
+		for (size_t i = 0; i < n; i++)
+			busy |= rds[i].total_bw > (int64_t)(rds[i].fair_bw + rds[i].tasks_bw);
+		free(rds);
+		if (!busy)
+			return 0;
+		if (dl_now_ns() >= until)
+			return -ETIMEDOUT;
+		dl_sleep_ns(SETTLE_POLL_NS / 5);
+	}
 }
 
 DL_EXPORT int dl_drift_check(unsigned int settle_ms, struct dl_drift **drifts, size_t *count)
@@ -225,6 +257,40 @@ static int rebuild_v1(void)
 	return err;
 }
 
+/* Every root domain has one CPU: toggle a partition of the root cgroup
+ * (a layout's first) to a member and back, which the kernel takes as two
+ * rebuilds. */
+static int toggle_partition(void)
+{
+	char path[4096], state[256], name[300] = "";
+	struct dirent *de;
+	DIR *d;
+	int err;
+
+	if (dl_cs_path("", NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
+		return -ENOSPC;
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    dl_cs_read(de->d_name, "cpuset.cpus.partition", state, sizeof(state)) < 0 ||
+		    strcmp(state, "root") != 0)
+			continue;
+		if (!name[0] || strncmp(de->d_name, DL_LAYOUT_PARENT "-", strlen(DL_LAYOUT_PARENT) + 1) == 0)
+			snprintf(name, sizeof(name), "%s", de->d_name);
+	}
+	closedir(d);
+	if (!name[0])
+		return -ENOSPC;
+	dl_wait_quiet(5000);
+	err = dl_cs_write(name, "cpuset.cpus.partition", "member");
+	if (err)
+		return err;
+	err = dl_cs_write(name, "cpuset.cpus.partition", "root");
+	if (!err && (dl_cs_read(name, "cpuset.cpus.partition", state, sizeof(state)) < 0 ||
+		     strcmp(state, "root") != 0))
+		err = -EPROTO;
+	return err;
+}
+
 /* cgroup v2: only partition changes rebuild.  A temporary root partition
  * of one CPU inside a partition root that has two or more, then back to
  * a member, then removed: the domains come out as they were. */
@@ -241,7 +307,7 @@ static int rebuild_v2(void)
 		if (dl_cpus_isset(&eff, c))
 			last = c;
 	if (dl_cpus_count(&eff) < 2)
-		return -ENOSPC;
+		return toggle_partition();
 	/* libcgroup 2.0.2 does not enable cpuset in the root's own
 	 * subtree_control: done by hand. */
 	if (dl_cs_path("", "cgroup.subtree_control", path, sizeof(path)) == 0)

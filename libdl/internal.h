@@ -101,5 +101,7 @@ int dl_cs_read(const char *name, const char *file, char *buf, size_t len);
 int dl_cs_create(const char *name, const struct dl_kv *kv, size_t n);
 int dl_cs_write(const char *name, const char *key, const char *value);
 int dl_cs_remove(const char *name);
+/* migrate.c: one task (v1: a thread, v2: its process) into a cpuset. */
+int dl_cs_attach(const char *name, pid_t tid);
 
 #endif

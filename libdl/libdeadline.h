@@ -183,6 +183,64 @@ struct dl_drift {
 int dl_drift_check(unsigned int settle_ms, struct dl_drift **drifts, size_t *count);
 int dl_rd_rebuild(void);
 
+/*
+ * Cpuset layouts: partitions (sets of CPUs, each a root domain of its
+ * own, for heavy deadline tasks) and one cluster (the remaining CPUs, one
+ * root domain, globally scheduled), on cgroup v1 or v2.  See
+ * dl_layout_create(3).
+ */
+struct dl_layout;
+
+#define DL_LAYOUT_ISOLATED 0x1 /* v2: "isolated" partitions, not "root" */
+#define DL_LAYOUT_NO_MOVE  0x2 /* v1: leave the root cpuset's tasks there */
+#define DL_LAYOUT_NAME_MAX 32
+#define DL_CLUSTER "cluster" /* the cluster's name */
+
+struct dl_layout *dl_layout_new(void);
+void dl_layout_free(struct dl_layout *l);
+int dl_layout_add_partition(struct dl_layout *l, const char *name, const dl_cpus_t *cpus);
+int dl_layout_set_cluster(struct dl_layout *l, const dl_cpus_t *cpus);
+int dl_layout_set_mems(struct dl_layout *l, const char *nodes);
+int dl_layout_set_flags(struct dl_layout *l, unsigned int flags);
+
+struct dl_layout_result {
+	uint64_t moved;   /* tasks moved (into the cluster, or back to the root) */
+	uint64_t skipped; /* kernel threads that cannot move (PF_NO_SETAFFINITY) */
+	uint64_t gone;    /* tasks that exited while being moved */
+	int steps;        /* steps done */
+	bool repaired;    /* the kernel's accounting drifted and was rebuilt */
+};
+int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res);
+int dl_layout_destroy(struct dl_layout_result *res);
+int dl_layout_load(struct dl_layout **l);
+
+/* Reading a layout: partition i (0..count-1), or the cluster (i = -1). */
+int dl_layout_count(const struct dl_layout *l);
+const char *dl_layout_member(const struct dl_layout *l, int i, dl_cpus_t *cpus);
+int dl_layout_version(const struct dl_layout *l); /* cgroup version, 1 or 2 */
+unsigned int dl_layout_flags(const struct dl_layout *l);
+
+/* One cpuset of the layout in place, as it is now. */
+struct dl_part_info {
+	char name[DL_LAYOUT_NAME_MAX + 1]; /* a partition's, or DL_CLUSTER */
+	char cgroup[256];       /* its path below the cpuset hierarchy */
+	dl_cpus_t cpus;         /* its effective CPUs */
+	bool partition;
+	char state[128];        /* v2: cpuset.cpus.partition; v1: "exclusive" */
+	uint64_t nthreads;      /* threads in it */
+	uint64_t ndeadline;     /* of them, deadline threads */
+	struct dl_rd rd;        /* its root domain, with its bandwidth */
+};
+int dl_layout_report(struct dl_part_info **info, size_t *count);
+
+/* Placing tasks: into a partition or the cluster (DL_CLUSTER).  tid 0 is
+ * the calling thread; DL_ATTACH_PROCESS moves every thread of tid's
+ * process.  dl_part_set() joins the cpuset first, then sets the
+ * reservation: the order the kernel's admission needs. */
+#define DL_ATTACH_PROCESS 0x1
+int dl_part_attach(const char *name, pid_t tid, unsigned int flags);
+int dl_part_set(const char *name, pid_t tid, const struct dl_params *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,175 @@
+/*
+ * migrate.c: moving tasks between cpusets through libcgroup, and counting
+ * them.
+ *
+ * cgroup v1 moves threads (the "tasks" file), v2 whole processes
+ * ("cgroup.procs"; libcgroup 2.0.2 writes there on v2, so a TID moves its
+ * whole process).  Kernel threads with PF_NO_SETAFFINITY refuse to move
+ * (EINVAL): they are skipped and counted.  Tasks that exit meanwhile
+ * (ESRCH) are counted as gone.  Tasks forked during the move appear in a
+ * later pass; a pass that moves nothing ends it.
+ */
+#include <errno.h>
+#include <libcgroup.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "layout.h"
+
+#define PF_NO_SETAFFINITY 0x04000000UL
+#define MAX_PASSES 10
+
+/* Field 9 of /proc/TID/stat, the task's flags. */
+static bool no_setaffinity(pid_t tid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long flags = 0;
+	int field = 2;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	if (dl_read_file(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
+		return false;
+	for (p++; *p; p++) {
+		if (*p == ' ' && ++field == 9) {
+			flags = strtoul(p + 1, NULL, 10);
+			break;
+		}
+	}
+	return flags & PF_NO_SETAFFINITY;
+}
+
+/* The TIDs (v1) or PIDs (v2) listed in a cpuset, read whole. */
+static int list_tasks(const char *name, bool threads, pid_t **out, size_t *n)
+{
+	char path[4096], line[64];
+	const char *file = threads ? (dl_cpuset_version() == 2 ? "cgroup.threads" : "tasks")
+				   : (dl_cpuset_version() == 2 ? "cgroup.procs" : "tasks");
+	size_t cap = 0;
+	pid_t *v = NULL;
+	FILE *f;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	err = dl_cs_path(name, file, path, sizeof(path));
+	if (err)
+		return err;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (*n == cap) {
+			pid_t *nv;
+
+			cap = cap ? cap * 2 : 256;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				fclose(f);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[(*n)++] = (pid_t)atoi(line);
+	}
+	fclose(f);
+	*out = v;
+	return 0;
+}
+
+static struct cgroup *cpuset_cg(const char *name)
+{
+	struct cgroup *cg = cgroup_new_cgroup(name && *name ? name : "/");
+
+	if (cg && !cgroup_add_controller(cg, "cpuset"))
+		cgroup_free(&cg);
+	return cg;
+}
+
+int dl_cs_attach(const char *name, pid_t tid)
+{
+	struct cgroup *cg;
+	int err = dl_cg_init();
+
+	if (err)
+		return err;
+	cg = cpuset_cg(name);
+	if (!cg)
+		return -ENOMEM;
+	err = dl_cg_errno(cgroup_attach_task_pid(cg, tid));
+	cgroup_free(&cg);
+	return err;
+}
+
+int dl_cs_move_all(const char *from, const char *to, bool threads, struct dl_layout_result *res)
+{
+	struct cgroup *dest;
+	int err = dl_cg_init();
+
+	if (err)
+		return err;
+	dest = cpuset_cg(to);
+	if (!dest)
+		return -ENOMEM;
+	for (int pass = 0; pass < MAX_PASSES; pass++) {
+		size_t n, moved = 0;
+		pid_t *tids;
+
+		err = list_tasks(from, threads, &tids, &n);
+		if (err)
+			break;
+		for (size_t i = 0; i < n && !err; i++) {
+			int e;
+
+			if (no_setaffinity(tids[i])) {
+				if (pass == 0 && res)
+					res->skipped++;
+				continue;
+			}
+			e = dl_cg_errno(cgroup_attach_task_pid(dest, tids[i]));
+			if (e == 0) {
+				moved++;
+				if (res)
+					res->moved++;
+			} else if (e == -ESRCH) {
+				if (res)
+					res->gone++;
+			} else if (e == -EINVAL) {
+				/* A kernel thread that refuses without saying so. */
+				if (pass == 0 && res)
+					res->skipped++;
+			} else {
+				err = dl_fail(e, "cannot move task %d from cpuset /%s to /%s: %s",
+					      (int)tids[i], from, to && *to ? to : "", strerror(-e));
+			}
+		}
+		free(tids);
+		if (err || moved == 0)
+			break;
+	}
+	cgroup_free(&dest);
+	return err;
+}
+
+int dl_cs_count_threads(const char *name, uint64_t *threads, uint64_t *deadline)
+{
+	size_t n;
+	pid_t *tids;
+	int err = list_tasks(name, true, &tids, &n);
+
+	*threads = *deadline = 0;
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		struct dl_sched_attr a;
+
+		if (dl_sys_getattr(tids[i], &a) < 0)
+			continue; /* exited */
+		(*threads)++;
+		if (a.sched_policy == DL_SCHED_DEADLINE)
+			(*deadline)++;
+	}
+	free(tids);
+	return 0;
+}

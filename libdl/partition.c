@@ -1,0 +1,580 @@
+/*
+ * partition.c: make and unmake a layout of partitions and a cluster.
+ *
+ * cgroup v1 (Documentation/admin-guide/cgroup-v1/cpusets.rst, 1.7): the
+ * layout's cpusets sit in a parent "libdl", exclusive (an exclusive
+ * cpuset's parent must be) and not balancing itself; each
+ * partition and the cluster is cpu_exclusive and load-balanced; the
+ * root's sched_load_balance goes to 0, and the kernel then makes each of
+ * them a root domain.  The root cpuset's movable tasks go to the cluster.
+ *
+ * cgroup v2 (Documentation/admin-guide/cgroup-v2.rst, "Cpuset"): each
+ * partition is a child of the root cgroup with cpuset.cpus.partition
+ * "root" (or "isolated"), read back because an invalid partition is a
+ * successful write.  The cluster is the rest: a member cgroup when it is
+ * every CPU no partition has (the root cgroup's own root domain), else a
+ * root partition too.  No task is moved: tasks elsewhere lose the
+ * partitions' CPUs by the kernel's rules.
+ *
+ * Destroy undoes exactly that from the state file, in any process, after
+ * a create killed at any step: tasks back to the root, the root's
+ * settings as they were, the cgroups removed.  Before each change that
+ * rebuilds the root domains it waits until no exited deadline task still
+ * holds bandwidth, and after it checks the kernel's count and repairs it
+ * (libdeadline(3), BUGS).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "layout.h"
+
+#define QUIET_TIMEOUT_MS 5000
+#define SETTLE_MS 1500
+
+/*
+ * Steps are numbered; the tests stop a create after step N
+ * (LIBDL_TEST_KILL_AFTER_STEP=N: SIGKILL) or make step N fail
+ * (LIBDL_TEST_FAIL_AT_STEP=N: -EIO) to prove that destroy and the
+ * rollback restore everything from any point.
+ */
+static int env_step(const char *var)
+{
+	const char *v = getenv(var);
+
+	return v ? atoi(v) : 0;
+}
+
+static int step_begin(struct dl_layout_result *res, const char *what)
+{
+	if (env_step("LIBDL_TEST_FAIL_AT_STEP") == res->steps + 1)
+		return dl_fail(-EIO, "step %d (%s): failure injected by LIBDL_TEST_FAIL_AT_STEP",
+			       res->steps + 1, what);
+	return 0;
+}
+
+int dl_step(struct dl_layout_result *res, const char *what)
+{
+	(void)what;
+	res->steps++;
+	if (env_step("LIBDL_TEST_KILL_AFTER_STEP") == res->steps)
+		raise(SIGKILL);
+	return 0;
+}
+
+#define STEP(res, what, action)                  \
+	do {                                     \
+		int e_ = step_begin(res, what);  \
+		if (!e_)                         \
+			e_ = (action);           \
+		if (e_)                          \
+			return e_;               \
+		dl_step(res, what);              \
+	} while (0)
+
+static int cs_name(const struct dl_layout *l, const char *member, char *buf, size_t len)
+{
+	return dl_layout_cgroup(l, member, buf, len);
+}
+
+static void all_cpus(const struct dl_layout *l, dl_cpus_t *out)
+{
+	*out = l->cluster;
+	for (size_t i = 0; i < l->nparts; i++)
+		for (unsigned k = 0; k < ARRAY_SIZE(out->bits); k++)
+			out->bits[k] |= l->parts[i].cpus.bits[k];
+}
+
+/* Create a cpuset with its CPUs and nodes (in that order: the kernel
+ * wants both before cpu_exclusive) and more values after. */
+static int make_cs(const char *name, const dl_cpus_t *cpus, const dl_cpus_t *mems,
+		   const struct dl_kv *more, size_t nmore)
+{
+	char c[4096], m[1024];
+	struct dl_kv kv[8];
+	size_t n = 0;
+	int err;
+
+	kv[n++] = (struct dl_kv){ "cpuset.cpus", dl_cpus_format(cpus, c, sizeof(c)) };
+	kv[n++] = (struct dl_kv){ "cpuset.mems", dl_cpus_format(mems, m, sizeof(m)) };
+	for (size_t i = 0; i < nmore && n < ARRAY_SIZE(kv); i++)
+		kv[n++] = more[i];
+	err = dl_cs_create(name, kv, n);
+	if (err == -EEXIST)
+		return dl_fail(err, "cpuset /%s exists already: remove it, or run dl-part destroy", name);
+	if (err)
+		return dl_fail(err, "cannot create cpuset /%s with CPUs %s: %s", name, c,
+			       err == -EINVAL ? "the kernel refused its values (an exclusive cpuset elsewhere may hold these CPUs)"
+					      : strerror(-err));
+	return 0;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+struct cs_walk {
+	const struct dl_layout *l;
+	dl_cpus_t all;
+	int version;
+};
+
+/* v1: cpusets that would break the layout.  Exclusive top-level cpusets
+ * may not overlap ours; a load-balanced cpuset (the top-most of its
+ * branch) overlapping a partition, or straddling the cluster's edge,
+ * would be merged into the same root domain. */
+static int v1_conflicts(const struct cs_walk *w, const char *dir, int depth)
+{
+	char path[4096], child[4200], buf[4096], c[256], o[256];
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	if (dl_cs_path(dir, NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
+		return 0;
+	while (!err && (de = readdir(d))) {
+		dl_cpus_t cpus;
+		bool excl, lb;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (dl_pathf(child, sizeof(child), "%s%s%s", dir, *dir ? "/" : "", de->d_name) < 0 ||
+		    strcmp(child, DL_LAYOUT_PARENT) == 0)
+			continue;
+		if (dl_cs_read(child, "cpuset.cpus", buf, sizeof(buf)) < 0 ||
+		    dl_cpus_parse(buf, &cpus) < 0 || dl_cpus_count(&cpus) == 0)
+			continue;
+		excl = dl_cs_read(child, "cpuset.cpu_exclusive", buf, sizeof(buf)) == 0 && !strcmp(buf, "1");
+		lb = dl_cs_read(child, "cpuset.sched_load_balance", buf, sizeof(buf)) == 0 && !strcmp(buf, "1");
+		dl_cpus_format(&cpus, c, sizeof(c));
+		/* The layout's parent is exclusive (its children must be): no
+		 * top-level sibling may share its CPUs, exclusive or not. */
+		if (depth == 0 && dl_cpus_intersects(&cpus, &w->all)) {
+			err = dl_fail(-EBUSY, "cpuset /%s has CPUs %s%s, which the layout needs (CPUs %s): a cgroup v1 exclusive cpuset shares no CPU with its siblings; remove /%s or narrow its cpuset.cpus",
+				      child, c, excl ? " and is cpu_exclusive" : "",
+				      dl_cpus_format(&w->all, o, sizeof(o)), child);
+			break;
+		}
+		if (lb) {
+			for (size_t i = 0; i < w->l->nparts; i++) {
+				if (dl_cpus_intersects(&cpus, &w->l->parts[i].cpus))
+					err = dl_fail(-EBUSY, "cpuset /%s is load-balanced with CPUs %s: with the root's balancing off the kernel would put them and partition %s's in one root domain; remove it or set its cpuset.sched_load_balance to 0",
+						      child, c, w->l->parts[i].name);
+			}
+			if (!err && dl_cpus_intersects(&cpus, &w->l->cluster) &&
+			    !dl_cpus_subset(&cpus, &w->l->cluster))
+				err = dl_fail(-EBUSY, "cpuset /%s is load-balanced with CPUs %s, partly outside the cluster (CPUs %s): the kernel would widen the cluster's root domain; remove it or set its cpuset.sched_load_balance to 0",
+					      child, c, dl_cpus_format(&w->l->cluster, o, sizeof(o)));
+			continue; /* the kernel looks no deeper */
+		}
+		err = v1_conflicts(w, child, depth + 1);
+	}
+	closedir(d);
+	return err;
+}
+
+/* v2: a top-level cgroup whose cpuset.cpus take a partition's CPUs makes
+ * the partition invalid ("not exclusive"): name it first. */
+static int v2_conflicts(const struct cs_walk *w)
+{
+	char path[4096], buf[4096], c[256];
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	if (dl_cs_path("", NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
+		return 0;
+	while (!err && (de = readdir(d))) {
+		dl_cpus_t cpus;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    strncmp(de->d_name, DL_LAYOUT_PARENT "-", strlen(DL_LAYOUT_PARENT) + 1) == 0)
+			continue;
+		if (dl_cs_read(de->d_name, "cpuset.cpus", buf, sizeof(buf)) < 0 ||
+		    dl_cpus_parse(buf, &cpus) < 0 || dl_cpus_count(&cpus) == 0)
+			continue;
+		for (size_t i = 0; i < w->l->nparts && !err; i++)
+			if (dl_cpus_intersects(&cpus, &w->l->parts[i].cpus))
+				err = dl_fail(-EBUSY, "cgroup /%s has cpuset.cpus %s, which partition %s needs: the kernel would make the partition invalid; empty its cpuset.cpus or give it other CPUs",
+					      de->d_name, dl_cpus_format(&cpus, c, sizeof(c)), w->l->parts[i].name);
+	}
+	closedir(d);
+	return err;
+}
+
+/* Leftovers of an earlier layout under our names. */
+static int leftovers(const struct dl_layout *l)
+{
+	char name[4200];
+
+	if (l->version == 1)
+		return dl_cs_exists(DL_LAYOUT_PARENT)
+			       ? dl_fail(-EEXIST, "cpuset /%s exists but no layout is recorded: remove what is in it (or run dl-part destroy after a crash), then create again",
+					 DL_LAYOUT_PARENT)
+			       : 0;
+	for (int i = -1; i < (int)l->nparts; i++) {
+		cs_name(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
+		if (dl_cs_exists(name))
+			return dl_fail(-EEXIST, "cgroup /%s exists already: remove it first", name);
+	}
+	return 0;
+}
+
+/* Each partition, and the cluster, is now a root domain of its own. */
+static int verify_domains(const struct dl_layout *l)
+{
+	dl_cpus_t *spans;
+	size_t n;
+	char a[256], b[256];
+	int err = dl_rd_spans(&spans, &n);
+
+	if (err)
+		return dl_fail(err, "cannot read the root domains back: %s", strerror(-err));
+	for (int i = -1; i < (int)l->nparts && !err; i++) {
+		const dl_cpus_t *want = i < 0 ? &l->cluster : &l->parts[i].cpus;
+		bool found = false;
+
+		for (size_t k = 0; k < n && !found; k++) {
+			if (dl_cpus_equal(&spans[k], want))
+				found = true;
+			else if (dl_cpus_intersects(&spans[k], want))
+				err = dl_fail(-EPROTO, "the kernel did not make %s (CPUs %s) a root domain of its own: its CPUs are in the root domain of CPUs %s",
+					      i < 0 ? "the cluster" : l->parts[i].name,
+					      dl_cpus_format(want, a, sizeof(a)),
+					      dl_cpus_format(&spans[k], b, sizeof(b)));
+		}
+		if (!found && !err)
+			err = dl_fail(-EPROTO, "the kernel made no root domain of CPUs %s", dl_cpus_format(want, a, sizeof(a)));
+	}
+	free(spans);
+	return err;
+}
+
+/* After a rebuild: the kernel's count against the live tasks, repaired. */
+static void check_accounting(struct dl_layout_result *res)
+{
+	size_t n = 0;
+
+	if (dl_drift_check(SETTLE_MS, NULL, &n) > 0 && dl_rd_rebuild() == 0)
+		res->repaired = true;
+}
+
+/* ---------------------------------------------------------------- v1 */
+
+static int create_v1(struct dl_layout *l, struct dl_layout_result *res)
+{
+	static const struct dl_kv excl[] = { { "cpuset.cpu_exclusive", "1" } };
+	/* v1: an exclusive cpuset's parent must be exclusive too. */
+	static const struct dl_kv parent[] = { { "cpuset.cpu_exclusive", "1" },
+					       { "cpuset.sched_load_balance", "0" } };
+	char name[4200];
+	dl_cpus_t all;
+
+	all_cpus(l, &all);
+	STEP(res, "parent cpuset", make_cs(DL_LAYOUT_PARENT, &all, &l->mems, parent, 2));
+	cs_name(l, DL_CLUSTER, name, sizeof(name));
+	STEP(res, "cluster cpuset", make_cs(name, &l->cluster, &l->mems, excl, 1));
+	for (size_t i = 0; i < l->nparts; i++) {
+		cs_name(l, l->parts[i].name, name, sizeof(name));
+		STEP(res, "partition cpuset", make_cs(name, &l->parts[i].cpus, &l->mems, excl, 1));
+	}
+	if (!(l->flags & DL_LAYOUT_NO_MOVE)) {
+		cs_name(l, DL_CLUSTER, name, sizeof(name));
+		STEP(res, "move the root's tasks", dl_cs_move_all("", name, true, res));
+	}
+	dl_wait_quiet(QUIET_TIMEOUT_MS);
+	STEP(res, "root sched_load_balance 0", dl_cs_write("", "cpuset.sched_load_balance", "0"));
+	return 0;
+}
+
+static int destroy_v1(const struct dl_layout *l, struct dl_layout_result *res)
+{
+	char name[4200], buf[16];
+	int err = 0, e;
+
+	dl_wait_quiet(QUIET_TIMEOUT_MS);
+	for (int i = -1; i < (int)l->nparts; i++) {
+		cs_name(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
+		if (dl_cs_exists(name) && (e = dl_cs_move_all(name, "", true, res)) && !err)
+			err = e;
+	}
+	if (err)
+		return err;
+	/* The merge: the root balances again (as it did before). */
+	if (l->root_lb >= 0 && dl_cs_read("", "cpuset.sched_load_balance", buf, sizeof(buf)) == 0 &&
+	    atoi(buf) != l->root_lb) {
+		snprintf(buf, sizeof(buf), "%d", l->root_lb);
+		err = dl_cs_write("", "cpuset.sched_load_balance", buf);
+		if (err)
+			return dl_fail(err, "cannot restore the root cpuset's sched_load_balance to %d: %s",
+				       l->root_lb, strerror(-err));
+	}
+	for (int i = -1; i < (int)l->nparts; i++) {
+		cs_name(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
+		if (!dl_cs_exists(name))
+			continue;
+		/* Balancing off first: removing a balanced cpuset rebuilds the
+		 * domains later, asynchronously, at a moment nobody chose. */
+		dl_cs_write(name, "cpuset.sched_load_balance", "0");
+		for (int tries = 0; tries < 5; tries++) {
+			e = dl_cs_remove(name);
+			if (e != -EBUSY)
+				break;
+			dl_cs_move_all(name, "", true, res); /* forked meanwhile */
+		}
+		if (e && !err)
+			err = dl_fail(e, "cannot remove cpuset /%s: %s", name, strerror(-e));
+	}
+	if (!err && dl_cs_exists(DL_LAYOUT_PARENT) && (e = dl_cs_remove(DL_LAYOUT_PARENT)))
+		err = dl_fail(e, "cannot remove cpuset /%s: %s (is there a cpuset in it that is not the layout's?)",
+			      DL_LAYOUT_PARENT, strerror(-e));
+	return err;
+}
+
+/* ---------------------------------------------------------------- v2 */
+
+static int subtree_has_cpuset(void)
+{
+	char buf[1024];
+
+	if (dl_cs_read("", "cgroup.subtree_control", buf, sizeof(buf)) < 0)
+		return -EIO;
+	for (char *t = strtok(buf, " "); t; t = strtok(NULL, " "))
+		if (strcmp(t, "cpuset") == 0)
+			return 1;
+	return 0;
+}
+
+/* libcgroup 2.0.2 does not enable cpuset in the root's own
+ * subtree_control (FACTS.md): written by hand. */
+static int enable_subtree(struct dl_layout *l)
+{
+	char path[4096];
+	int err;
+
+	if (subtree_has_cpuset() == 1)
+		return 0;
+	err = dl_cs_path("", "cgroup.subtree_control", path, sizeof(path));
+	if (!err)
+		err = dl_write_file(path, "+cpuset");
+	if (err)
+		return dl_fail(err, "cannot enable cpuset in the root cgroup's cgroup.subtree_control: %s",
+			       strerror(-err));
+	l->enabled_subtree = true;
+	return dl_layout_save(l);
+}
+
+/* Write the partition type and read back what the kernel made of it. */
+static int make_partition(const char *name, const char *type)
+{
+	char state[256];
+	int err = dl_cs_write(name, "cpuset.cpus.partition", type);
+
+	if (err)
+		return dl_fail(err, "cannot make /%s a %s partition: %s", name, type, strerror(-err));
+	err = dl_cs_read(name, "cpuset.cpus.partition", state, sizeof(state));
+	if (err)
+		return dl_fail(err, "cannot read back /%s's cpuset.cpus.partition", name);
+	if (strcmp(state, type) != 0)
+		return dl_fail(-EINVAL, "the kernel made /%s an invalid partition: it reads \"%s\"", name, state);
+	return 0;
+}
+
+static int create_v2(struct dl_layout *l, struct dl_layout_result *res)
+{
+	const char *type = l->flags & DL_LAYOUT_ISOLATED ? "isolated" : "root";
+	dl_cpus_t online, rest;
+	char name[4200];
+
+	STEP(res, "enable cpuset", enable_subtree(l));
+	for (size_t i = 0; i < l->nparts; i++) {
+		cs_name(l, l->parts[i].name, name, sizeof(name));
+		STEP(res, "partition cgroup", make_cs(name, &l->parts[i].cpus, &l->mems, NULL, 0));
+		STEP(res, "partition root", make_partition(name, type));
+	}
+	/* The cluster: the root cgroup's own root domain when it is all the
+	 * rest (the root keeps those CPUs anyway), else a partition. */
+	dl_cpus_online(&online);
+	rest = online;
+	for (size_t i = 0; i < l->nparts; i++)
+		for (unsigned k = 0; k < ARRAY_SIZE(rest.bits); k++)
+			rest.bits[k] &= ~l->parts[i].cpus.bits[k];
+	l->cluster_partition = !dl_cpus_equal(&rest, &l->cluster);
+	STEP(res, "state", dl_layout_save(l));
+	cs_name(l, DL_CLUSTER, name, sizeof(name));
+	STEP(res, "cluster cgroup", make_cs(name, &l->cluster, &l->mems, NULL, 0));
+	if (l->cluster_partition)
+		STEP(res, "cluster partition", make_partition(name, "root"));
+	return 0;
+}
+
+static int destroy_v2(const struct dl_layout *l, struct dl_layout_result *res)
+{
+	char name[4200], path[4096];
+	int err = 0, e;
+
+	dl_wait_quiet(QUIET_TIMEOUT_MS);
+	for (int i = -1; i < (int)l->nparts; i++) {
+		cs_name(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
+		if (dl_cs_exists(name) && (e = dl_cs_move_all(name, "", false, res)) && !err)
+			err = e;
+	}
+	if (err)
+		return err;
+	for (int i = -1; i < (int)l->nparts; i++) {
+		char state[256];
+
+		cs_name(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
+		if (!dl_cs_exists(name))
+			continue;
+		/* Member first, so the removal itself changes no domain; never
+		 * empty a valid partition's cpus (the kernel loses the CPUs
+		 * from the root cgroup then). */
+		if (dl_cs_read(name, "cpuset.cpus.partition", state, sizeof(state)) == 0 &&
+		    strcmp(state, "member") != 0 && (e = dl_cs_write(name, "cpuset.cpus.partition", "member"))) {
+			err = dl_fail(e, "cannot turn /%s back into a member: %s", name, strerror(-e));
+			continue;
+		}
+		for (int tries = 0; tries < 5; tries++) {
+			e = dl_cs_remove(name);
+			if (e != -EBUSY)
+				break;
+			dl_cs_move_all(name, "", false, res);
+		}
+		if (e && !err)
+			err = dl_fail(e, "cannot remove cgroup /%s: %s", name, strerror(-e));
+	}
+	if (!err && l->enabled_subtree && subtree_has_cpuset() == 1 &&
+	    dl_cs_path("", "cgroup.subtree_control", path, sizeof(path)) == 0)
+		dl_write_file(path, "-cpuset"); /* refused while others use it: theirs now */
+	return err;
+}
+
+/* ---------------------------------------------------------------- API */
+
+static int destroy_any(struct dl_layout *l, struct dl_layout_result *res)
+{
+	int err;
+
+	snprintf(l->phase, sizeof(l->phase), "destroying");
+	dl_layout_save(l);
+	err = l->version == 1 ? destroy_v1(l, res) : destroy_v2(l, res);
+	if (err)
+		return err;
+	check_accounting(res);
+	return dl_layout_forget();
+}
+
+static int preflight(void)
+{
+	if (geteuid() != 0)
+		return dl_fail(-EPERM, "changing cpusets needs root");
+	if (dl_cpuset_version() < 0)
+		return dl_fail(-ENODEV, "no cpuset controller is mounted (cgroup v1 cpuset or cgroup v2 with cpuset)");
+	return 0;
+}
+
+DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res)
+{
+	struct dl_layout_result local;
+	struct dl_layout *existing;
+	struct cs_walk w;
+	char text[1024], buf[16];
+	int err, lock;
+
+	if (!res)
+		res = &local;
+	memset(res, 0, sizeof(*res));
+	if (!l)
+		return dl_fail(-EINVAL, "no layout");
+	if ((err = preflight()))
+		return err;
+	lock = dl_layout_lock();
+	if (lock < 0)
+		return lock;
+	if (dl_layout_load(&existing) == 0) {
+		err = dl_fail(-EEXIST, "a layout exists already (%s, made by pid %d): remove it first with dl-part destroy",
+			      dl_layout_text(existing, text, sizeof(text)), (int)existing->creator);
+		dl_layout_free(existing);
+		goto out;
+	}
+	l->version = dl_cpuset_version();
+	if ((err = dl_layout_validate(l)) || (err = leftovers(l)))
+		goto out;
+	w.l = l;
+	all_cpus(l, &w.all);
+	w.version = l->version;
+	err = l->version == 1 ? v1_conflicts(&w, "", 0) : v2_conflicts(&w);
+	if (err)
+		goto out;
+
+	l->creator = getpid();
+	l->created = time(NULL);
+	l->root_lb = -1;
+	if (l->version == 1 && dl_cs_read("", "cpuset.sched_load_balance", buf, sizeof(buf)) == 0)
+		l->root_lb = atoi(buf);
+	snprintf(l->phase, sizeof(l->phase), "creating");
+	/* The state first: whatever happens next, destroy finds it. */
+	err = step_begin(res, "state");
+	if (!err)
+		err = dl_layout_save(l);
+	if (err) {
+		char why[1024];
+
+		snprintf(why, sizeof(why), "%s", dl_errmsg());
+		dl_layout_forget();
+		dl_fail(err, "%s (nothing was left changed)", why);
+		goto out;
+	}
+	dl_step(res, "state");
+	err = l->version == 1 ? create_v1(l, res) : create_v2(l, res);
+	if (!err)
+		err = verify_domains(l);
+	if (err) {
+		/* Roll back whatever was done, keeping the first error's words. */
+		char why[1024];
+		struct dl_layout_result undo = { 0 };
+
+		snprintf(why, sizeof(why), "%s", dl_errmsg());
+		if (destroy_any(l, &undo) < 0) {
+			char again[1024];
+
+			snprintf(again, sizeof(again), "%s", dl_errmsg());
+			dl_fail(err, "%s; and the rollback failed: %s (run dl-part destroy)", why, again);
+		} else
+			dl_fail(err, "%s (nothing was left changed)", why);
+		goto out;
+	}
+	check_accounting(res);
+	snprintf(l->phase, sizeof(l->phase), "complete");
+	err = dl_layout_save(l);
+out:
+	close(lock);
+	return err;
+}
+
+DL_EXPORT int dl_layout_destroy(struct dl_layout_result *res)
+{
+	struct dl_layout_result local;
+	struct dl_layout *l;
+	int err, lock;
+
+	if (!res)
+		res = &local;
+	memset(res, 0, sizeof(*res));
+	if ((err = preflight()))
+		return err;
+	lock = dl_layout_lock();
+	if (lock < 0)
+		return lock;
+	err = dl_layout_load(&l);
+	if (!err) {
+		err = destroy_any(l, res);
+		dl_layout_free(l);
+	}
+	close(lock);
+	return err;
+}

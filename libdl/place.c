@@ -1,0 +1,203 @@
+/*
+ * place.c: tasks into a layout's partitions and cluster, and the layout
+ * as it is now.
+ *
+ * The order matters to the kernel: a deadline task must be allowed on
+ * every CPU of its root domain, so a thread joins the partition's cpuset
+ * first and asks for its reservation there, in that root domain.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "layout.h"
+
+/* The cgroup of member `name` of the layout in place. */
+static int member_cgroup(const char *name, char *buf, size_t len, struct dl_layout **out)
+{
+	struct dl_layout *l;
+	char list[1024];
+	size_t used = 0;
+	int err;
+
+	if (!name || !*name)
+		return dl_fail(-EINVAL, "no partition name");
+	err = dl_layout_load(&l);
+	if (err)
+		return err;
+	if (strcmp(name, DL_CLUSTER) == 0)
+		goto found;
+	for (size_t i = 0; i < l->nparts; i++)
+		if (strcmp(l->parts[i].name, name) == 0)
+			goto found;
+	list[0] = '\0';
+	for (size_t i = 0; i < l->nparts && used < sizeof(list); i++) {
+		int n = snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", l->parts[i].name);
+		used += n > 0 ? (size_t)n : 0;
+	}
+	dl_layout_free(l);
+	return dl_fail(-ENOENT, "no partition \"%s\" in the layout (partitions: %s; or the cluster)", name, list);
+found:
+	err = dl_layout_cgroup(l, name, buf, len);
+	if (out && !err)
+		*out = l;
+	else
+		dl_layout_free(l);
+	return err;
+}
+
+static int explain_attach(int err, pid_t tid, const char *cg)
+{
+	switch (err) {
+	case -EBUSY:
+		return dl_fail(err, "cannot move deadline thread %d into /%s: its bandwidth does not fit in that root domain (see dl-part status)",
+			       (int)tid, cg);
+	case -ESRCH:
+		return dl_fail(err, "no thread %d", (int)tid);
+	case -EINVAL:
+		return dl_fail(err, "thread %d cannot move into /%s: it is a kernel thread bound to its CPUs",
+			       (int)tid, cg);
+	case -ENOSPC:
+		return dl_fail(err, "cpuset /%s has no CPUs or memory nodes", cg);
+	case -EPERM:
+	case -EACCES:
+		return dl_fail(err, "moving tasks between cpusets needs root");
+	default:
+		return dl_fail(err, "cannot move thread %d into /%s: %s", (int)tid, cg, strerror(-err));
+	}
+}
+
+DL_EXPORT int dl_part_attach(const char *name, pid_t tid, unsigned int flags)
+{
+	char cg[4200], path[64];
+	struct dl_layout *l;
+	struct dirent *de;
+	DIR *d;
+	int err;
+
+	err = member_cgroup(name, cg, sizeof(cg), &l);
+	if (err)
+		return err;
+	if (tid == 0)
+		tid = (flags & DL_ATTACH_PROCESS) ? getpid() : gettid();
+	/* v2 moves whole processes anyway; v1 moves threads, one by one. */
+	if (!(flags & DL_ATTACH_PROCESS) || l->version == 2) {
+		dl_layout_free(l);
+		err = dl_cs_attach(cg, tid);
+		return err ? explain_attach(err, tid, cg) : 0;
+	}
+	dl_layout_free(l);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)tid);
+	d = opendir(path);
+	if (!d)
+		return dl_fail(-ESRCH, "no process %d", (int)tid);
+	while (!err && (de = readdir(d))) {
+		pid_t t = (pid_t)atoi(de->d_name);
+
+		if (t > 0 && (err = dl_cs_attach(cg, t)) == -ESRCH)
+			err = 0; /* exited meanwhile */
+		if (err)
+			err = explain_attach(err, t, cg);
+	}
+	closedir(d);
+	return err;
+}
+
+/* The cpuset a thread is in now, from /proc/TID/cpuset ("/libdl/x"). */
+static int current_cpuset(pid_t tid, char *buf, size_t len)
+{
+	char path[64], cs[4096];
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/cpuset", (int)tid);
+	err = dl_read_file(path, cs, sizeof(cs));
+	if (err)
+		return err;
+	return dl_pathf(buf, len, "%s", cs[0] == '/' ? cs + 1 : cs);
+}
+
+DL_EXPORT int dl_part_set(const char *name, pid_t tid, const struct dl_params *p)
+{
+	char before[4096], cg[4200], why[1024];
+	struct dl_params norm;
+	int err;
+
+	if (tid == 0)
+		tid = gettid();
+	err = dl_params_normalize(p, &norm);
+	if (err)
+		return err;
+	err = member_cgroup(name, cg, sizeof(cg), NULL);
+	if (err)
+		return err;
+	if (current_cpuset(tid, before, sizeof(before)) < 0)
+		before[0] = '\0';
+	err = dl_part_attach(name, tid, 0);
+	if (err)
+		return err;
+	err = dl_set(tid, &norm);
+	if (err) {
+		/* Back where it was: nothing changed. */
+		snprintf(why, sizeof(why), "%s", dl_errmsg());
+		dl_cs_attach(before, tid);
+		return dl_fail(err, "in %s /%s: %s", strcmp(name, DL_CLUSTER) ? "partition" : "the cluster",
+			       cg, why);
+	}
+	return 0;
+}
+
+DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
+{
+	struct dl_part_info *v;
+	struct dl_layout *l;
+	size_t n = 0;
+	int err;
+
+	*out = NULL;
+	*count = 0;
+	err = dl_layout_load(&l);
+	if (err)
+		return err;
+	v = calloc(l->nparts + 1, sizeof(*v));
+	if (!v) {
+		dl_layout_free(l);
+		return dl_fail(-ENOMEM, "out of memory");
+	}
+	for (int i = 0; i <= (int)l->nparts; i++) {
+		struct dl_part_info *pi = &v[n];
+		const char *member = i < (int)l->nparts ? l->parts[i].name : DL_CLUSTER;
+		char buf[4096];
+		int first = -1;
+
+		snprintf(pi->name, sizeof(pi->name), "%s", member);
+		pi->partition = i < (int)l->nparts;
+		if (dl_layout_cgroup(l, member, pi->cgroup, sizeof(pi->cgroup)) < 0 ||
+		    !dl_cs_exists(pi->cgroup))
+			continue; /* a half-made layout: report what exists */
+		if (dl_cs_read(pi->cgroup, l->version == 2 ? "cpuset.cpus.effective" : "cpuset.effective_cpus",
+			       buf, sizeof(buf)) == 0)
+			dl_cpus_parse(buf, &pi->cpus);
+		if (l->version == 2) {
+			if (dl_cs_read(pi->cgroup, "cpuset.cpus.partition", pi->state, sizeof(pi->state)) < 0)
+				snprintf(pi->state, sizeof(pi->state), "unknown");
+		} else {
+			snprintf(pi->state, sizeof(pi->state), "%s",
+				 dl_cs_read(pi->cgroup, "cpuset.cpu_exclusive", buf, sizeof(buf)) == 0 &&
+				 !strcmp(buf, "1") ? "exclusive" : "not exclusive");
+		}
+		dl_cs_count_threads(pi->cgroup, &pi->nthreads, &pi->ndeadline);
+		for (int c = 0; c < DL_CPUS_MAX && first < 0; c++)
+			if (dl_cpus_isset(&pi->cpus, c))
+				first = c;
+		if (first >= 0)
+			dl_rd_of_cpu(first, &pi->rd);
+		n++;
+	}
+	dl_layout_free(l);
+	*out = v;
+	*count = n;
+	return (int)n;
+}
