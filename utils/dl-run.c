@@ -25,6 +25,7 @@ struct dl_run {
 	bool all_threads;
 	bool check;
 	bool verbose;
+	const char *place; /* --partition NAME, or DL_CLUSTER */
 	char **command;
 };
 
@@ -47,6 +48,8 @@ static noreturn void usage(void)
 	       "     --overrun-signal    send SIGXCPU when the runtime overruns\n"
 	       "     --util-min N        utilization clamp minimum, 0..1024\n"
 	       "     --util-max N        utilization clamp maximum, 0..1024\n"
+	       "     --partition NAME    run in partition NAME of the dl-part(1) layout\n"
+	       "     --cluster           run in the layout's cluster\n"
 	       "     --pid PID           change a running process instead of running COMMAND\n"
 	       " -a, --all-threads       with --pid: every thread of PID (default: only PID)\n"
 	       "     --check             say whether the kernel would admit it, and why;\n"
@@ -77,6 +80,8 @@ enum {
 	OPT_UTIL_MAX,
 	OPT_PID,
 	OPT_CHECK,
+	OPT_PARTITION,
+	OPT_CLUSTER,
 };
 
 static void parse_args(struct dl_run *ctl, int argc, char **argv)
@@ -93,6 +98,8 @@ static void parse_args(struct dl_run *ctl, int argc, char **argv)
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "all-threads", no_argument, NULL, 'a' },
 		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "partition", required_argument, NULL, OPT_PARTITION },
+		{ "cluster", no_argument, NULL, OPT_CLUSTER },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -140,6 +147,16 @@ static void parse_args(struct dl_run *ctl, int argc, char **argv)
 		case OPT_CHECK:
 			ctl->check = true;
 			break;
+		case OPT_PARTITION:
+			if (ctl->place)
+				usage_error("give one --partition or --cluster");
+			ctl->place = optarg;
+			break;
+		case OPT_CLUSTER:
+			if (ctl->place)
+				usage_error("give one --partition or --cluster");
+			ctl->place = DL_CLUSTER;
+			break;
 		case 'v':
 			ctl->verbose = true;
 			break;
@@ -164,6 +181,8 @@ static void parse_args(struct dl_run *ctl, int argc, char **argv)
 		usage_error("give --pid or a COMMAND, not both");
 	if (!ctl->pid && !ctl->command && !ctl->check)
 		usage_error("no COMMAND to run (or --pid PID to change)");
+	if (ctl->place && ctl->check)
+		usage_error("--check does not take --partition or --cluster (see dl-part status)");
 }
 
 static const char *flags_text(uint64_t flags, char *buf, size_t len)
@@ -264,8 +283,16 @@ static int set_pid(const struct dl_run *ctl)
 	int err;
 
 	params_text(&ctl->params, text, sizeof(text));
+	if (ctl->place && ctl->all_threads) {
+		/* Every thread into the cpuset first, then the reservations. */
+		if (dl_part_attach(ctl->place, ctl->pid, DL_ATTACH_PROCESS) < 0) {
+			warnx_("cannot move pid %d into %s: %s", (int)ctl->pid, ctl->place, dl_errmsg());
+			return EXIT_FAILURE;
+		}
+	}
 	if (!ctl->all_threads) {
-		err = dl_set(ctl->pid, &ctl->params);
+		err = ctl->place ? dl_part_set(ctl->place, ctl->pid, &ctl->params)
+				 : dl_set(ctl->pid, &ctl->params);
 		if (err) {
 			warnx_("cannot set SCHED_DEADLINE on pid %d (%s): %s", (int)ctl->pid, text, dl_errmsg());
 			return EXIT_FAILURE;
@@ -310,7 +337,8 @@ int main(int argc, char **argv)
 	if (ctl.pid)
 		return set_pid(&ctl);
 
-	if (dl_set(0, &ctl.params) < 0)
+	/* Into the partition's cpuset first, then the reservation there. */
+	if ((ctl.place ? dl_part_set(ctl.place, 0, &ctl.params) : dl_set(0, &ctl.params)) < 0)
 		die(EXIT_FAILURE, "cannot set SCHED_DEADLINE (%s): %s",
 		    params_text(&ctl.params, text, sizeof(text)), dl_errmsg());
 	if (ctl.verbose)
