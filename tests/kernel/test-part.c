@@ -1,0 +1,492 @@
+/*
+ * dl-part on the host's cgroup v1 cpusets.  Only the suite's own cpusets
+ * and processes are touched (every create here is --no-move: moving the
+ * machine's tasks is the VM suites' job), and the root cpuset's
+ * sched_load_balance is restored after every test case, passed or not.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define MS 1000000ULL
+#define CPUSET "/sys/fs/cgroup/cpuset"
+
+static char out[16384], err[16384];
+static char root_lb[16];
+static char before[16384];
+
+/* Everything a create could change, as text: the cpuset tree with each
+ * cpuset's settings, the root's balancing, and the state file. */
+static void snapshot_dir(const char *dir, char *buf, size_t len)
+{
+	static const char *files[] = { "cpuset.cpus", "cpuset.mems", "cpuset.cpu_exclusive",
+				       "cpuset.sched_load_balance" };
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	size_t used = strlen(buf);
+
+	if (!d)
+		return;
+	used += (size_t)snprintf(buf + used, len - used, "%s:", dir);
+	for (size_t i = 0; i < ARRAY_SIZE(files) && used < len; i++) {
+		char path[4200], v[4096] = "?";
+
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		dl_read_file(path, v, sizeof(v));
+		used += (size_t)snprintf(buf + used, len - used, " %s", v);
+	}
+	if (used < len)
+		used += (size_t)snprintf(buf + used, len - used, "\n");
+	while ((de = readdir(d))) {
+		char sub[4200];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+		snapshot_dir(sub, buf, len);
+	}
+	closedir(d);
+}
+
+static void snapshot(char *buf, size_t len)
+{
+	buf[0] = '\0';
+	snapshot_dir(CPUSET, buf, len);
+	strncat(buf, access("/run/libdl/layout", F_OK) == 0 ? "state file\n" : "no state file\n",
+		len - strlen(buf) - 1);
+}
+
+static int dl_part(char *const args[])
+{
+	char *argv[32];
+	int i = 0;
+
+	argv[i++] = (char *)tl_tool("dl-part");
+	for (; *args && i < 31; args++)
+		argv[i++] = *args;
+	argv[i] = NULL;
+	return tl_run(argv, out, sizeof(out), err, sizeof(err));
+}
+#define DL_PART(...) dl_part((char *[]){ __VA_ARGS__, NULL })
+
+/* Destroy whatever layout a test left and put the root's balancing back.
+ * Runs before every test (a failed test leaves what it made), after the
+ * test case in the suite's own process, and at the end of main(). */
+static void restore_machine(void)
+{
+	char now[16] = "";
+
+	if (access("/run/libdl/layout", F_OK) == 0) {
+		struct dl_layout_result r;
+
+		if (dl_layout_destroy(&r) < 0)
+			tl_note("cleanup: destroy failed: %s", dl_errmsg());
+	}
+	dl_read_file(CPUSET "/cpuset.sched_load_balance", now, sizeof(now));
+	if (root_lb[0] && strcmp(now, root_lb) != 0) {
+		tl_note("cleanup: root sched_load_balance was %s, restoring %s", now, root_lb);
+		dl_write_file(CPUSET "/cpuset.sched_load_balance", root_lb);
+	}
+	rmdir(CPUSET "/libdl-test-conflict");
+}
+
+static void setup(void)
+{
+	/* A test that failed left what it made: its successor cleans up. */
+	restore_machine();
+	tl_settle();
+	snapshot(before, sizeof(before));
+}
+
+static void assert_unchanged(const char *what)
+{
+	char now[16384];
+
+	snapshot(now, sizeof(now));
+	ck_assert_msg(strcmp(now, before) == 0, "%s changed the system:\nbefore:\n%s\nafter:\n%s",
+		      what, before, now);
+}
+
+/* A child that joins `where` and holds runtime/period; -1 if refused. */
+static pid_t hog_in(const char *where, uint64_t runtime, uint64_t period, char *why, size_t len)
+{
+	int p[2];
+	pid_t pid;
+	char msg[1024] = "";
+
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	if (pid == 0) {
+		struct dl_params prm = { .runtime = runtime, .period = period };
+		int e = where ? dl_part_set(where, 0, &prm) : dl_set(0, &prm);
+
+		close(p[0]);
+		snprintf(msg, sizeof(msg), "%s", e ? dl_errmsg() : "ok");
+		if (write(p[1], msg, strlen(msg) + 1) < 0)
+			_exit(1);
+		close(p[1]);
+		if (e)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], msg, sizeof(msg) - 1) <= 0)
+		msg[0] = '\0';
+	close(p[0]);
+	if (why)
+		snprintf(why, len, "%s", msg);
+	if (strcmp(msg, "ok") != 0) {
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+static int64_t kernel_total(int cpu)
+{
+	uint64_t bw;
+	int64_t total = 0;
+
+	ck_assert_int_eq(dl_kernel_bw(cpu, &bw, &total), 0);
+	return total;
+}
+
+START_TEST(test_partition_is_its_own_root_domain)
+{
+	char why[1024];
+	pid_t a, b;
+	int64_t cpu1;
+
+	/* Control: the whole machine admits 0.5 and 0.41 together. */
+	a = hog_in(NULL, 5 * MS, 10 * MS, why, sizeof(why));
+	ck_assert_msg(a > 0, "%s", why);
+	b = hog_in(NULL, 41 * MS / 10, 10 * MS, why, sizeof(why));
+	ck_assert_msg(b > 0, "the machine refused 0.5 + 0.41: %s", why);
+	tl_kill(a);
+	tl_kill(b);
+	tl_settle();
+
+	ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+	ck_assert_msg(strstr(out, "root domain CPUs 0:"), "%s", out);
+	cpu1 = kernel_total(1);
+	a = hog_in("partition0", 5 * MS, 10 * MS, why, sizeof(why));
+	ck_assert_msg(a > 0, "%s", why);
+	/* The kernel counts it in CPU 0's root domain only. */
+	ck_assert_int_eq(kernel_total(0), 52428 + 524288);
+	ck_assert_int_eq(kernel_total(1), cpu1);
+	b = hog_in("partition0", 41 * MS / 10, 10 * MS, why, sizeof(why));
+	ck_assert_msg(b < 0, "the partition admitted 0.5 + 0.41");
+	ck_assert_msg(strstr(why, "admission refused") && strstr(why, "root domain CPUs 0 "), "%s", why);
+	/* The cluster still has room for it. */
+	b = hog_in(DL_CLUSTER, 41 * MS / 10, 10 * MS, why, sizeof(why));
+	ck_assert_msg(b > 0, "%s", why);
+	tl_kill(a);
+	tl_kill(b);
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+	assert_unchanged("create then destroy");
+}
+END_TEST
+
+START_TEST(test_dl_run_partition_and_cluster)
+{
+	char path[64], cs[256];
+	struct dl_params got;
+	pid_t pid;
+	int fd;
+
+	ck_assert_msg(DL_PART("create", "--partition", "rt=0", "--no-move") == 0, "%s", err);
+	pid = tl_spawn((char *[]){ (char *)tl_tool("dl-run"), "--partition", "rt", "-r", "2ms", "-p", "10ms",
+				   "--", "/bin/sleep", "30", NULL }, NULL);
+	ck_assert(tl_wait_policy(pid, DL_SCHED_DEADLINE, 5000));
+	snprintf(path, sizeof(path), "/proc/%d/cpuset", (int)pid);
+	ck_assert_int_eq(dl_read_file(path, cs, sizeof(cs)), 0);
+	ck_assert_str_eq(cs, "/libdl/rt");
+	ck_assert_int_eq(dl_get(pid, &got), DL_SCHED_DEADLINE);
+	ck_assert_uint_eq(got.runtime, 2 * MS);
+	/* dl-part list shows it there. */
+	ck_assert_int_eq(DL_PART("list"), 0);
+	ck_assert_msg(strstr(out, "1 threads (1 deadline)"), "%s", out);
+	ck_assert_int_eq(DL_PART("list", "--json"), 0);
+	ck_assert_msg(strstr(out, "\"name\":\"rt\",\"cgroup\":\"libdl/rt\",\"partition\":true,\"cpus\":\"0\""), "%s", out);
+	tl_kill(pid);
+
+	pid = tl_spawn((char *[]){ (char *)tl_tool("dl-run"), "--cluster", "-r", "1ms", "-p", "10ms",
+				   "--", "/bin/sleep", "30", NULL }, &fd);
+	ck_assert(tl_wait_policy(pid, DL_SCHED_DEADLINE, 5000));
+	snprintf(path, sizeof(path), "/proc/%d/cpuset", (int)pid);
+	ck_assert_int_eq(dl_read_file(path, cs, sizeof(cs)), 0);
+	ck_assert_str_eq(cs, "/libdl/cluster");
+	tl_kill(pid);
+	close(fd);
+
+	/* Refused there: the command is not left in the partition. */
+	ck_assert_int_eq(tl_run((char *[]){ (char *)tl_tool("dl-run"), "--partition", "rt", "-r", "9.5ms",
+					    "-p", "10ms", "--", "/bin/true", NULL }, out, sizeof(out), err, sizeof(err)), 1);
+	ck_assert_msg(strstr(err, "in partition /libdl/rt: admission refused"), "%s", err);
+	ck_assert_int_eq(tl_run((char *[]){ (char *)tl_tool("dl-run"), "--partition", "nope", "-r", "1ms",
+					    "-p", "10ms", "--", "/bin/true", NULL }, out, sizeof(out), err, sizeof(err)), 1);
+	ck_assert_msg(strstr(err, "no partition \"nope\" in the layout (partitions: rt; or the cluster)"), "%s", err);
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+	assert_unchanged("create, dl-run inside, destroy");
+}
+END_TEST
+
+static const struct {
+	const char *args[8];
+	int rc;
+	const char *says;
+} bad[] = {
+	{ { "create", "--partition", "5", "--no-move" }, 1, "CPU 5 does not exist (this machine has CPUs 0-1)" },
+	{ { "create", "--partition", "0", "--partition", "0-1", "--no-move" }, 1, "overlap at CPUs 0" },
+	{ { "create", "--partition", "0-1", "--no-move" }, 1, "no CPU left for the cluster" },
+	{ { "create", "--partition", "0", "--cluster", "0", "--no-move" }, 1, "the cluster (CPUs 0) overlaps the partitions" },
+	{ { "create", "--partition", "0-", "--no-move" }, 2, "range \"0-\" has no end" },
+	{ { "create", "--partition", "a/b=0", "--no-move" }, 2, "invalid partition name \"a/b\"" },
+	{ { "create", "--partition", "x=0", "--partition", "x=1", "--no-move" }, 2, "two partitions are named \"x\"" },
+	{ { "create", "--partition", "cluster=0", "--no-move" }, 2, "is the cluster's name" },
+	{ { "create", "--partition", "0", "--mems", "5", "--no-move" }, 1, "memory nodes 5 are not all online" },
+	{ { "create", "--no-move" }, 2, "needs at least one --partition" },
+	{ { "create", "--partition", "0", "--bogus" }, 2, "unknown option '--bogus'" },
+	{ { "explode" }, 2, "unknown command 'explode'" },
+	{ { "destroy" }, 1, "no layout" },
+	{ { "list", "--partition", "0" }, 2, "list takes no option" },
+};
+
+/* Each bad input: its message, and nothing changed. */
+START_TEST(test_bad_input)
+{
+	char *args[10];
+	int n = 0, rc;
+
+	for (; n < 8 && bad[_i].args[n]; n++)
+		args[n] = (char *)bad[_i].args[n];
+	args[n] = NULL;
+	rc = dl_part(args);
+	ck_assert_msg(rc == bad[_i].rc, "case %d: exit %d, want %d: %s", _i, rc, bad[_i].rc, err);
+	ck_assert_msg(strstr(err, bad[_i].says), "case %d: \"%s\" lacks \"%s\"", _i, err, bad[_i].says);
+	assert_unchanged("a bad input");
+}
+END_TEST
+
+START_TEST(test_conflicting_cpuset_named)
+{
+	ck_assert_int_eq(mkdir(CPUSET "/libdl-test-conflict", 0755), 0);
+	ck_assert_int_eq(dl_write_file(CPUSET "/libdl-test-conflict/cpuset.cpus", "0"), 0);
+	snapshot(before, sizeof(before));
+	ck_assert_int_eq(DL_PART("create", "--partition", "0", "--no-move"), 1);
+	ck_assert_msg(strstr(err, "cpuset /libdl-test-conflict has CPUs 0"), "%s", err);
+	ck_assert_msg(strstr(err, "remove /libdl-test-conflict or narrow its cpuset.cpus"), "%s", err);
+	assert_unchanged("a conflicting cpuset");
+	ck_assert_int_eq(rmdir(CPUSET "/libdl-test-conflict"), 0);
+}
+END_TEST
+
+START_TEST(test_existing_layout_refused)
+{
+	ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+	snapshot(before, sizeof(before));
+	ck_assert_int_eq(DL_PART("create", "--partition", "1", "--no-move"), 1);
+	ck_assert_msg(strstr(err, "a layout exists already (partition0=0 cluster=1"), "%s", err);
+	assert_unchanged("a second create");
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+}
+END_TEST
+
+START_TEST(test_unprivileged)
+{
+	char *argv[] = { "/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+			 (char *)tl_tool("dl-part"), "create", "--partition", "0", NULL };
+	char copy[] = "/tmp/libdl-part-XXXXXX";
+	char bin[64];
+
+	/* A copy nobody can run: the build tree may be private. */
+	ck_assert_ptr_nonnull(mkdtemp(copy));
+	chmod(copy, 0755);
+	snprintf(bin, sizeof(bin), "%s/dl-part", copy);
+	ck_assert_int_eq(tl_run((char *[]){ "/bin/cp", (char *)tl_tool("dl-part"), bin, NULL }, NULL, 0, NULL, 0), 0);
+	argv[4] = bin;
+	ck_assert_int_eq(tl_run(argv, out, sizeof(out), err, sizeof(err)), 1);
+	ck_assert_msg(strstr(err, "changing cpusets needs root"), "%s", err);
+	tl_run((char *[]){ "/bin/rm", "-rf", copy, NULL }, NULL, 0, NULL, 0);
+	assert_unchanged("an unprivileged create");
+}
+END_TEST
+
+/* A failure at any step rolls back everything done before it. */
+START_TEST(test_rollback_from_every_step)
+{
+	int step;
+
+	for (step = 1; step < 20; step++) {
+		char env[64];
+		int rc;
+
+		snprintf(env, sizeof(env), "%d", step);
+		setenv("LIBDL_TEST_FAIL_AT_STEP", env, 1);
+		rc = DL_PART("create", "--partition", "0", "--no-move");
+		unsetenv("LIBDL_TEST_FAIL_AT_STEP");
+		if (rc == 0)
+			break; /* past the last step */
+		ck_assert_int_eq(rc, 1);
+		ck_assert_msg(strstr(err, "failure injected") && strstr(err, "nothing was left changed"),
+			      "step %d: %s", step, err);
+		assert_unchanged("a create failing half-way");
+	}
+	ck_assert_int_gt(step, 4); /* state, parent, cluster, partition, root */
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+	assert_unchanged("the last create and its destroy");
+}
+END_TEST
+
+/* Killed after any step, a create is undone by a fresh destroy. */
+START_TEST(test_destroy_after_kill_at_every_step)
+{
+	int step;
+
+	for (step = 1; step < 20; step++) {
+		char env[64];
+		int rc;
+
+		snprintf(env, sizeof(env), "%d", step);
+		setenv("LIBDL_TEST_KILL_AFTER_STEP", env, 1);
+		rc = DL_PART("create", "--partition", "0", "--no-move");
+		unsetenv("LIBDL_TEST_KILL_AFTER_STEP");
+		if (rc == 0)
+			break;
+		ck_assert_msg(rc == 128 + SIGKILL, "step %d: exit %d: %s", step, rc, err);
+		ck_assert_msg(DL_PART("destroy") == 0, "step %d: destroy: %s", step, err);
+		assert_unchanged("a killed create, then destroy");
+	}
+	ck_assert_int_gt(step, 4);
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+	assert_unchanged("the last create and its destroy");
+}
+END_TEST
+
+/* Two creates at once: one wins, the other is told; nothing half-made. */
+START_TEST(test_concurrent_creates)
+{
+	char *a[] = { (char *)tl_tool("dl-part"), "create", "--partition", "0", "--no-move", NULL };
+	char *b[] = { (char *)tl_tool("dl-part"), "create", "--partition", "one=1", "--cluster", "0", "--no-move", NULL };
+	int ra, rb, ok;
+	pid_t pa, pb;
+
+	for (int round = 0; round < 5; round++) {
+		char *log = "/tmp/libdl-test-concurrent.err";
+
+		pa = fork();
+		if (pa == 0) {
+			freopen(log, "w", stderr);
+			freopen("/dev/null", "w", stdout);
+			execv(a[0], a);
+			_exit(127);
+		}
+		pb = fork();
+		if (pb == 0) {
+			freopen("/tmp/libdl-test-concurrent2.err", "w", stderr);
+			freopen("/dev/null", "w", stdout);
+			execv(b[0], b);
+			_exit(127);
+		}
+		ra = tl_wait(pa);
+		rb = tl_wait(pb);
+		ok = (ra == 0) + (rb == 0);
+		ck_assert_msg(ok == 1, "round %d: %d creates succeeded (exits %d, %d)", round, ok, ra, rb);
+		{
+			char e[4096] = "";
+
+			dl_read_file(ra ? log : "/tmp/libdl-test-concurrent2.err", e, sizeof(e));
+			ck_assert_msg(strstr(e, "another dl-part create or destroy is running") ||
+				      strstr(e, "a layout exists already"), "round %d: the loser said: %s", round, e);
+		}
+		ck_assert_int_eq(DL_PART("list"), 0);
+		ck_assert_msg(strstr(out, ra == 0 ? "partition0" : "one"), "%s", out);
+		ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+		assert_unchanged("two creates and a destroy");
+	}
+	unlink("/tmp/libdl-test-concurrent.err");
+	unlink("/tmp/libdl-test-concurrent2.err");
+}
+END_TEST
+
+/* The kernel bug's recipe, done by the library: a deadline task exits in
+ * the cluster and the layout is destroyed at once.  The accounting must
+ * come out right and a new reservation be admitted. */
+START_TEST(test_destroy_right_after_a_deadline_exit)
+{
+	for (int round = 0; round < 3; round++) {
+		struct dl_rd rd0;
+		struct dl_drift *d;
+		size_t n;
+		int rc;
+		pid_t p;
+
+		ck_assert_int_eq(dl_rd_of_cpu(0, &rd0), 0);
+		ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+		rc = tl_run((char *[]){ (char *)tl_tool("dl-run"), "--cluster", "-r", "2.5ms", "-p", "8ms",
+					"--", "/bin/sleep", "0.2", NULL }, out, sizeof(out), err, sizeof(err));
+		ck_assert_msg(rc == 0, "%s", err);
+		ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+		ck_assert_int_eq(dl_drift_check(2000, &d, &n), 0);
+		free(d);
+		p = hog_in(NULL, 1 * MS, 10 * MS, err, sizeof(err));
+		ck_assert_msg(p > 0, "round %d: a 0.1 reservation was refused after destroy: %s", round, err);
+		tl_kill(p);
+		tl_settle();
+		{
+			struct dl_rd rd1;
+
+			ck_assert_int_eq(dl_rd_of_cpu(0, &rd1), 0);
+			ck_assert_int_eq(rd1.total_bw, rd0.total_bw);
+		}
+	}
+	assert_unchanged("create, a deadline exit, destroy");
+}
+END_TEST
+
+static Suite *make(void)
+{
+	Suite *s = suite_create("part");
+	TCase *tc = tcase_create("layout");
+	dl_cpus_t online;
+
+	if (dl_cpuset_version() != 1)
+		tl_skip_all("the host suites need cgroup v1 cpusets (cgroup v2 is tested in the VM suites)");
+	dl_cpus_online(&online);
+	if (dl_cpus_count(&online) != 2)
+		tl_skip_all("the host suites are written for the 2-CPU machines (this one has %d)", dl_cpus_count(&online));
+	if (access("/run/libdl/layout", F_OK) == 0)
+		tl_skip_all("a dl-part layout is in place on this machine: the tests will not touch it");
+	dl_read_file(CPUSET "/cpuset.sched_load_balance", root_lb, sizeof(root_lb));
+	tcase_add_unchecked_fixture(tc, NULL, restore_machine);
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_partition_is_its_own_root_domain);
+	tcase_add_test(tc, test_dl_run_partition_and_cluster);
+	tcase_add_loop_test(tc, test_bad_input, 0, ARRAY_SIZE(bad));
+	tcase_add_test(tc, test_conflicting_cpuset_named);
+	tcase_add_test(tc, test_existing_layout_refused);
+	tcase_add_test(tc, test_unprivileged);
+	tcase_add_test(tc, test_rollback_from_every_step);
+	tcase_add_test(tc, test_destroy_after_kill_at_every_step);
+	tcase_add_test(tc, test_concurrent_creates);
+	tcase_add_test(tc, test_destroy_right_after_a_deadline_exit);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	int ret = tl_main(make, TL_KERNEL);
+
+	restore_machine();
+	return ret;
+}
