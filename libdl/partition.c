@@ -507,7 +507,10 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 	w.l = l;
 	all_cpus(l, &w.all);
 	w.version = l->version;
-	err = l->version == 1 ? v1_conflicts(&w, "", 0) : v2_conflicts(&w);
+	/* LIBDL_TEST_NO_PRECHECK: the tests let the kernel find a conflict
+	 * itself, to prove its own verdict is read back and rolled back. */
+	if (!getenv("LIBDL_TEST_NO_PRECHECK"))
+		err = l->version == 1 ? v1_conflicts(&w, "", 0) : v2_conflicts(&w);
 	if (err)
 		goto out;
 

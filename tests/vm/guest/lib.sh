@@ -46,3 +46,40 @@ done_testing() {
 	echo "1..$n"
 	[ "$failed" = 0 ]
 }
+
+# The cpuset controller's mount, and whether it is cgroup v2.
+if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	CS=/sys/fs/cgroup
+	V2=1
+else
+	CS=/sys/fs/cgroup/cpuset
+	V2=0
+fi
+
+# Everything a layout could change, as text: the cgroup tree with each
+# cgroup's cpuset settings, the root's, and the state file.
+snapshot() {
+	find "$CS" -type d | sort | while read -r d; do
+		line="$d:"
+		for f in cpuset.cpus cpuset.mems cpuset.cpu_exclusive cpuset.sched_load_balance \
+			cpuset.cpus.partition cgroup.subtree_control; do
+			[ -f "$d/$f" ] && line="$line $f=$(cat "$d/$f" 2>/dev/null)"
+		done
+		echo "$line"
+	done
+	[ -e /run/libdl/layout ] && echo "state file"
+}
+
+# Every task of the system is in the root cgroup (/proc/PID/cpuset).
+all_in_root() {
+	away=$(cat /proc/[0-9]*/task/[0-9]*/cpuset 2>/dev/null | grep -vc '^/$')
+	[ "$away" = 0 ] && return 0
+	echo "# $away tasks outside the root cgroup"
+	return 1
+}
+
+# PF_NO_SETAFFINITY (0x04000000) in /proc/TID/stat's flags: cannot move.
+pinned() {
+	flags=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $7 }')
+	[ -n "$flags" ] && [ $((flags & 0x04000000)) != 0 ]
+}
