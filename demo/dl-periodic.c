@@ -24,6 +24,7 @@ struct ctl {
 	uint64_t work;
 	uint64_t jobs;
 	const char *name;
+	bool quiet;
 };
 
 static uint64_t thread_cpu_ns(void)
@@ -65,7 +66,7 @@ static void print_proc_sched(void)
 
 static noreturn void usage(void)
 {
-	printf("Usage: %s [-r TIME -p TIME [-d TIME]] [--work TIME] [--jobs N] [--name NAME]\n"
+	printf("Usage: %s [-r TIME -p TIME [-d TIME]] [--work TIME] [--jobs N] [--name NAME] [--quiet]\n"
 	       "Run N periodic jobs of --work CPU time each and report response times.\n",
 	       program_name);
 	exit(EXIT_SUCCESS);
@@ -80,6 +81,7 @@ int main(int argc, char **argv)
 		{ "work", required_argument, NULL, 'w' },
 		{ "jobs", required_argument, NULL, 'n' },
 		{ "name", required_argument, NULL, 'N' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -91,7 +93,7 @@ int main(int argc, char **argv)
 	int opt;
 
 	util_init(argv[0]);
-	while ((opt = getopt_long(argc, argv, "+:r:d:p:w:n:N:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:r:d:p:w:n:N:qh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
 			ctl.params.runtime = opt_time("--runtime", optarg);
@@ -111,6 +113,9 @@ int main(int argc, char **argv)
 			break;
 		case 'N':
 			ctl.name = optarg;
+			break;
+		case 'q':
+			ctl.quiet = true;
 			break;
 		case 'h':
 			usage();
@@ -139,11 +144,12 @@ int main(int argc, char **argv)
 		skipped += job.skipped;
 	}
 
-	if (dl_get(0, &got) == DL_SCHED_DEADLINE)
+	if (!ctl.quiet && dl_get(0, &got) == DL_SCHED_DEADLINE)
 		printf("%s: reservation (sched_getattr): runtime %s, deadline %s, period %s\n",
 		       ctl.name, fmt_time(got.runtime, a), fmt_time(got.deadline, b),
 		       fmt_time(got.period, c));
-	print_proc_sched();
+	if (!ctl.quiet)
+		print_proc_sched();
 	qsort(resp, ctl.jobs, sizeof(*resp), cmp_u64);
 	printf("%s: %" PRIu64 " jobs of %s work: response min %s avg %s p99 %s max %s; "
 	       "%" PRIu64 " deadline misses (%" PRIu64 " periods skipped)\n",
