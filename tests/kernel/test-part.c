@@ -228,6 +228,28 @@ START_TEST(test_dl_run_partition_and_cluster)
 	tl_kill(pid);
 	close(fd);
 
+	/* A running multi-threaded process, every thread moved, then set. */
+	{
+		char line[256], pidstr[16];
+		pid_t t[3];
+
+		pid = tl_spawn((char *[]){ (char *)tl_helper("tests/kernel/dl-spin"), "3", NULL }, &fd);
+		ck_assert_int_gt(tl_read_line(fd, line, sizeof(line), 5000), 0);
+		close(fd);
+		ck_assert_int_eq(sscanf(line, "ready %d %d %d", &t[0], &t[1], &t[2]), 3);
+		snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+		ck_assert_msg(tl_run((char *[]){ (char *)tl_tool("dl-run"), "--partition", "rt", "-r", "1ms", "-p", "10ms",
+						 "--pid", pidstr, "--all-threads", NULL }, out, sizeof(out), err, sizeof(err)) == 0,
+			      "%s", err);
+		for (int i = 0; i < 3; i++) {
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/cpuset", (int)pid, (int)t[i]);
+			ck_assert_int_eq(dl_read_file(path, cs, sizeof(cs)), 0);
+			ck_assert_str_eq(cs, "/libdl/rt");
+			ck_assert_int_eq(dl_get(t[i], &got), DL_SCHED_DEADLINE);
+		}
+		tl_kill(pid);
+	}
+
 	/* Refused there: the command is not left in the partition. */
 	ck_assert_int_eq(tl_run((char *[]){ (char *)tl_tool("dl-run"), "--partition", "rt", "-r", "9.5ms",
 					    "-p", "10ms", "--", "/bin/true", NULL }, out, sizeof(out), err, sizeof(err)), 1);
