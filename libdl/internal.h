@@ -71,18 +71,16 @@ char *dl_rd_text(const struct dl_rd *rd, char *buf, size_t len);
 int dl_rd_spans(dl_cpus_t **spans, size_t *count);
 int dl_kernel_bw(int cpu, uint64_t *bw, int64_t *total_bw);
 int dl_kernel_bw_all(int64_t *kbw, int64_t *ktotal, int ncpus);
+void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *tasks,
+		size_t ntasks, const int64_t *kbw, const int64_t *ktotal);
+int64_t *dl_kernel_bw_read(void); /* 2 x DL_CPUS_MAX: bw, then total_bw; NULL */
 int dl_debugfs_path(char *buf, size_t len);
 int dl_fair_server_bw(int cpu, uint64_t *bw);
 int dl_rt_bw(uint64_t *bw, bool *unlimited);
 
-/* tasks.c: the live deadline threads, with their bandwidth and CPU. */
-struct dl_tinfo {
-	pid_t pid;
-	pid_t tid;
-	int cpu;
-	struct dl_params params;
-};
-int dl_scan_threads(struct dl_tinfo **out, size_t *count);
+/* tasks.c: the live deadline threads; with details, their names,
+ * cpusets and CPU time too.  Unsorted, no root domains. */
+int dl_scan(pid_t only, bool details, struct dl_task **out, size_t *count);
 
 /* cgroup.c: libcgroup, initialised once; its codes mapped to -errno. */
 int dl_cg_init(void);

@@ -174,6 +174,25 @@ struct dl_rd {
 int dl_rd_list(struct dl_rd **rds, size_t *count);
 int dl_rd_of_cpu(int cpu, struct dl_rd *rd);
 
+/* Every SCHED_DEADLINE thread (dl_tasks_list(3)). */
+struct dl_task {
+	pid_t pid;
+	pid_t tid;
+	char comm[17];         /* the thread's name */
+	struct dl_params params;
+	uint64_t bw;           /* runtime / period, DL_BW_UNIT = 1.0 */
+	int cpu;               /* the CPU it last ran on */
+	int rd;                /* its root domain: an index into dl_snapshot()'s rds */
+	dl_cpus_t rd_cpus;     /* that root domain's CPUs */
+	char cpuset[256];      /* its cpuset ("/libdl/partition0"); "" if unknown */
+	uint64_t exec_ns;      /* CPU time used so far (schedstat) */
+	uint64_t when_ns;      /* CLOCK_MONOTONIC when exec_ns was read */
+};
+int dl_tasks_list(pid_t pid, struct dl_task **tasks, size_t *count);
+int dl_snapshot(pid_t pid, struct dl_task **tasks, size_t *ntasks,
+		struct dl_rd **rds, size_t *nrds);
+uint64_t dl_task_used_per_period(const struct dl_task *before, const struct dl_task *now);
+
 /* Kernel accounting drift (see libdeadline(3), BUGS). */
 struct dl_drift {
 	dl_cpus_t cpus;       /* the root domain */

@@ -422,9 +422,8 @@ static uint64_t cpu_capacity(int cpu)
 	return cap;
 }
 
-static void fill_rd(struct dl_rd *rd, const dl_cpus_t *span,
-		    const struct dl_tinfo *tasks, size_t ntasks,
-		    const int64_t *kbw, const int64_t *ktotal)
+void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *tasks,
+		size_t ntasks, const int64_t *kbw, const int64_t *ktotal)
 {
 	uint64_t capsum = 0;
 	int first = -1;
@@ -464,44 +463,23 @@ static void fill_rd(struct dl_rd *rd, const dl_cpus_t *span,
 	rd->free_bw = rd->unlimited ? INT64_MAX : (int64_t)rd->capacity - rd->total_bw;
 }
 
-DL_EXPORT int dl_rd_list(struct dl_rd **out, size_t *count)
+/* The kernel's per-CPU figures, bw then total_bw; NULL when unreadable. */
+int64_t *dl_kernel_bw_read(void)
 {
-	struct dl_tinfo *tasks = NULL;
-	dl_cpus_t *spans = NULL;
-	int64_t *kbw;
-	struct dl_rd *rds;
-	size_t nspans = 0, ntasks = 0;
-	int err;
+	int64_t *kbw = calloc(2 * DL_CPUS_MAX, sizeof(*kbw));
 
-	*out = NULL;
-	*count = 0;
-	err = dl_rd_spans(&spans, &nspans);
-	if (err)
-		return dl_fail(err, "cannot work out the root domains: %s", strerror(-err));
-	err = dl_scan_threads(&tasks, &ntasks);
-	if (err) {
-		free(spans);
-		return dl_fail(err, "cannot list the deadline threads: %s", strerror(-err));
-	}
-	rds = calloc(nspans ? nspans : 1, sizeof(*rds));
-	if (!rds) {
-		free(spans);
-		free(tasks);
-		return dl_fail(-ENOMEM, "out of memory");
-	}
-	kbw = calloc(2 * DL_CPUS_MAX, sizeof(*kbw));
 	if (kbw && dl_kernel_bw_all(kbw, kbw + DL_CPUS_MAX, DL_CPUS_MAX) < 0) {
 		free(kbw);
 		kbw = NULL;
 	}
-	for (size_t i = 0; i < nspans; i++)
-		fill_rd(&rds[i], &spans[i], tasks, ntasks, kbw, kbw ? kbw + DL_CPUS_MAX : NULL);
-	free(kbw);
-	free(spans);
-	free(tasks);
-	*out = rds;
-	*count = nspans;
-	return (int)nspans;
+	return kbw;
+}
+
+DL_EXPORT int dl_rd_list(struct dl_rd **out, size_t *count)
+{
+	int err = dl_snapshot(0, NULL, NULL, out, count);
+
+	return err < 0 ? err : (int)*count;
 }
 
 DL_EXPORT int dl_rd_of_cpu(int cpu, struct dl_rd *rd)

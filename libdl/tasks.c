@@ -1,10 +1,11 @@
 /*
- * tasks.c: find the live deadline threads.
+ * tasks.c: every SCHED_DEADLINE thread, and its root domain.
  *
  * One readdir of /proc, one of each /proc/PID/task, and one
- * sched_getattr(2) per thread (cheaper than opening a file per thread);
- * only the deadline threads then get their /proc/TID/stat read, for the
- * CPU they run on.  Threads that exit during the scan are skipped.
+ * sched_getattr(2) per thread: cheaper than reading a /proc file per
+ * thread, as ps(1) does.  Only deadline threads then have their stat,
+ * comm, cpuset and schedstat read.  Threads that exit during the scan
+ * are skipped: they are not errors.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,9 +14,8 @@
 
 #include "internal.h"
 
-static pid_t dirent_pid(const struct dirent *de)
+static pid_t dirent_pid(const char *p)
 {
-	const char *p = de->d_name;
 	long v = 0;
 
 	if (*p < '1' || *p > '9')
@@ -30,11 +30,11 @@ static pid_t dirent_pid(const struct dirent *de)
 	return (pid_t)v;
 }
 
-static int add(struct dl_tinfo **v, size_t *n, size_t *cap, const struct dl_tinfo *t)
+static int add(struct dl_task **v, size_t *n, size_t *cap, const struct dl_task *t)
 {
 	if (*n == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 32;
-		struct dl_tinfo *nv = realloc(*v, ncap * sizeof(**v));
+		struct dl_task *nv = realloc(*v, ncap * sizeof(**v));
 
 		if (!nv)
 			return -ENOMEM;
@@ -45,9 +45,28 @@ static int add(struct dl_tinfo **v, size_t *n, size_t *cap, const struct dl_tinf
 	return 0;
 }
 
-int dl_scan_threads(struct dl_tinfo **out, size_t *count)
+/* Name, cpuset and CPU time of a deadline thread; false if it exited. */
+static bool details(struct dl_task *t)
 {
-	struct dl_tinfo *v = NULL;
+	char path[96], buf[512];
+	unsigned long long exec = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)t->pid, (int)t->tid);
+	if (dl_read_file(path, t->comm, sizeof(t->comm)) < 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/cpuset", (int)t->pid, (int)t->tid);
+	if (dl_read_file(path, t->cpuset, sizeof(t->cpuset)) < 0)
+		t->cpuset[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)t->pid, (int)t->tid);
+	t->when_ns = dl_now_ns();
+	if (dl_read_file(path, buf, sizeof(buf)) == 0 && sscanf(buf, "%llu", &exec) == 1)
+		t->exec_ns = exec;
+	return true;
+}
+
+int dl_scan(pid_t only, bool want_details, struct dl_task **out, size_t *count)
+{
+	struct dl_task *v = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *proc;
@@ -62,9 +81,9 @@ int dl_scan_threads(struct dl_tinfo **out, size_t *count)
 		char path[64];
 		struct dirent *te;
 		DIR *task;
-		pid_t pid = dirent_pid(de);
+		pid_t pid = dirent_pid(de->d_name);
 
-		if (!pid)
+		if (!pid || (only && pid != only))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 		task = opendir(path);
@@ -72,8 +91,8 @@ int dl_scan_threads(struct dl_tinfo **out, size_t *count)
 			continue; /* exited */
 		while ((te = readdir(task))) {
 			struct dl_sched_attr attr;
-			struct dl_tinfo t;
-			pid_t tid = dirent_pid(te);
+			struct dl_task t;
+			pid_t tid = dirent_pid(te->d_name);
 
 			if (!tid || dl_sys_getattr(tid, &attr) < 0 ||
 			    attr.sched_policy != DL_SCHED_DEADLINE)
@@ -88,8 +107,10 @@ int dl_scan_threads(struct dl_tinfo **out, size_t *count)
 							     DL_FLAG_RECLAIM | DL_FLAG_DL_OVERRUN);
 			t.params.util_min = attr.sched_util_min;
 			t.params.util_max = attr.sched_util_max;
+			t.bw = dl_params_bw(&t.params);
+			t.rd = -1;
 			t.cpu = dl_task_cpu(tid);
-			if (t.cpu < 0)
+			if (t.cpu < 0 || (want_details && !details(&t)))
 				continue; /* exited */
 			err = add(&v, &n, &cap, &t);
 			if (err)
@@ -105,4 +126,96 @@ int dl_scan_threads(struct dl_tinfo **out, size_t *count)
 	*out = v;
 	*count = n;
 	return 0;
+}
+
+/* By root domain, then the largest bandwidth first, then TID. */
+static int by_rd_then_bw(const void *a, const void *b)
+{
+	const struct dl_task *x = a, *y = b;
+
+	if (x->rd != y->rd)
+		return x->rd < y->rd ? -1 : 1;
+	if (x->bw != y->bw)
+		return x->bw > y->bw ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+DL_EXPORT int dl_snapshot(pid_t pid, struct dl_task **tasks, size_t *ntasks,
+			  struct dl_rd **rds, size_t *nrds)
+{
+	struct dl_task *all = NULL;
+	struct dl_rd *r = NULL;
+	dl_cpus_t *spans = NULL;
+	size_t nall = 0, nspans = 0, keep = 0;
+	int64_t *kbw;
+	int err;
+
+	if (tasks)
+		*tasks = NULL;
+	if (ntasks)
+		*ntasks = 0;
+	if (rds)
+		*rds = NULL;
+	if (nrds)
+		*nrds = 0;
+	err = dl_rd_spans(&spans, &nspans);
+	if (err)
+		return dl_fail(err, "cannot work out the root domains: %s", strerror(-err));
+	/* Every root domain's bandwidth needs every task, whatever the filter. */
+	err = dl_scan(0, tasks != NULL, &all, &nall);
+	if (err) {
+		free(spans);
+		return dl_fail(err, "cannot list the deadline threads: %s", strerror(-err));
+	}
+	for (size_t i = 0; i < nall; i++)
+		for (size_t k = 0; k < nspans; k++)
+			if (dl_cpus_isset(&spans[k], all[i].cpu)) {
+				all[i].rd = (int)k;
+				all[i].rd_cpus = spans[k];
+			}
+	if (rds) {
+		r = calloc(nspans ? nspans : 1, sizeof(*r));
+		if (!r) {
+			free(spans);
+			free(all);
+			return dl_fail(-ENOMEM, "out of memory");
+		}
+		kbw = dl_kernel_bw_read();
+		for (size_t k = 0; k < nspans; k++)
+			dl_rd_fill(&r[k], &spans[k], all, nall, kbw, kbw ? kbw + DL_CPUS_MAX : NULL);
+		free(kbw);
+		*rds = r;
+		if (nrds)
+			*nrds = nspans;
+	}
+	free(spans);
+	if (!tasks) {
+		free(all);
+		return 0;
+	}
+	for (size_t i = 0; i < nall; i++)
+		if (!pid || all[i].pid == pid)
+			all[keep++] = all[i];
+	qsort(all, keep, sizeof(*all), by_rd_then_bw);
+	*tasks = all;
+	if (ntasks)
+		*ntasks = keep;
+	return (int)keep;
+}
+
+DL_EXPORT int dl_tasks_list(pid_t pid, struct dl_task **tasks, size_t *count)
+{
+	return dl_snapshot(pid, tasks, count, NULL, NULL);
+}
+
+/* CPU time a thread used per period between two readings of it. */
+DL_EXPORT uint64_t dl_task_used_per_period(const struct dl_task *before, const struct dl_task *now)
+{
+	uint64_t dt, dexec;
+
+	if (!before || !now || now->when_ns <= before->when_ns || now->exec_ns < before->exec_ns)
+		return 0;
+	dt = now->when_ns - before->when_ns;
+	dexec = now->exec_ns - before->exec_ns;
+	return (uint64_t)(((unsigned __int128)dexec * now->params.period) / dt);
 }
