@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -114,4 +115,20 @@ int opt_pid(const char *opt, const char *arg)
 const char *fmt_time(uint64_t ns, char buf[32])
 {
 	return dl_time_format(ns, buf, 32);
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL), .tv_nsec = (long)(ns % 1000000000ULL) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
 }

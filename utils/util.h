@@ -34,6 +34,10 @@ uint64_t opt_time(const char *opt, const char *arg);
 uint32_t opt_uint(const char *opt, const char *arg, uint32_t max);
 int opt_pid(const char *opt, const char *arg);
 
+/* CLOCK_MONOTONIC, and sleeping through signals. */
+uint64_t now_ns(void);
+void sleep_ns(uint64_t ns);
+
 /* "200ms" and friends, into the caller's buffer. */
 const char *fmt_time(uint64_t ns, char buf[32]);
 

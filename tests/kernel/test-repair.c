@@ -90,6 +90,13 @@ START_TEST(test_status_and_repair)
 	ck_assert_msg(strstr(out, "\"drifted\":true"), "%s", out);
 	p = tl_dl_hog(1 * MS, 10 * MS);
 	ck_assert_msg(p < 0, "a reservation was admitted on the corrupted root domain");
+	/* dl-stat shows it drifted, with the difference and the repair. */
+	ck_assert_int_eq(tl_run((char *[]){ (char *)tl_tool("dl-stat"), "--domains", NULL },
+				out, sizeof(out), err, sizeof(err)), 0);
+	ck_assert_msg(strstr(out, "DRIFTED: the kernel counts -") && strstr(out, "repair it with dl-part repair"), "%s", out);
+	ck_assert_int_eq(tl_run((char *[]){ (char *)tl_tool("dl-stat"), "--json", "--domains", NULL },
+				out, sizeof(out), err, sizeof(err)), 0);
+	ck_assert_msg(strstr(out, "\"drift\":\"drifted\",\"drift_bw\":-"), "%s", out);
 
 	rc = dl_part("repair");
 	ck_assert_msg(rc == 0, "repair exit %d: %s%s", rc, out, err);

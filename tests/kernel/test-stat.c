@@ -1,0 +1,328 @@
+/*
+ * dl-stat against the running kernel: it lists exactly the deadline
+ * threads started here with the kernel's parameters, its free bandwidth
+ * predicts the kernel's answer, its computed figures (unprivileged) agree
+ * with the kernel's own (root, debugfs), threads exiting mid-scan never
+ * break it, and --watch output parses.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define MS 1000000ULL
+
+static char out[65536], err[16384];
+static char copydir[] = "/tmp/libdl-stat-XXXXXX";
+static char copy[128];
+
+static int dl_stat(char *const args[])
+{
+	char *argv[32];
+	int i = 0;
+
+	argv[i++] = (char *)tl_tool("dl-stat");
+	for (; *args && i < 31; args++)
+		argv[i++] = *args;
+	argv[i] = NULL;
+	return tl_run(argv, out, sizeof(out), err, sizeof(err));
+}
+#define DL_STAT(...) dl_stat((char *[]){ __VA_ARGS__, NULL })
+
+static int dl_stat_nobody(char *const args[])
+{
+	char *argv[32] = { "/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", copy };
+	int i = 5;
+
+	for (; *args && i < 31; args++)
+		argv[i++] = *args;
+	argv[i] = NULL;
+	return tl_run(argv, out, sizeof(out), err, sizeof(err));
+}
+
+static void setup(void)
+{
+	if (access("/run/libdl/layout", F_OK) == 0)
+		dl_layout_destroy(NULL);
+	tl_settle();
+}
+
+static void teardown(void)
+{
+	if (access("/run/libdl/layout", F_OK) == 0)
+		dl_layout_destroy(NULL);
+}
+
+static pid_t run_sleep(char *const opts[])
+{
+	char *argv[32];
+	int i = 0;
+	pid_t pid;
+
+	argv[i++] = (char *)tl_tool("dl-run");
+	for (; *opts; opts++)
+		argv[i++] = *opts;
+	argv[i++] = "--";
+	argv[i++] = "/bin/sleep";
+	argv[i++] = "30";
+	argv[i] = NULL;
+	pid = tl_spawn(argv, NULL);
+	ck_assert_int_gt(pid, 0);
+	ck_assert(tl_wait_policy(pid, DL_SCHED_DEADLINE, 5000));
+	return pid;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* A field of the JSON object that holds `anchor`, e.g. "free_bw". */
+static long long field_after(const char *json, const char *anchor, const char *key)
+{
+	const char *p = strstr(json, anchor), *q;
+	char k[64];
+
+	ck_assert_msg(p, "no %s in %s", anchor, json);
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	q = strstr(p, k);
+	ck_assert_msg(q, "no %s after %s", key, anchor);
+	return atoll(q + strlen(k));
+}
+
+START_TEST(test_lists_exactly_our_tasks)
+{
+	struct dl_params spin = { .runtime = 1 * MS, .period = 20 * MS };
+	char line[256], want[512], pidstr[16];
+	pid_t a, b, c, t[3];
+	int fd;
+
+	a = run_sleep((char *[]){ "-r", "2ms", "-d", "5ms", "-p", "10ms", "-R", NULL });
+	b = tl_spawn((char *[]){ (char *)tl_helper("tests/kernel/dl-spin"), "3", NULL }, &fd);
+	ck_assert_int_gt(tl_read_line(fd, line, sizeof(line), 5000), 0);
+	close(fd);
+	ck_assert_int_eq(sscanf(line, "ready %d %d %d", &t[0], &t[1], &t[2]), 3);
+	ck_assert_int_eq(dl_set_process(b, &spin, 0, NULL, NULL), 3);
+	ck_assert_msg(tl_run((char *[]){ (char *)tl_tool("dl-part"), "create", "--partition", "p=0", "--no-move", NULL },
+			     out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
+	c = run_sleep((char *[]){ "--partition", "p", "-r", "3ms", "-p", "30ms", NULL });
+
+	ck_assert_int_eq(DL_STAT("--json", "--tasks"), 0);
+	ck_assert_msg(count(out, "\"tid\":") == 5, "not exactly our 5 threads: %s", out);
+	snprintf(want, sizeof(want), "\"pid\":%d,\"tid\":%d,\"comm\":\"sleep\",\"runtime_ns\":2000000,\"deadline_ns\":5000000,\"period_ns\":10000000,\"bw\":209715,\"util_ppm\":199999,\"flags\":[\"reset-on-fork\"],\"cpuset\":\"/\"",
+		 (int)a, (int)a);
+	ck_assert_msg(strstr(out, want), "%s lacks %s", out, want);
+	for (int i = 0; i < 3; i++) {
+		snprintf(want, sizeof(want), "\"pid\":%d,\"tid\":%d,\"comm\":\"dl-spin\",\"runtime_ns\":1000000,\"deadline_ns\":20000000,\"period_ns\":20000000",
+			 (int)b, (int)t[i]);
+		ck_assert_msg(strstr(out, want), "%s lacks %s", out, want);
+	}
+	snprintf(want, sizeof(want), "\"tid\":%d,\"comm\":\"sleep\",\"runtime_ns\":3000000,\"deadline_ns\":30000000,\"period_ns\":30000000,\"bw\":104857,\"util_ppm\":99999,\"flags\":[],\"cpuset\":\"/libdl/p\",\"cpu\":0,",
+		 (int)c);
+	ck_assert_msg(strstr(out, want), "%s lacks %s", out, want);
+	ck_assert_msg(strstr(strstr(out, want), "\"root_domain_cpus\":\"0\""), "%s", out);
+
+	/* The table says the same. */
+	ck_assert_int_eq(dl_stat((char *[]){ NULL }), 0);
+	snprintf(want, sizeof(want), "%-7d %-7d %-16s %9s %9s %9s 0.2000 R     ", (int)a, (int)a, "sleep", "2ms", "5ms", "10ms");
+	ck_assert_msg(strstr(out, want), "%s lacks [%s]", out, want);
+	ck_assert_msg(strstr(out, "/libdl/p"), "%s", out);
+	/* Root domains: the partition's and the cluster's. */
+	ck_assert_int_eq(DL_STAT("--json", "--domains"), 0);
+	ck_assert_msg(count(out, "\"id\":") == 2, "%s", out);
+	ck_assert_msg(strstr(out, "\"cpus\":\"0\",\"ncpus\":1") && strstr(out, "\"cpus\":\"1\",\"ncpus\":1"), "%s", out);
+
+	/* -p: one process's threads. */
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)b);
+	ck_assert_int_eq(DL_STAT("-p", pidstr, "--json", "-t"), 0);
+	ck_assert_int_eq(count(out, "\"tid\":"), 3);
+	tl_kill(a);
+	tl_kill(b);
+	tl_kill(c);
+}
+END_TEST
+
+/* Just under the free bandwidth dl-stat reports: admitted; just over:
+ * refused.  Two 0.5 tasks first, so less than one CPU is free. */
+START_TEST(test_free_predicts_admission)
+{
+	pid_t h1 = tl_dl_hog(5 * MS, 10 * MS), h2 = tl_dl_hog(5 * MS, 10 * MS), p;
+	uint64_t period = 100 * MS, runtime;
+	long long freebw;
+
+	ck_assert(h1 > 0 && h2 > 0);
+	ck_assert_int_eq(DL_STAT("--json", "--domains"), 0);
+	ck_assert_msg(count(out, "\"id\":") == 1, "%s", out);
+	freebw = field_after(out, "\"id\":0", "free_bw");
+	ck_assert_int_gt(freebw, 0);
+	ck_assert_int_lt(freebw, (long long)DL_BW_UNIT);
+	runtime = (uint64_t)(((unsigned __int128)freebw * period) >> DL_BW_SHIFT);
+	while (dl_params_bw(&(struct dl_params){ .runtime = runtime + 1, .period = period }) <= (uint64_t)freebw)
+		runtime++;
+	p = tl_dl_hog(runtime + 20000, period);
+	ck_assert_msg(p < 0, "admitted above the free bandwidth dl-stat reported");
+	p = tl_dl_hog(runtime - 1000, period);
+	ck_assert_msg(p > 0, "refused below the free bandwidth dl-stat reported");
+	tl_kill(p);
+	tl_kill(h1);
+	tl_kill(h2);
+}
+END_TEST
+
+/* Root reads the kernel's figures; nobody cannot and computes them: the
+ * two agree, and nobody is told what it could not read. */
+START_TEST(test_kernel_and_computed_agree)
+{
+	static const char *keys[] = { "ncpus", "cpu_bw", "capacity", "fair_bw", "tasks_bw",
+				      "deadline_threads", "total_bw", "free_bw" };
+	char root[65536];
+	pid_t h = tl_dl_hog(3 * MS, 10 * MS);
+
+	ck_assert(h > 0);
+	ck_assert_int_eq(DL_STAT("--json", "--domains"), 0);
+	memcpy(root, out, sizeof(root));
+	ck_assert_msg(strstr(root, "\"kernel_figures\":true") && strstr(root, "\"from_kernel\":true"), "%s", root);
+	ck_assert_int_eq(dl_stat_nobody((char *[]){ "--json", "--domains", NULL }), 0);
+	ck_assert_msg(strstr(out, "\"kernel_figures\":false") && strstr(out, "\"from_kernel\":false"), "%s", out);
+	ck_assert_msg(strstr(out, "cannot be read"), "%s", out);
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		ck_assert_msg(field_after(root, "\"id\":0", keys[i]) == field_after(out, "\"id\":0", keys[i]),
+			      "%s: kernel %lld, computed %lld", keys[i], field_after(root, "\"id\":0", keys[i]),
+			      field_after(out, "\"id\":0", keys[i]));
+	/* The text says so too, instead of failing. */
+	ck_assert_int_eq(dl_stat_nobody((char *[]){ NULL }), 0);
+	ck_assert_msg(strstr(out, "(computed)") && strstr(out, "they need root"), "%s", out);
+	tl_kill(h);
+}
+END_TEST
+
+/* Deadline threads that come and go while dl-stat scans. */
+static void *churn_thread(void *arg)
+{
+	struct dl_params p = { .runtime = 100 * 1000, .period = 50 * MS };
+
+	(void)arg;
+	dl_set(0, &p);
+	dl_sleep_ns(1 * MS);
+	return NULL;
+}
+
+static pid_t churn(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;) {
+			pthread_t t[8];
+
+			for (int i = 0; i < 8; i++)
+				pthread_create(&t[i], NULL, churn_thread, NULL);
+			for (int i = 0; i < 8; i++)
+				pthread_join(t[i], NULL);
+		}
+	}
+	return pid;
+}
+
+START_TEST(test_threads_exiting_mid_scan)
+{
+	pid_t c = churn();
+
+	ck_assert_int_gt(c, 0);
+	dl_sleep_ns(50 * MS);
+	/* Each one-shot run may wait up to 2 s for the exited threads' bandwidth
+	 * to settle: a dozen runs, and a fast --watch. */
+	for (int i = 0; i < 12; i++) {
+		int rc = i % 2 ? DL_STAT("--json") : dl_stat((char *[]){ NULL });
+
+		ck_assert_msg(rc == 0, "run %d: exit %d: %s", i, rc, err);
+		ck_assert_msg(i % 2 ? out[0] == '{' : strncmp(out, "RD ", 3) == 0, "run %d: %s", i, out);
+	}
+	ck_assert_int_eq(DL_STAT("--watch", "10ms", "-n", "20"), 0);
+	tl_kill(c);
+}
+END_TEST
+
+START_TEST(test_watch_output_parses)
+{
+	pid_t a = run_sleep((char *[]){ "-r", "1ms", "-p", "10ms", NULL });
+	char *line, *save;
+	int frames = 0, lines = 0;
+
+	ck_assert_int_eq(DL_STAT("--watch", "100ms", "-n", "3"), 0);
+	ck_assert_int_eq(count(out, "dl-stat: 1 deadline thread, 1 root domain, every 100ms"), 3);
+	ck_assert_msg(strchr(out, '\033') == NULL, "escape codes when stdout is not a terminal");
+	ck_assert_int_eq(count(out, "USED/PER"), 3);
+	ck_assert_int_eq(DL_STAT("--json", "-w", "100ms", "-n", "3"), 0);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int depth = 0;
+
+		lines++;
+		ck_assert_msg(line[0] == '{' && line[strlen(line) - 1] == '}', "%s", line);
+		for (char *p = line; *p; p++)
+			depth += *p == '{' || *p == '[' ? 1 : *p == '}' || *p == ']' ? -1 : 0;
+		ck_assert_int_eq(depth, 0);
+		ck_assert(strstr(line, "\"used_per_period_ns\":"));
+		frames += strstr(line, "\"used_per_period_ns\":null") == NULL;
+	}
+	ck_assert_int_eq(lines, 3);
+	ck_assert_int_eq(frames, 2); /* the first frame has no earlier reading */
+	tl_kill(a);
+}
+END_TEST
+
+START_TEST(test_bad_usage)
+{
+	ck_assert_int_eq(DL_STAT("--count", "3"), 2);
+	ck_assert(strstr(err, "--count needs --watch"));
+	ck_assert_int_eq(DL_STAT("--tasks", "--domains"), 2);
+	ck_assert_int_eq(DL_STAT("-w", "1ms"), 2);
+	ck_assert(strstr(err, "at least 10ms"));
+	ck_assert_int_eq(DL_STAT("-p", "x"), 2);
+	ck_assert_int_eq(DL_STAT("extra"), 2);
+}
+END_TEST
+
+static Suite *make(void)
+{
+	Suite *s = suite_create("stat");
+	TCase *tc = tcase_create("stat");
+
+	if (access("/run/libdl/layout", F_OK) == 0)
+		tl_skip_all("a dl-part layout is in place on this machine: the tests will not touch it");
+	if (!mkdtemp(copydir))
+		tl_skip_all("cannot make a temporary folder");
+	chmod(copydir, 0755);
+	snprintf(copy, sizeof(copy), "%s/dl-stat", copydir);
+	tl_run((char *[]){ "/bin/cp", (char *)tl_tool("dl-stat"), copy, NULL }, NULL, 0, NULL, 0);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_lists_exactly_our_tasks);
+	tcase_add_test(tc, test_free_predicts_admission);
+	tcase_add_test(tc, test_kernel_and_computed_agree);
+	tcase_add_test(tc, test_threads_exiting_mid_scan);
+	tcase_add_test(tc, test_watch_output_parses);
+	tcase_add_test(tc, test_bad_usage);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	int ret = tl_main(make, TL_KERNEL);
+
+	unlink(copy);
+	rmdir(copydir);
+	if (access("/run/libdl/layout", F_OK) == 0)
+		dl_layout_destroy(NULL);
+	return ret;
+}
