@@ -76,6 +76,11 @@ static void explain_eperm(pid_t tid, char *buf, size_t len)
 			for (int c = 0; c < DL_CPUS_MAX && c < CPU_SETSIZE; c++)
 				if (CPU_ISSET(c, &mask))
 					dl_cpus_set(&affinity, c);
+			if (!dl_cpus_isset(&affinity, cpu)) {
+				snprintf(buf, len, "permission denied: thread %d is asleep on CPU %d, outside the CPUs it may now use (%s): the kernel admits it into the root domain of the CPU it is on, and a sleeping thread moves only when it wakes; set the reservation once it has run (or start it where it belongs: dl-run --partition NAME -- COMMAND)",
+					 (int)tid, cpu, dl_cpus_format(&affinity, aff, sizeof(aff)));
+				return;
+			}
 			if (!dl_cpus_subset(&rd.cpus, &affinity)) {
 				snprintf(buf, len, "permission denied: the task's CPU affinity (CPUs %s) does not cover its root domain (CPUs %s); a deadline task must be allowed on every CPU of its root domain: instead of taskset, put it in a cpuset partition of the CPUs it should use (dl-part create --partition %s, then dl-run --partition)",
 					 dl_cpus_format(&affinity, aff, sizeof(aff)),

@@ -70,6 +70,49 @@ static int explain_attach(int err, pid_t tid, const char *cg)
 	}
 }
 
+/*
+ * A sleeping thread moved into a cpuset stays on its old CPU until it
+ * wakes, and the kernel admits a reservation into the root domain of the
+ * CPU a thread is on: give moved threads a moment to get there.
+ */
+#define MIGRATE_WAIT_NS 200000000ULL
+
+static void wait_migrated(const char *cg, pid_t tid, bool process)
+{
+	uint64_t until = dl_now_ns() + MIGRATE_WAIT_NS;
+	char buf[4096], path[64];
+	dl_cpus_t cpus;
+
+	if (dl_cs_read(cg, dl_cpuset_version() == 2 ? "cpuset.cpus.effective" : "cpuset.effective_cpus",
+		       buf, sizeof(buf)) < 0 || dl_cpus_parse(buf, &cpus) < 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)tid);
+	for (;;) {
+		bool all = true;
+
+		if (process) {
+			struct dirent *de;
+			DIR *d = opendir(path);
+
+			while (d && (de = readdir(d))) {
+				int c, t = atoi(de->d_name);
+
+				if (t > 0 && (c = dl_task_cpu(t)) >= 0 && !dl_cpus_isset(&cpus, c))
+					all = false;
+			}
+			if (d)
+				closedir(d);
+		} else {
+			int c = dl_task_cpu(tid);
+
+			all = c < 0 || dl_cpus_isset(&cpus, c);
+		}
+		if (all || dl_now_ns() >= until)
+			return;
+		dl_sleep_ns(2000000);
+	}
+}
+
 DL_EXPORT int dl_part_attach(const char *name, pid_t tid, unsigned int flags)
 {
 	char cg[4200], path[64];
@@ -87,7 +130,10 @@ DL_EXPORT int dl_part_attach(const char *name, pid_t tid, unsigned int flags)
 	if (!(flags & DL_ATTACH_PROCESS) || l->version == 2) {
 		dl_layout_free(l);
 		err = dl_cs_attach(cg, tid);
-		return err ? explain_attach(err, tid, cg) : 0;
+		if (err)
+			return explain_attach(err, tid, cg);
+		wait_migrated(cg, tid, flags & DL_ATTACH_PROCESS || l->version == 2);
+		return 0;
 	}
 	dl_layout_free(l);
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)tid);
@@ -103,6 +149,8 @@ DL_EXPORT int dl_part_attach(const char *name, pid_t tid, unsigned int flags)
 			err = explain_attach(err, t, cg);
 	}
 	closedir(d);
+	if (!err)
+		wait_migrated(cg, tid, true);
 	return err;
 }
 

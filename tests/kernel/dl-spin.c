@@ -1,8 +1,10 @@
 /*
  * dl-spin: a helper process for the kernel suites.
  *
- *   dl-spin THREADS     start THREADS-1 more threads, print "ready PID TID..."
- *                       then sleep until killed
+ *   dl-spin THREADS     start THREADS-1 more threads, print "ready PID TID...";
+ *                       every thread wakes every 10 ms until killed
+ *   dl-spin --pause N   the same, but the threads sleep in pause() and
+ *                       never wake
  *   dl-spin --yield N   with a reservation (from dl-run): N periods of
  *                       sched_yield(), then print "done"
  */
@@ -18,6 +20,17 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int started;
 static pid_t tids[256];
+static int never_wake;
+
+static void idle(void)
+{
+	for (;;) {
+		if (never_wake)
+			pause();
+		else
+			usleep(10000);
+	}
+}
 
 static void *thread(void *arg)
 {
@@ -26,8 +39,7 @@ static void *thread(void *arg)
 	started++;
 	pthread_cond_broadcast(&cond);
 	pthread_mutex_unlock(&lock);
-	for (;;)
-		pause();
+	idle();
 	return NULL;
 }
 
@@ -40,6 +52,11 @@ int main(int argc, char **argv)
 			sched_yield();
 		puts("done");
 		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "--pause") == 0) {
+		never_wake = 1;
+		argv++;
+		argc--;
 	}
 	n = argc > 1 ? atoi(argv[1]) : 1;
 	if (n < 1 || n > 256)
@@ -63,6 +80,5 @@ int main(int argc, char **argv)
 		printf(" %d", (int)tids[i]);
 	printf("\n");
 	fflush(stdout);
-	for (;;)
-		pause();
+	idle();
 }

@@ -250,6 +250,22 @@ START_TEST(test_dl_run_partition_and_cluster)
 		tl_kill(pid);
 	}
 
+	/* Threads asleep on the other CPU that never wake cannot be admitted
+	 * into the partition's root domain yet: said so. */
+	{
+		char line[256], pidstr[16];
+
+		pid = tl_spawn((char *[]){ "/usr/bin/taskset", "-c", "1", (char *)tl_helper("tests/kernel/dl-spin"),
+					   "--pause", "2", NULL }, &fd);
+		ck_assert_int_gt(tl_read_line(fd, line, sizeof(line), 5000), 0);
+		close(fd);
+		snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+		ck_assert_int_eq(tl_run((char *[]){ (char *)tl_tool("dl-run"), "--partition", "rt", "-r", "1ms", "-p", "10ms",
+						    "--pid", pidstr, "--all-threads", NULL }, out, sizeof(out), err, sizeof(err)), 1);
+		ck_assert_msg(strstr(err, "is asleep on CPU 1, outside the CPUs it may now use (0)"), "%s", err);
+		tl_kill(pid);
+	}
+
 	/* Refused there: the command is not left in the partition. */
 	ck_assert_int_eq(tl_run((char *[]){ (char *)tl_tool("dl-run"), "--partition", "rt", "-r", "9.5ms",
 					    "-p", "10ms", "--", "/bin/true", NULL }, out, sizeof(out), err, sizeof(err)), 1);
