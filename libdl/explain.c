@@ -76,7 +76,16 @@ static void explain_eperm(pid_t tid, char *buf, size_t len)
 			for (int c = 0; c < DL_CPUS_MAX && c < CPU_SETSIZE; c++)
 				if (CPU_ISSET(c, &mask))
 					dl_cpus_set(&affinity, c);
-			if (!dl_cpus_isset(&affinity, cpu)) {
+			struct dl_rd there;
+			int first = -1;
+
+			for (int c = 0; c < DL_CPUS_MAX && first < 0; c++)
+				if (dl_cpus_isset(&affinity, c))
+					first = c;
+			/* Outside its CPUs, which would cover the root domain it
+			 * is bound for: it has not moved there yet. */
+			if (!dl_cpus_isset(&affinity, cpu) && first >= 0 &&
+			    dl_rd_of_cpu(first, &there) == 0 && dl_cpus_subset(&there.cpus, &affinity)) {
 				snprintf(buf, len, "permission denied: thread %d is asleep on CPU %d, outside the CPUs it may now use (%s): the kernel admits it into the root domain of the CPU it is on, and a sleeping thread moves only when it wakes; set the reservation once it has run (or start it where it belongs: dl-run --partition NAME -- COMMAND)",
 					 (int)tid, cpu, dl_cpus_format(&affinity, aff, sizeof(aff)));
 				return;
