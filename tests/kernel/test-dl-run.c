@@ -19,14 +19,7 @@ static char out[16384], err[16384];
 
 static int dl_run(char *const args[])
 {
-	char *argv[64];
-	int i = 0;
-
-	argv[i++] = (char *)tl_tool("dl-run");
-	for (; *args && i < 63; args++)
-		argv[i++] = *args;
-	argv[i] = NULL;
-	return tl_run(argv, out, sizeof(out), err, sizeof(err));
+	return tl_run_tool("dl-run", args, out, sizeof(out), err, sizeof(err));
 }
 
 #define DL_RUN(...) dl_run((char *[]){ __VA_ARGS__, NULL })
@@ -214,15 +207,11 @@ END_TEST
 
 START_TEST(test_pid_one_thread)
 {
-	char line[256], pidstr[16];
+	char pidstr[16];
 	struct dl_params got;
-	int fd;
 	pid_t tids[3];
-	pid_t pid = tl_spawn((char *[]){ (char *)tl_helper("tests/kernel/dl-spin"), "3", NULL }, &fd);
+	pid_t pid = tl_spawn_spin(3, false, NULL, tids);
 
-	ck_assert_int_gt(tl_read_line(fd, line, sizeof(line), 5000), 0);
-	close(fd);
-	ck_assert_int_eq(sscanf(line, "ready %d %d %d", &tids[0], &tids[1], &tids[2]), 3);
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
 	ck_assert_int_eq(DL_RUN("-r", "2ms", "-p", "40ms", "--pid", pidstr), 0);
 	ck_assert_int_eq(dl_get(pid, &got), DL_SCHED_DEADLINE);
@@ -237,15 +226,11 @@ END_TEST
 
 START_TEST(test_pid_all_threads)
 {
-	char line[256], pidstr[16];
+	char pidstr[16];
 	struct dl_params got;
-	int fd;
 	pid_t tids[4];
-	pid_t pid = tl_spawn((char *[]){ (char *)tl_helper("tests/kernel/dl-spin"), "4", NULL }, &fd);
+	pid_t pid = tl_spawn_spin(4, false, NULL, tids);
 
-	ck_assert_int_gt(tl_read_line(fd, line, sizeof(line), 5000), 0);
-	close(fd);
-	ck_assert_int_eq(sscanf(line, "ready %d %d %d %d", &tids[0], &tids[1], &tids[2], &tids[3]), 4);
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
 	ck_assert_int_eq(DL_RUN("-v", "-r", "1ms", "-d", "5ms", "-p", "50ms", "--pid", pidstr, "--all-threads"), 0);
 	for (int i = 0; i < 4; i++) {

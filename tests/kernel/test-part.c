@@ -66,14 +66,7 @@ static void snapshot(char *buf, size_t len)
 
 static int dl_part(char *const args[])
 {
-	char *argv[32];
-	int i = 0;
-
-	argv[i++] = (char *)tl_tool("dl-part");
-	for (; *args && i < 31; args++)
-		argv[i++] = *args;
-	argv[i] = NULL;
-	return tl_run(argv, out, sizeof(out), err, sizeof(err));
+	return tl_run_tool("dl-part", args, out, sizeof(out), err, sizeof(err));
 }
 #define DL_PART(...) dl_part((char *[]){ __VA_ARGS__, NULL })
 
@@ -230,13 +223,10 @@ START_TEST(test_dl_run_partition_and_cluster)
 
 	/* A running multi-threaded process, every thread moved, then set. */
 	{
-		char line[256], pidstr[16];
+		char pidstr[16];
 		pid_t t[3];
 
-		pid = tl_spawn((char *[]){ (char *)tl_helper("tests/kernel/dl-spin"), "3", NULL }, &fd);
-		ck_assert_int_gt(tl_read_line(fd, line, sizeof(line), 5000), 0);
-		close(fd);
-		ck_assert_int_eq(sscanf(line, "ready %d %d %d", &t[0], &t[1], &t[2]), 3);
+		pid = tl_spawn_spin(3, false, NULL, t);
 		snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
 		ck_assert_msg(tl_run((char *[]){ (char *)tl_tool("dl-run"), "--partition", "rt", "-r", "1ms", "-p", "10ms",
 						 "--pid", pidstr, "--all-threads", NULL }, out, sizeof(out), err, sizeof(err)) == 0,
@@ -253,12 +243,10 @@ START_TEST(test_dl_run_partition_and_cluster)
 	/* Threads asleep on the other CPU that never wake cannot be admitted
 	 * into the partition's root domain yet: said so. */
 	{
-		char line[256], pidstr[16];
+		char pidstr[16];
+		pid_t t[2];
 
-		pid = tl_spawn((char *[]){ "/usr/bin/taskset", "-c", "1", (char *)tl_helper("tests/kernel/dl-spin"),
-					   "--pause", "2", NULL }, &fd);
-		ck_assert_int_gt(tl_read_line(fd, line, sizeof(line), 5000), 0);
-		close(fd);
+		pid = tl_spawn_spin(2, true, "1", t);
 		snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
 		ck_assert_int_eq(tl_run((char *[]){ (char *)tl_tool("dl-run"), "--partition", "rt", "-r", "1ms", "-p", "10ms",
 						    "--pid", pidstr, "--all-threads", NULL }, out, sizeof(out), err, sizeof(err)), 1);
@@ -359,19 +347,27 @@ START_TEST(test_unprivileged)
 }
 END_TEST
 
+/* dl-part create with a test hook set to `step`. */
+static int create_with(const char *hook, int step)
+{
+	char env[16];
+	int rc;
+
+	snprintf(env, sizeof(env), "%d", step);
+	setenv(hook, env, 1);
+	rc = DL_PART("create", "--partition", "0", "--no-move");
+	unsetenv(hook);
+	return rc;
+}
+
 /* A failure at any step rolls back everything done before it. */
 START_TEST(test_rollback_from_every_step)
 {
 	int step;
 
 	for (step = 1; step < 20; step++) {
-		char env[64];
-		int rc;
+		int rc = create_with("LIBDL_TEST_FAIL_AT_STEP", step);
 
-		snprintf(env, sizeof(env), "%d", step);
-		setenv("LIBDL_TEST_FAIL_AT_STEP", env, 1);
-		rc = DL_PART("create", "--partition", "0", "--no-move");
-		unsetenv("LIBDL_TEST_FAIL_AT_STEP");
 		if (rc == 0)
 			break; /* past the last step */
 		ck_assert_int_eq(rc, 1);
@@ -391,13 +387,8 @@ START_TEST(test_destroy_after_kill_at_every_step)
 	int step;
 
 	for (step = 1; step < 20; step++) {
-		char env[64];
-		int rc;
+		int rc = create_with("LIBDL_TEST_KILL_AFTER_STEP", step);
 
-		snprintf(env, sizeof(env), "%d", step);
-		setenv("LIBDL_TEST_KILL_AFTER_STEP", env, 1);
-		rc = DL_PART("create", "--partition", "0", "--no-move");
-		unsetenv("LIBDL_TEST_KILL_AFTER_STEP");
 		if (rc == 0)
 			break;
 		ck_assert_msg(rc == 128 + SIGKILL, "step %d: exit %d: %s", step, rc, err);

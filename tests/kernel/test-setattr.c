@@ -17,7 +17,6 @@
 #define MS 1000000ULL
 #define US 1000ULL
 
-static pid_t spawn_spin(int threads, pid_t *tids);
 
 /* Each test runs in its own forked process (check's CK_FORK), so the
  * calling thread's policy dies with it. */
@@ -160,7 +159,7 @@ START_TEST(test_clear_sleeping_thread_frees_bandwidth)
 	struct dl_rd before, during, after;
 
 	tl_settle();
-	pid = spawn_spin(1, tids);
+	pid = tl_spawn_spin(1, false, NULL, tids);
 	ck_assert_int_eq(dl_rd_of_cpu(0, &before), 0);
 	ck_assert_msg(dl_set(pid, &p) == 0, "%s", dl_errmsg());
 	ck_assert_int_eq(dl_rd_of_cpu(0, &during), 0);
@@ -211,30 +210,11 @@ START_TEST(test_other_thread)
 }
 END_TEST
 
-static pid_t spawn_spin(int threads, pid_t *tids)
-{
-	char n[16], line[1024], *save, *tok;
-	int fd, i = 0;
-	pid_t pid;
-
-	snprintf(n, sizeof(n), "%d", threads);
-	pid = tl_spawn((char *[]){ (char *)tl_helper("tests/kernel/dl-spin"), n, NULL }, &fd);
-	ck_assert_int_gt(pid, 0);
-	ck_assert_int_gt(tl_read_line(fd, line, sizeof(line), 5000), 0);
-	close(fd);
-	tok = strtok_r(line, " ", &save);
-	ck_assert_str_eq(tok, "ready");
-	while ((tok = strtok_r(NULL, " ", &save)) && i < threads)
-		tids[i++] = atoi(tok);
-	ck_assert_int_eq(i, threads);
-	return pid;
-}
-
 START_TEST(test_process_all_threads)
 {
 	struct dl_params p = { .runtime = 1 * MS, .period = 100 * MS }, got;
 	struct dl_thread_status *st;
-	pid_t tids[4], pid = spawn_spin(4, tids);
+	pid_t tids[4], pid = tl_spawn_spin(4, false, NULL, tids);
 	size_t n;
 	int ret = dl_set_process(pid, &p, 0, &st, &n);
 
@@ -265,7 +245,7 @@ START_TEST(test_process_reports_and_rolls_back)
 	dl_cpus_online(&online);
 	if (dl_cpus_count(&online) < 2)
 		return; /* one CPU: every affinity covers it */
-	pid = spawn_spin(3, tids);
+	pid = tl_spawn_spin(3, false, NULL, tids);
 	CPU_ZERO(&one);
 	CPU_SET(0, &one);
 	ck_assert_int_eq(sched_setaffinity(tids[1], sizeof(one), &one), 0);

@@ -24,14 +24,7 @@ static char copy[128];
 
 static int dl_stat(char *const args[])
 {
-	char *argv[32];
-	int i = 0;
-
-	argv[i++] = (char *)tl_tool("dl-stat");
-	for (; *args && i < 31; args++)
-		argv[i++] = *args;
-	argv[i] = NULL;
-	return tl_run(argv, out, sizeof(out), err, sizeof(err));
+	return tl_run_tool("dl-stat", args, out, sizeof(out), err, sizeof(err));
 }
 #define DL_STAT(...) dl_stat((char *[]){ __VA_ARGS__, NULL })
 
@@ -103,15 +96,11 @@ static long long field_after(const char *json, const char *anchor, const char *k
 START_TEST(test_lists_exactly_our_tasks)
 {
 	struct dl_params spin = { .runtime = 1 * MS, .period = 20 * MS };
-	char line[256], want[512], pidstr[16];
+	char want[512], pidstr[16];
 	pid_t a, b, c, t[3];
-	int fd;
 
 	a = run_sleep((char *[]){ "-r", "2ms", "-d", "5ms", "-p", "10ms", "-R", NULL });
-	b = tl_spawn((char *[]){ (char *)tl_helper("tests/kernel/dl-spin"), "3", NULL }, &fd);
-	ck_assert_int_gt(tl_read_line(fd, line, sizeof(line), 5000), 0);
-	close(fd);
-	ck_assert_int_eq(sscanf(line, "ready %d %d %d", &t[0], &t[1], &t[2]), 3);
+	b = tl_spawn_spin(3, false, NULL, t);
 	ck_assert_int_eq(dl_set_process(b, &spin, 0, NULL, NULL), 3);
 	ck_assert_msg(tl_run((char *[]){ (char *)tl_tool("dl-part"), "create", "--partition", "p=0", "--no-move", NULL },
 			     out, sizeof(out), err, sizeof(err)) == 0, "%s", err);

@@ -177,6 +177,49 @@ int tl_run(char *const argv[], char *out, size_t outlen, char *err, size_t errle
 	return tl_run_as(argv, (uid_t)-1, (gid_t)-1, out, outlen, err, errlen);
 }
 
+int tl_run_tool(const char *tool, char *const args[], char *out, size_t outlen,
+		char *err, size_t errlen)
+{
+	char *argv[64];
+	int i = 0;
+
+	argv[i++] = (char *)tl_tool(tool);
+	for (; *args && i < 63; args++)
+		argv[i++] = *args;
+	argv[i] = NULL;
+	return tl_run(argv, out, outlen, err, errlen);
+}
+
+pid_t tl_spawn_spin(int threads, bool pause, const char *cpu, pid_t *tids)
+{
+	char n[16], line[4096], *save, *tok;
+	char *argv[8];
+	int fd, i = 0, a = 0;
+	pid_t pid;
+
+	snprintf(n, sizeof(n), "%d", threads);
+	if (cpu) {
+		argv[a++] = "/usr/bin/taskset";
+		argv[a++] = "-c";
+		argv[a++] = (char *)cpu;
+	}
+	argv[a++] = (char *)tl_helper("tests/kernel/dl-spin");
+	if (pause)
+		argv[a++] = "--pause";
+	argv[a++] = n;
+	argv[a] = NULL;
+	pid = tl_spawn(argv, &fd);
+	ck_assert_int_gt(pid, 0);
+	ck_assert_msg(tl_read_line(fd, line, sizeof(line), 5000) > 0, "dl-spin did not start");
+	close(fd);
+	tok = strtok_r(line, " ", &save);
+	ck_assert_str_eq(tok, "ready");
+	while ((tok = strtok_r(NULL, " ", &save)) && i < threads)
+		tids[i++] = atoi(tok);
+	ck_assert_int_eq(i, threads);
+	return pid;
+}
+
 pid_t tl_spawn(char *const argv[], int *out_fd)
 {
 	int p[2] = { -1, -1 };

@@ -37,6 +37,12 @@ int tl_run(char *const argv[], char *out, size_t outlen, char *err, size_t errle
 /* Same, with an environment and a uid/gid to switch to first (-1: keep). */
 int tl_run_as(char *const argv[], uid_t uid, gid_t gid, char *out, size_t outlen,
 	      char *err, size_t errlen);
+/* Run the build tree's utils/TOOL with args (NULL-terminated). */
+int tl_run_tool(const char *tool, char *const args[], char *out, size_t outlen,
+		char *err, size_t errlen);
+/* tests/kernel/dl-spin with `threads` threads, their TIDs into tids;
+ * asleep for good when `pause`; under taskset -c `cpu` unless NULL. */
+pid_t tl_spawn_spin(int threads, bool pause, const char *cpu, pid_t *tids);
 /* Start argv in the background; *out_fd (if given) reads its stdout. */
 pid_t tl_spawn(char *const argv[], int *out_fd);
 /* Read one line from fd (up to len-1 chars), waiting up to ms. */
