@@ -24,25 +24,6 @@ static int dl_run(char *const args[])
 
 #define DL_RUN(...) dl_run((char *[]){ __VA_ARGS__, NULL })
 
-/* dl-run ... -- sleep 30, in the background: the PID is the command's. */
-static pid_t run_sleep(char *const opts[])
-{
-	char *argv[64];
-	int i = 0;
-	pid_t pid;
-
-	argv[i++] = (char *)tl_tool("dl-run");
-	for (; *opts; opts++)
-		argv[i++] = *opts;
-	argv[i++] = "--";
-	argv[i++] = "/bin/sleep";
-	argv[i++] = "30";
-	argv[i] = NULL;
-	pid = tl_spawn(argv, NULL);
-	ck_assert_int_gt(pid, 0);
-	ck_assert_msg(tl_wait_policy(pid, DL_SCHED_DEADLINE, 5000), "pid %d never became SCHED_DEADLINE", (int)pid);
-	return pid;
-}
 
 static void assert_comm(pid_t pid, const char *comm)
 {
@@ -62,7 +43,7 @@ START_TEST(test_exact_parameters)
 {
 	struct dl_params got;
 	uint64_t v;
-	pid_t pid = run_sleep((char *[]){ "-r", "2.5ms", "-d", "8ms", "-p", "20ms", NULL });
+	pid_t pid = tl_dl_run_sleep((char *[]){ "-r", "2.5ms", "-d", "8ms", "-p", "20ms", NULL });
 
 	assert_comm(pid, "sleep");
 	ck_assert_int_eq(dl_get(pid, &got), DL_SCHED_DEADLINE);
@@ -82,7 +63,7 @@ END_TEST
 START_TEST(test_bare_ns_and_defaults)
 {
 	struct dl_params got;
-	pid_t pid = run_sleep((char *[]){ "--runtime", "1000000", "--period", "10000000", NULL });
+	pid_t pid = tl_dl_run_sleep((char *[]){ "--runtime", "1000000", "--period", "10000000", NULL });
 
 	ck_assert_int_eq(dl_get(pid, &got), DL_SCHED_DEADLINE);
 	ck_assert_uint_eq(got.runtime, 1 * MS);
@@ -95,7 +76,7 @@ END_TEST
 START_TEST(test_flags)
 {
 	struct dl_params got;
-	pid_t pid = run_sleep((char *[]){ "-r", "1ms", "-p", "10ms", "-R", "--reclaim",
+	pid_t pid = tl_dl_run_sleep((char *[]){ "-r", "1ms", "-p", "10ms", "-R", "--reclaim",
 					  "--overrun-signal", NULL });
 
 	ck_assert_int_eq(dl_get(pid, &got), DL_SCHED_DEADLINE);

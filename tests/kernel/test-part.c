@@ -194,12 +194,9 @@ START_TEST(test_dl_run_partition_and_cluster)
 	char path[64], cs[256];
 	struct dl_params got;
 	pid_t pid;
-	int fd;
 
 	ck_assert_msg(DL_PART("create", "--partition", "rt=0", "--no-move") == 0, "%s", err);
-	pid = tl_spawn((char *[]){ (char *)tl_tool("dl-run"), "--partition", "rt", "-r", "2ms", "-p", "10ms",
-				   "--", "/bin/sleep", "30", NULL }, NULL);
-	ck_assert(tl_wait_policy(pid, DL_SCHED_DEADLINE, 5000));
+	pid = tl_dl_run_sleep((char *[]){ "--partition", "rt", "-r", "2ms", "-p", "10ms", NULL });
 	snprintf(path, sizeof(path), "/proc/%d/cpuset", (int)pid);
 	ck_assert_int_eq(dl_read_file(path, cs, sizeof(cs)), 0);
 	ck_assert_str_eq(cs, "/libdl/rt");
@@ -212,14 +209,11 @@ START_TEST(test_dl_run_partition_and_cluster)
 	ck_assert_msg(strstr(out, "\"name\":\"rt\",\"cgroup\":\"libdl/rt\",\"partition\":true,\"cpus\":\"0\""), "%s", out);
 	tl_kill(pid);
 
-	pid = tl_spawn((char *[]){ (char *)tl_tool("dl-run"), "--cluster", "-r", "1ms", "-p", "10ms",
-				   "--", "/bin/sleep", "30", NULL }, &fd);
-	ck_assert(tl_wait_policy(pid, DL_SCHED_DEADLINE, 5000));
+	pid = tl_dl_run_sleep((char *[]){ "--cluster", "-r", "1ms", "-p", "10ms", NULL });
 	snprintf(path, sizeof(path), "/proc/%d/cpuset", (int)pid);
 	ck_assert_int_eq(dl_read_file(path, cs, sizeof(cs)), 0);
 	ck_assert_str_eq(cs, "/libdl/cluster");
 	tl_kill(pid);
-	close(fd);
 
 	/* A running multi-threaded process, every thread moved, then set. */
 	{

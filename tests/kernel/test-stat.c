@@ -52,25 +52,6 @@ static void teardown(void)
 		dl_layout_destroy(NULL);
 }
 
-static pid_t run_sleep(char *const opts[])
-{
-	char *argv[32];
-	int i = 0;
-	pid_t pid;
-
-	argv[i++] = (char *)tl_tool("dl-run");
-	for (; *opts; opts++)
-		argv[i++] = *opts;
-	argv[i++] = "--";
-	argv[i++] = "/bin/sleep";
-	argv[i++] = "30";
-	argv[i] = NULL;
-	pid = tl_spawn(argv, NULL);
-	ck_assert_int_gt(pid, 0);
-	ck_assert(tl_wait_policy(pid, DL_SCHED_DEADLINE, 5000));
-	return pid;
-}
-
 static int count(const char *hay, const char *needle)
 {
 	int n = 0;
@@ -99,12 +80,12 @@ START_TEST(test_lists_exactly_our_tasks)
 	char want[512], pidstr[16];
 	pid_t a, b, c, t[3];
 
-	a = run_sleep((char *[]){ "-r", "2ms", "-d", "5ms", "-p", "10ms", "-R", NULL });
+	a = tl_dl_run_sleep((char *[]){ "-r", "2ms", "-d", "5ms", "-p", "10ms", "-R", NULL });
 	b = tl_spawn_spin(3, false, NULL, t);
 	ck_assert_int_eq(dl_set_process(b, &spin, 0, NULL, NULL), 3);
 	ck_assert_msg(tl_run((char *[]){ (char *)tl_tool("dl-part"), "create", "--partition", "p=0", "--no-move", NULL },
 			     out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
-	c = run_sleep((char *[]){ "--partition", "p", "-r", "3ms", "-p", "30ms", NULL });
+	c = tl_dl_run_sleep((char *[]){ "--partition", "p", "-r", "3ms", "-p", "30ms", NULL });
 
 	ck_assert_int_eq(DL_STAT("--json", "--tasks"), 0);
 	ck_assert_msg(count(out, "\"tid\":") == 5, "not exactly our 5 threads: %s", out);
@@ -244,7 +225,7 @@ END_TEST
 
 START_TEST(test_watch_output_parses)
 {
-	pid_t a = run_sleep((char *[]){ "-r", "1ms", "-p", "10ms", NULL });
+	pid_t a = tl_dl_run_sleep((char *[]){ "-r", "1ms", "-p", "10ms", NULL });
 	char *line, *save;
 	int frames = 0, lines = 0;
 

@@ -190,6 +190,25 @@ int tl_run_tool(const char *tool, char *const args[], char *out, size_t outlen,
 	return tl_run(argv, out, outlen, err, errlen);
 }
 
+pid_t tl_dl_run_sleep(char *const opts[])
+{
+	char *argv[64];
+	int i = 0;
+	pid_t pid;
+
+	argv[i++] = (char *)tl_tool("dl-run");
+	for (; *opts && i < 60; opts++)
+		argv[i++] = *opts;
+	argv[i++] = "--";
+	argv[i++] = "/bin/sleep";
+	argv[i++] = "30";
+	argv[i] = NULL;
+	pid = tl_spawn(argv, NULL);
+	ck_assert_int_gt(pid, 0);
+	ck_assert_msg(tl_wait_policy(pid, DL_SCHED_DEADLINE, 5000), "pid %d never became SCHED_DEADLINE", (int)pid);
+	return pid;
+}
+
 pid_t tl_spawn_spin(int threads, bool pause, const char *cpu, pid_t *tids)
 {
 	char n[16], line[4096], *save, *tok;

@@ -40,6 +40,8 @@ int tl_run_as(char *const argv[], uid_t uid, gid_t gid, char *out, size_t outlen
 /* Run the build tree's utils/TOOL with args (NULL-terminated). */
 int tl_run_tool(const char *tool, char *const args[], char *out, size_t outlen,
 		char *err, size_t errlen);
+/* `dl-run OPTS -- sleep 30` in the background, once it is SCHED_DEADLINE. */
+pid_t tl_dl_run_sleep(char *const opts[]);
 /* tests/kernel/dl-spin with `threads` threads, their TIDs into tids;
  * asleep for good when `pause`; under taskset -c `cpu` unless NULL. */
 pid_t tl_spawn_spin(int threads, bool pause, const char *cpu, pid_t *tids);
