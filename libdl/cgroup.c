@@ -92,14 +92,20 @@ int dl_cpuset_mount(char *buf, size_t len)
  */
 int dl_cpuset_version(void)
 {
+	/* Like libcgroup's mount table, read once: it does not change
+	 * under a running process. */
+	static int version;
 	char mnt[4096];
 	struct statfs sf;
 	int err;
 
+	if (version)
+		return version;
 	err = dl_cpuset_mount(mnt, sizeof(mnt));
 	if (err)
 		return err;
 	if (statfs(mnt, &sf) < 0)
 		return -errno;
-	return sf.f_type == CGROUP2_SUPER_MAGIC ? 2 : 1;
+	version = sf.f_type == CGROUP2_SUPER_MAGIC ? 2 : 1;
+	return version;
 }

@@ -102,8 +102,34 @@ int dl_cs_attach(const char *name, pid_t tid)
 	return err;
 }
 
+/* Each task that cannot move is counted once, whichever pass saw it. */
+struct skips {
+	pid_t *v;
+	size_t n, cap;
+};
+
+static void skip(struct skips *s, pid_t tid, struct dl_layout_result *res)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i] == tid)
+			return;
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 64;
+		pid_t *nv = realloc(s->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return;
+		s->v = nv;
+		s->cap = ncap;
+	}
+	s->v[s->n++] = tid;
+	if (res)
+		res->skipped++;
+}
+
 int dl_cs_move_all(const char *from, const char *to, bool threads, struct dl_layout_result *res)
 {
+	struct skips skipped = { 0 };
 	struct cgroup *dest;
 	int err = dl_cg_init();
 
@@ -123,8 +149,7 @@ int dl_cs_move_all(const char *from, const char *to, bool threads, struct dl_lay
 			int e;
 
 			if (no_setaffinity(tids[i])) {
-				if (pass == 0 && res)
-					res->skipped++;
+				skip(&skipped, tids[i], res);
 				continue;
 			}
 			e = dl_cg_errno(cgroup_attach_task_pid(dest, tids[i]));
@@ -136,9 +161,9 @@ int dl_cs_move_all(const char *from, const char *to, bool threads, struct dl_lay
 				if (res)
 					res->gone++;
 			} else if (e == -EINVAL) {
-				/* A kernel thread that refuses without saying so. */
-				if (pass == 0 && res)
-					res->skipped++;
+				/* A kernel thread that refuses without the flag
+				 * (kthreadd). */
+				skip(&skipped, tids[i], res);
 			} else {
 				err = dl_fail(e, "cannot move task %d from cpuset /%s to /%s: %s",
 					      (int)tids[i], from, to && *to ? to : "", strerror(-e));
@@ -149,6 +174,7 @@ int dl_cs_move_all(const char *from, const char *to, bool threads, struct dl_lay
 			break;
 	}
 	cgroup_free(&dest);
+	free(skipped.v);
 	return err;
 }
 
