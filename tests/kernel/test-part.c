@@ -442,11 +442,12 @@ START_TEST(test_concurrent_creates)
 END_TEST
 
 /* The kernel bug's recipe, done by the library: a deadline task exits in
- * the cluster and the layout is destroyed at once.  The accounting must
- * come out right and a new reservation be admitted. */
+ * the cluster or in the partition and the layout is destroyed at once.
+ * The accounting must come out right and a new reservation be admitted. */
 START_TEST(test_destroy_right_after_a_deadline_exit)
 {
-	for (int round = 0; round < 3; round++) {
+	for (int round = 0; round < 4; round++) {
+		char *where[] = { "--cluster", NULL, NULL };
 		struct dl_rd rd0;
 		struct dl_drift *d;
 		size_t n;
@@ -455,8 +456,12 @@ START_TEST(test_destroy_right_after_a_deadline_exit)
 
 		ck_assert_int_eq(dl_rd_of_cpu(0, &rd0), 0);
 		ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
-		rc = tl_run((char *[]){ (char *)tl_tool("dl-run"), "--cluster", "-r", "2.5ms", "-p", "8ms",
-					"--", "/bin/sleep", "0.2", NULL }, out, sizeof(out), err, sizeof(err));
+		if (round % 2) {
+			where[0] = "--partition";
+			where[1] = "partition0";
+		}
+		rc = tl_run((char *[]){ (char *)tl_tool("dl-run"), where[0], where[1] ? where[1] : "-v", "-r", "2.5ms",
+					"-p", "8ms", "--", "/bin/sleep", "0.2", NULL }, out, sizeof(out), err, sizeof(err));
 		ck_assert_msg(rc == 0, "%s", err);
 		ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
 		ck_assert_int_eq(dl_drift_check(2000, &d, &n), 0);
