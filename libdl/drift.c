@@ -175,16 +175,13 @@ static int free_cpu_in(const char *name, char *excl_child, size_t len)
 		    dl_cs_read(child, "cpuset.cpus", buf, sizeof(buf)) < 0 ||
 		    dl_cpus_parse(buf, &c) < 0 || dl_cpus_count(&c) == 0)
 			continue;
-		for (unsigned i = 0; i < ARRAY_SIZE(excl.bits); i++)
-			excl.bits[i] |= c.bits[i];
+		dl_cpus_or(&excl, &c);
 		if (!excl_child[0] && strlen(child) < len)
 			memcpy(excl_child, child, strlen(child) + 1);
 	}
 	closedir(d);
-	for (int cpu = 0; cpu < DL_CPUS_MAX; cpu++)
-		if (dl_cpus_isset(&cpus, cpu) && !dl_cpus_isset(&excl, cpu))
-			return cpu;
-	return -1;
+	dl_cpus_andnot(&cpus, &excl);
+	return dl_cpus_first(&cpus);
 }
 
 /* The top-most load-balanced cpuset with CPUs below `name`: a sched

@@ -77,11 +77,8 @@ static void explain_eperm(pid_t tid, char *buf, size_t len)
 				if (CPU_ISSET(c, &mask))
 					dl_cpus_set(&affinity, c);
 			struct dl_rd there;
-			int first = -1;
+			int first = dl_cpus_first(&affinity);
 
-			for (int c = 0; c < DL_CPUS_MAX && first < 0; c++)
-				if (dl_cpus_isset(&affinity, c))
-					first = c;
 			/* Outside its CPUs, which would cover the root domain it
 			 * is bound for: it has not moved there yet. */
 			if (!dl_cpus_isset(&affinity, cpu) && first >= 0 &&

@@ -32,6 +32,12 @@ int dl_read_u64(const char *path, uint64_t *val);
 int dl_read_s64(const char *path, int64_t *val);
 int dl_write_file(const char *path, const char *text);
 uint64_t dl_now_ns(void); /* CLOCK_MONOTONIC */
+/* CPU set arithmetic, in place on a; and the lowest CPU of a set, -1
+ * when it is empty. */
+void dl_cpus_and(dl_cpus_t *a, const dl_cpus_t *b);
+void dl_cpus_or(dl_cpus_t *a, const dl_cpus_t *b);
+void dl_cpus_andnot(dl_cpus_t *a, const dl_cpus_t *b);
+int dl_cpus_first(const dl_cpus_t *s);
 void dl_sleep_ns(uint64_t ns);
 
 /* attr.c: the raw syscalls, with the kernel's struct sched_attr under a

@@ -224,21 +224,18 @@ int dl_layout_validate(struct dl_layout *l)
 		for (size_t j = 0; j < i; j++) {
 			dl_cpus_t both = l->parts[i].cpus;
 
-			for (unsigned k = 0; k < ARRAY_SIZE(both.bits); k++)
-				both.bits[k] &= l->parts[j].cpus.bits[k];
+			dl_cpus_and(&both, &l->parts[j].cpus);
 			if (dl_cpus_count(&both))
 				return dl_fail(-EINVAL, "partitions %s (CPUs %s) and %s (CPUs %s) overlap at CPUs %s: a CPU belongs to one partition",
 					       l->parts[j].name, cpus_text(&l->parts[j].cpus, a, sizeof(a)),
 					       l->parts[i].name, cpus_text(&l->parts[i].cpus, b, sizeof(b)),
 					       cpus_text(&both, what, sizeof(what)));
 		}
-		for (unsigned k = 0; k < ARRAY_SIZE(used.bits); k++)
-			used.bits[k] |= l->parts[i].cpus.bits[k];
+		dl_cpus_or(&used, &l->parts[i].cpus);
 	}
 	if (!l->cluster_set) {
 		l->cluster = online;
-		for (unsigned k = 0; k < ARRAY_SIZE(used.bits); k++)
-			l->cluster.bits[k] &= ~used.bits[k];
+		dl_cpus_andnot(&l->cluster, &used);
 		if (dl_cpus_count(&l->cluster) == 0)
 			return dl_fail(-EINVAL, "no CPU left for the cluster: the partitions take every online CPU (%s); leave at least one out, for the system's other tasks",
 				       cpus_text(&online, a, sizeof(a)));

@@ -86,8 +86,7 @@ static void all_cpus(const struct dl_layout *l, dl_cpus_t *out)
 {
 	*out = l->cluster;
 	for (size_t i = 0; i < l->nparts; i++)
-		for (unsigned k = 0; k < ARRAY_SIZE(out->bits); k++)
-			out->bits[k] |= l->parts[i].cpus.bits[k];
+		dl_cpus_or(out, &l->parts[i].cpus);
 }
 
 /* Create a cpuset with its CPUs and nodes (in that order: the kernel
@@ -400,8 +399,7 @@ static int create_v2(struct dl_layout *l, struct dl_layout_result *res)
 	dl_cpus_online(&online);
 	rest = online;
 	for (size_t i = 0; i < l->nparts; i++)
-		for (unsigned k = 0; k < ARRAY_SIZE(rest.bits); k++)
-			rest.bits[k] &= ~l->parts[i].cpus.bits[k];
+		dl_cpus_andnot(&rest, &l->parts[i].cpus);
 	l->cluster_partition = !dl_cpus_equal(&rest, &l->cluster);
 	STEP(res, "state", dl_layout_save(l));
 	cs_name(l, DL_CLUSTER, name, sizeof(name));

@@ -218,7 +218,7 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 		struct dl_part_info *pi = &v[n];
 		const char *member = i < (int)l->nparts ? l->parts[i].name : DL_CLUSTER;
 		char buf[4096];
-		int first = -1;
+		int first;
 
 		snprintf(pi->name, sizeof(pi->name), "%s", member);
 		pi->partition = i < (int)l->nparts;
@@ -237,9 +237,7 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 				 !strcmp(buf, "1") ? "exclusive" : "not exclusive");
 		}
 		dl_cs_count_threads(pi->cgroup, &pi->nthreads, &pi->ndeadline);
-		for (int c = 0; c < DL_CPUS_MAX && first < 0; c++)
-			if (dl_cpus_isset(&pi->cpus, c))
-				first = c;
+		first = dl_cpus_first(&pi->cpus);
 		if (first >= 0)
 			dl_rd_of_cpu(first, &pi->rd);
 		n++;

@@ -56,29 +56,6 @@ static int spans_add(struct spans *s, const dl_cpus_t *set)
 	return 0;
 }
 
-static void cpus_and(dl_cpus_t *a, const dl_cpus_t *b)
-{
-	for (unsigned i = 0; i < ARRAY_SIZE(a->bits); i++)
-		a->bits[i] &= b->bits[i];
-}
-
-static void cpus_or(dl_cpus_t *a, const dl_cpus_t *b)
-{
-	for (unsigned i = 0; i < ARRAY_SIZE(a->bits); i++)
-		a->bits[i] |= b->bits[i];
-}
-
-static void cpus_andnot(dl_cpus_t *a, const dl_cpus_t *b)
-{
-	for (unsigned i = 0; i < ARRAY_SIZE(a->bits); i++)
-		a->bits[i] &= ~b->bits[i];
-}
-
-static bool cpus_empty(const dl_cpus_t *a)
-{
-	return dl_cpus_count(a) == 0;
-}
-
 static int read_cpus(const char *dir, const char *file, dl_cpus_t *set)
 {
 	char path[4096], buf[4096];
@@ -104,7 +81,7 @@ static int housekeeping(dl_cpus_t *hk)
 		return err;
 	if (dl_read_file("/sys/devices/system/cpu/isolated", buf, sizeof(buf)) == 0 &&
 	    dl_cpus_parse(buf, &iso) == 0)
-		cpus_andnot(hk, &iso);
+		dl_cpus_andnot(hk, &iso);
 	return 0;
 }
 
@@ -129,7 +106,7 @@ static int v1_walk(const char *dir, const dl_cpus_t *hk, struct spans *s)
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
 		if (dl_pathf(path, sizeof(path), "%s/%s", dir, de->d_name) < 0 ||
-		    read_cpus(path, "cpuset.effective_cpus", &eff) < 0 || cpus_empty(&eff))
+		    read_cpus(path, "cpuset.effective_cpus", &eff) < 0 || dl_cpus_count(&eff) == 0)
 			continue;
 		{
 			char f[4200];
@@ -138,7 +115,7 @@ static int v1_walk(const char *dir, const dl_cpus_t *hk, struct spans *s)
 				dl_read_u64(f, &lb);
 		}
 		if (lb && dl_cpus_intersects(&eff, hk)) {
-			cpus_and(&eff, hk);
+			dl_cpus_and(&eff, hk);
 			err = spans_add(s, &eff);
 			continue;
 		}
@@ -157,7 +134,7 @@ static void merge_overlapping(struct spans *s)
 		for (size_t i = 0; i < s->n && !merged; i++) {
 			for (size_t j = i + 1; j < s->n; j++) {
 				if (dl_cpus_intersects(&s->v[i], &s->v[j])) {
-					cpus_or(&s->v[i], &s->v[j]);
+					dl_cpus_or(&s->v[i], &s->v[j]);
 					s->v[j] = s->v[--s->n];
 					merged = true;
 					break;
@@ -192,8 +169,8 @@ static int v2_walk(const char *dir, const dl_cpus_t *hk, struct spans *s)
 			continue; /* no cpuset here, nor below */
 		if (strcmp(state, "root") == 0 &&
 		    read_cpus(path, "cpuset.cpus.effective", &eff) == 0) {
-			cpus_and(&eff, hk);
-			if (!cpus_empty(&eff))
+			dl_cpus_and(&eff, hk);
+			if (dl_cpus_count(&eff))
 				err = spans_add(s, &eff);
 		}
 		if (!err)
@@ -235,8 +212,8 @@ int dl_rd_spans(dl_cpus_t **out, size_t *count)
 		dl_cpus_t top;
 
 		if (read_cpus(mnt, "cpuset.cpus.effective", &top) == 0) {
-			cpus_and(&top, &hk);
-			if (!cpus_empty(&top))
+			dl_cpus_and(&top, &hk);
+			if (dl_cpus_count(&top))
 				err = spans_add(&s, &top);
 		} else {
 			err = spans_add(&s, &hk);
@@ -254,10 +231,10 @@ int dl_rd_spans(dl_cpus_t **out, size_t *count)
 	/* The CPUs in no domain: the def_root_domain. */
 	dl_cpus_zero(&covered);
 	for (size_t i = 0; i < s.n; i++)
-		cpus_or(&covered, &s.v[i]);
+		dl_cpus_or(&covered, &s.v[i]);
 	rest = online;
-	cpus_andnot(&rest, &covered);
-	if (!cpus_empty(&rest) && (err = spans_add(&s, &rest))) {
+	dl_cpus_andnot(&rest, &covered);
+	if (dl_cpus_count(&rest) && (err = spans_add(&s, &rest))) {
 		free(s.v);
 		return err;
 	}

@@ -164,6 +164,32 @@ DL_EXPORT bool dl_cpus_intersects(const dl_cpus_t *a, const dl_cpus_t *b)
 	return false;
 }
 
+void dl_cpus_and(dl_cpus_t *a, const dl_cpus_t *b)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(a->bits); i++)
+		a->bits[i] &= b->bits[i];
+}
+
+void dl_cpus_or(dl_cpus_t *a, const dl_cpus_t *b)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(a->bits); i++)
+		a->bits[i] |= b->bits[i];
+}
+
+void dl_cpus_andnot(dl_cpus_t *a, const dl_cpus_t *b)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(a->bits); i++)
+		a->bits[i] &= ~b->bits[i];
+}
+
+int dl_cpus_first(const dl_cpus_t *s)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(s->bits); i++)
+		if (s->bits[i])
+			return (int)(i * 64) + __builtin_ctzll(s->bits[i]);
+	return -1;
+}
+
 static int parse_cpu(const char **p, long *out)
 {
 	char *end;
