@@ -153,11 +153,6 @@ int dl_layout_cgroup(const struct dl_layout *l, const char *member, char *buf, s
 	return dl_pathf(buf, len, DL_LAYOUT_PARENT "/%s", member);
 }
 
-static char *cpus_text(const dl_cpus_t *s, char *buf, size_t len)
-{
-	return dl_cpus_format(s, buf, len);
-}
-
 /* Online memory nodes; "0" on kernels without NUMA information. */
 static int online_nodes(dl_cpus_t *set)
 {
@@ -190,10 +185,10 @@ static int check_cpus(const char *what, const dl_cpus_t *cpus, const dl_cpus_t *
 			continue;
 		if (!dl_cpus_isset(possible, c))
 			return dl_fail(-EINVAL, "%s: CPU %d does not exist (this machine has CPUs %s)",
-				       what, c, cpus_text(possible, a, sizeof(a)));
+				       what, c, dl_cpus_format(possible, a, sizeof(a)));
 		if (!dl_cpus_isset(online, c))
 			return dl_fail(-EINVAL, "%s: CPU %d is offline (online: %s): bring it online or leave it out",
-				       what, c, cpus_text(online, b, sizeof(b)));
+				       what, c, dl_cpus_format(online, b, sizeof(b)));
 	}
 	return 0;
 }
@@ -227,9 +222,9 @@ int dl_layout_validate(struct dl_layout *l)
 			dl_cpus_and(&both, &l->parts[j].cpus);
 			if (dl_cpus_count(&both))
 				return dl_fail(-EINVAL, "partitions %s (CPUs %s) and %s (CPUs %s) overlap at CPUs %s: a CPU belongs to one partition",
-					       l->parts[j].name, cpus_text(&l->parts[j].cpus, a, sizeof(a)),
-					       l->parts[i].name, cpus_text(&l->parts[i].cpus, b, sizeof(b)),
-					       cpus_text(&both, what, sizeof(what)));
+					       l->parts[j].name, dl_cpus_format(&l->parts[j].cpus, a, sizeof(a)),
+					       l->parts[i].name, dl_cpus_format(&l->parts[i].cpus, b, sizeof(b)),
+					       dl_cpus_format(&both, what, sizeof(what)));
 		}
 		dl_cpus_or(&used, &l->parts[i].cpus);
 	}
@@ -238,14 +233,14 @@ int dl_layout_validate(struct dl_layout *l)
 		dl_cpus_andnot(&l->cluster, &used);
 		if (dl_cpus_count(&l->cluster) == 0)
 			return dl_fail(-EINVAL, "no CPU left for the cluster: the partitions take every online CPU (%s); leave at least one out, for the system's other tasks",
-				       cpus_text(&online, a, sizeof(a)));
+				       dl_cpus_format(&online, a, sizeof(a)));
 	} else {
 		err = check_cpus("the cluster", &l->cluster, &online, &possible);
 		if (err)
 			return err;
 		if (dl_cpus_intersects(&l->cluster, &used))
 			return dl_fail(-EINVAL, "the cluster (CPUs %s) overlaps the partitions (CPUs %s): give it other CPUs",
-				       cpus_text(&l->cluster, a, sizeof(a)), cpus_text(&used, b, sizeof(b)));
+				       dl_cpus_format(&l->cluster, a, sizeof(a)), dl_cpus_format(&used, b, sizeof(b)));
 	}
 	err = online_nodes(&nodes);
 	if (err)
@@ -254,7 +249,7 @@ int dl_layout_validate(struct dl_layout *l)
 		l->mems = nodes;
 	} else if (dl_cpus_count(&l->mems) == 0 || !dl_cpus_subset(&l->mems, &nodes)) {
 		return dl_fail(-EINVAL, "memory nodes %s are not all online (online: %s)",
-			       cpus_text(&l->mems, a, sizeof(a)), cpus_text(&nodes, b, sizeof(b)));
+			       dl_cpus_format(&l->mems, a, sizeof(a)), dl_cpus_format(&nodes, b, sizeof(b)));
 	}
 	return 0;
 }
@@ -291,10 +286,10 @@ int dl_layout_save(const struct dl_layout *l)
 	fprintf(f, "root_lb %d\n", l->root_lb);
 	fprintf(f, "enabled_subtree %d\n", l->enabled_subtree);
 	fprintf(f, "cluster_partition %d\n", l->cluster_partition);
-	fprintf(f, "mems %s\n", cpus_text(&l->mems, a, sizeof(a)));
-	fprintf(f, "cluster %s\n", cpus_text(&l->cluster, a, sizeof(a)));
+	fprintf(f, "mems %s\n", dl_cpus_format(&l->mems, a, sizeof(a)));
+	fprintf(f, "cluster %s\n", dl_cpus_format(&l->cluster, a, sizeof(a)));
 	for (size_t i = 0; i < l->nparts; i++)
-		fprintf(f, "partition %s %s\n", l->parts[i].name, cpus_text(&l->parts[i].cpus, a, sizeof(a)));
+		fprintf(f, "partition %s %s\n", l->parts[i].name, dl_cpus_format(&l->parts[i].cpus, a, sizeof(a)));
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
 		err = -errno;
 	if (fclose(f) != 0 && !err)
@@ -433,11 +428,11 @@ char *dl_layout_text(const struct dl_layout *l, char *buf, size_t len)
 	buf[0] = '\0';
 	for (int i = 0; i < (int)l->nparts && used < len; i++) {
 		int n = snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", l->parts[i].name,
-				 cpus_text(&l->parts[i].cpus, c, sizeof(c)));
+				 dl_cpus_format(&l->parts[i].cpus, c, sizeof(c)));
 		used += n > 0 ? (size_t)n : 0;
 	}
 	if (used < len)
 		snprintf(buf + used, len - used, "%scluster=%s", used ? " " : "",
-			 cpus_text(&l->cluster, c, sizeof(c)));
+			 dl_cpus_format(&l->cluster, c, sizeof(c)));
 	return buf;
 }

@@ -77,11 +77,6 @@ int dl_step(struct dl_layout_result *res, const char *what)
 		dl_step(res, what);              \
 	} while (0)
 
-static int cs_name(const struct dl_layout *l, const char *member, char *buf, size_t len)
-{
-	return dl_layout_cgroup(l, member, buf, len);
-}
-
 static void all_cpus(const struct dl_layout *l, dl_cpus_t *out)
 {
 	*out = l->cluster;
@@ -215,7 +210,7 @@ static int leftovers(const struct dl_layout *l)
 					 DL_LAYOUT_PARENT)
 			       : 0;
 	for (int i = -1; i < (int)l->nparts; i++) {
-		cs_name(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
+		dl_layout_cgroup(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
 		if (dl_cs_exists(name))
 			return dl_fail(-EEXIST, "cgroup /%s exists already: remove it first", name);
 	}
@@ -274,14 +269,14 @@ static int create_v1(struct dl_layout *l, struct dl_layout_result *res)
 
 	all_cpus(l, &all);
 	STEP(res, "parent cpuset", make_cs(DL_LAYOUT_PARENT, &all, &l->mems, parent, 2));
-	cs_name(l, DL_CLUSTER, name, sizeof(name));
+	dl_layout_cgroup(l, DL_CLUSTER, name, sizeof(name));
 	STEP(res, "cluster cpuset", make_cs(name, &l->cluster, &l->mems, excl, 1));
 	for (size_t i = 0; i < l->nparts; i++) {
-		cs_name(l, l->parts[i].name, name, sizeof(name));
+		dl_layout_cgroup(l, l->parts[i].name, name, sizeof(name));
 		STEP(res, "partition cpuset", make_cs(name, &l->parts[i].cpus, &l->mems, excl, 1));
 	}
 	if (!(l->flags & DL_LAYOUT_NO_MOVE)) {
-		cs_name(l, DL_CLUSTER, name, sizeof(name));
+		dl_layout_cgroup(l, DL_CLUSTER, name, sizeof(name));
 		STEP(res, "move the root's tasks", dl_cs_move_all("", name, true, res));
 	}
 	dl_wait_quiet(QUIET_TIMEOUT_MS);
@@ -296,7 +291,7 @@ static int destroy_v1(const struct dl_layout *l, struct dl_layout_result *res)
 
 	dl_wait_quiet(QUIET_TIMEOUT_MS);
 	for (int i = -1; i < (int)l->nparts; i++) {
-		cs_name(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
+		dl_layout_cgroup(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
 		if (dl_cs_exists(name) && (e = dl_cs_move_all(name, "", true, res)) && !err)
 			err = e;
 	}
@@ -312,7 +307,7 @@ static int destroy_v1(const struct dl_layout *l, struct dl_layout_result *res)
 				       l->root_lb, strerror(-err));
 	}
 	for (int i = -1; i < (int)l->nparts; i++) {
-		cs_name(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
+		dl_layout_cgroup(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
 		if (!dl_cs_exists(name))
 			continue;
 		/* Balancing off first: removing a balanced cpuset rebuilds the
@@ -390,7 +385,7 @@ static int create_v2(struct dl_layout *l, struct dl_layout_result *res)
 
 	STEP(res, "enable cpuset", enable_subtree(l));
 	for (size_t i = 0; i < l->nparts; i++) {
-		cs_name(l, l->parts[i].name, name, sizeof(name));
+		dl_layout_cgroup(l, l->parts[i].name, name, sizeof(name));
 		STEP(res, "partition cgroup", make_cs(name, &l->parts[i].cpus, &l->mems, NULL, 0));
 		STEP(res, "partition root", make_partition(name, type));
 	}
@@ -402,7 +397,7 @@ static int create_v2(struct dl_layout *l, struct dl_layout_result *res)
 		dl_cpus_andnot(&rest, &l->parts[i].cpus);
 	l->cluster_partition = !dl_cpus_equal(&rest, &l->cluster);
 	STEP(res, "state", dl_layout_save(l));
-	cs_name(l, DL_CLUSTER, name, sizeof(name));
+	dl_layout_cgroup(l, DL_CLUSTER, name, sizeof(name));
 	STEP(res, "cluster cgroup", make_cs(name, &l->cluster, &l->mems, NULL, 0));
 	if (l->cluster_partition)
 		STEP(res, "cluster partition", make_partition(name, "root"));
@@ -416,7 +411,7 @@ static int destroy_v2(const struct dl_layout *l, struct dl_layout_result *res)
 
 	dl_wait_quiet(QUIET_TIMEOUT_MS);
 	for (int i = -1; i < (int)l->nparts; i++) {
-		cs_name(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
+		dl_layout_cgroup(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
 		if (dl_cs_exists(name) && (e = dl_cs_move_all(name, "", false, res)) && !err)
 			err = e;
 	}
@@ -425,7 +420,7 @@ static int destroy_v2(const struct dl_layout *l, struct dl_layout_result *res)
 	for (int i = -1; i < (int)l->nparts; i++) {
 		char state[256];
 
-		cs_name(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
+		dl_layout_cgroup(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
 		if (!dl_cs_exists(name))
 			continue;
 		/* Member first, so the removal itself changes no domain; never
