@@ -50,6 +50,27 @@ int dl_cs_read(const char *name, const char *file, char *buf, size_t len)
 	return err ? err : dl_read_file(path, buf, len);
 }
 
+int dl_cs_cpus(const char *name, const char *file, dl_cpus_t *set)
+{
+	char path[4096];
+	int err = dl_cs_path(name, file, path, sizeof(path));
+
+	return err ? err : dl_read_cpus(path, set);
+}
+
+int dl_cs_effective(const char *name, dl_cpus_t *set)
+{
+	return dl_cs_cpus(name, dl_cpuset_version() == 2 ? "cpuset.cpus.effective" : "cpuset.effective_cpus",
+			  set);
+}
+
+bool dl_cs_flag(const char *name, const char *file)
+{
+	char buf[16];
+
+	return dl_cs_read(name, file, buf, sizeof(buf)) == 0 && strcmp(buf, "1") == 0;
+}
+
 static struct cgroup *new_cg(const char *name, const struct dl_kv *kv, size_t n)
 {
 	struct cgroup_controller *ctl;

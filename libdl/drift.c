@@ -154,14 +154,13 @@ DL_EXPORT int dl_drift_check(unsigned int settle_ms, struct dl_drift **drifts, s
  * -1 and (in `excl_child`) one such child to look inside. */
 static int free_cpu_in(const char *name, char *excl_child, size_t len)
 {
-	char path[4096], buf[4096], child[4200];
+	char path[4096], child[4200];
 	dl_cpus_t cpus, excl;
 	struct dirent *de;
 	DIR *d;
 
 	excl_child[0] = '\0';
-	if (dl_cs_read(name, "cpuset.cpus", buf, sizeof(buf)) < 0 ||
-	    dl_cpus_parse(buf, &cpus) < 0 ||
+	if (dl_cs_cpus(name, "cpuset.cpus", &cpus) < 0 ||
 	    dl_cs_path(name, NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
 		return -1;
 	dl_cpus_zero(&excl);
@@ -170,10 +169,8 @@ static int free_cpu_in(const char *name, char *excl_child, size_t len)
 
 		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
 		    dl_pathf(child, sizeof(child), "%s%s%s", name, *name ? "/" : "", de->d_name) < 0 ||
-		    dl_cs_read(child, "cpuset.cpu_exclusive", buf, sizeof(buf)) < 0 ||
-		    strcmp(buf, "1") != 0 ||
-		    dl_cs_read(child, "cpuset.cpus", buf, sizeof(buf)) < 0 ||
-		    dl_cpus_parse(buf, &c) < 0 || dl_cpus_count(&c) == 0)
+		    !dl_cs_flag(child, "cpuset.cpu_exclusive") ||
+		    dl_cs_cpus(child, "cpuset.cpus", &c) < 0 || dl_cpus_count(&c) == 0)
 			continue;
 		dl_cpus_or(&excl, &c);
 		if (!excl_child[0] && strlen(child) < len)
@@ -200,8 +197,7 @@ static bool find_balanced(const char *name, char *out, size_t len)
 		    dl_pathf(child, sizeof(child), "%s%s%s", name, *name ? "/" : "", de->d_name) < 0 ||
 		    dl_cs_read(child, "cpuset.cpus", buf, sizeof(buf)) < 0 || !buf[0])
 			continue;
-		if (dl_cs_read(child, "cpuset.sched_load_balance", buf, sizeof(buf)) == 0 &&
-		    strcmp(buf, "1") == 0 && strlen(child) < len) {
+		if (dl_cs_flag(child, "cpuset.sched_load_balance") && strlen(child) < len) {
 			memcpy(out, child, strlen(child) + 1);
 			found = true;
 		} else {
@@ -293,12 +289,11 @@ static int toggle_partition(void)
  * a member, then removed: the domains come out as they were. */
 static int rebuild_v2(void)
 {
-	char buf[4096], name[4200], cpustr[16], path[4200];
+	char name[4200], cpustr[16], path[4200];
 	dl_cpus_t eff;
 	int err, last = -1;
 
-	if (dl_cs_read("", "cpuset.cpus.effective", buf, sizeof(buf)) < 0 ||
-	    dl_cpus_parse(buf, &eff) < 0)
+	if (dl_cs_effective("", &eff) < 0)
 		return -EIO;
 	for (int c = 0; c < DL_CPUS_MAX; c++)
 		if (dl_cpus_isset(&eff, c))

@@ -31,6 +31,8 @@ int dl_read_file(const char *path, char *buf, size_t len);
 int dl_read_u64(const char *path, uint64_t *val);
 int dl_read_s64(const char *path, int64_t *val);
 int dl_write_file(const char *path, const char *text);
+/* A file holding a CPU (or node) list, parsed. */
+int dl_read_cpus(const char *path, dl_cpus_t *set);
 uint64_t dl_now_ns(void); /* CLOCK_MONOTONIC */
 /* CPU set arithmetic, in place on a; and the lowest CPU of a set, -1
  * when it is empty. */
@@ -102,6 +104,11 @@ struct dl_kv {
 int dl_cs_path(const char *name, const char *file, char *buf, size_t len);
 bool dl_cs_exists(const char *name);
 int dl_cs_read(const char *name, const char *file, char *buf, size_t len);
+/* A CPU list file of the cpuset; its effective CPUs (either version). */
+int dl_cs_cpus(const char *name, const char *file, dl_cpus_t *set);
+int dl_cs_effective(const char *name, dl_cpus_t *set);
+/* A flag file (cpu_exclusive, sched_load_balance) that reads "1". */
+bool dl_cs_flag(const char *name, const char *file);
 int dl_cs_create(const char *name, const struct dl_kv *kv, size_t n);
 int dl_cs_write(const char *name, const char *key, const char *value);
 int dl_cs_remove(const char *name);

@@ -122,7 +122,7 @@ struct cs_walk {
  * would be merged into the same root domain. */
 static int v1_conflicts(const struct cs_walk *w, const char *dir, int depth)
 {
-	char path[4096], child[4200], buf[4096], c[256], o[256];
+	char path[4096], child[4200], c[256], o[256];
 	struct dirent *de;
 	DIR *d;
 	int err = 0;
@@ -138,11 +138,10 @@ static int v1_conflicts(const struct cs_walk *w, const char *dir, int depth)
 		if (dl_pathf(child, sizeof(child), "%s%s%s", dir, *dir ? "/" : "", de->d_name) < 0 ||
 		    strcmp(child, DL_LAYOUT_PARENT) == 0)
 			continue;
-		if (dl_cs_read(child, "cpuset.cpus", buf, sizeof(buf)) < 0 ||
-		    dl_cpus_parse(buf, &cpus) < 0 || dl_cpus_count(&cpus) == 0)
+		if (dl_cs_cpus(child, "cpuset.cpus", &cpus) < 0 || dl_cpus_count(&cpus) == 0)
 			continue;
-		excl = dl_cs_read(child, "cpuset.cpu_exclusive", buf, sizeof(buf)) == 0 && !strcmp(buf, "1");
-		lb = dl_cs_read(child, "cpuset.sched_load_balance", buf, sizeof(buf)) == 0 && !strcmp(buf, "1");
+		excl = dl_cs_flag(child, "cpuset.cpu_exclusive");
+		lb = dl_cs_flag(child, "cpuset.sched_load_balance");
 		dl_cpus_format(&cpus, c, sizeof(c));
 		/* The layout's parent is exclusive (its children must be): no
 		 * top-level sibling may share its CPUs, exclusive or not. */
@@ -174,7 +173,7 @@ static int v1_conflicts(const struct cs_walk *w, const char *dir, int depth)
  * the partition invalid ("not exclusive"): name it first. */
 static int v2_conflicts(const struct cs_walk *w)
 {
-	char path[4096], buf[4096], c[256];
+	char path[4096], c[256];
 	struct dirent *de;
 	DIR *d;
 	int err = 0;
@@ -187,8 +186,7 @@ static int v2_conflicts(const struct cs_walk *w)
 		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
 		    strncmp(de->d_name, DL_LAYOUT_PARENT "-", strlen(DL_LAYOUT_PARENT) + 1) == 0)
 			continue;
-		if (dl_cs_read(de->d_name, "cpuset.cpus", buf, sizeof(buf)) < 0 ||
-		    dl_cpus_parse(buf, &cpus) < 0 || dl_cpus_count(&cpus) == 0)
+		if (dl_cs_cpus(de->d_name, "cpuset.cpus", &cpus) < 0 || dl_cpus_count(&cpus) == 0)
 			continue;
 		for (size_t i = 0; i < w->l->nparts && !err; i++)
 			if (dl_cpus_intersects(&cpus, &w->l->parts[i].cpus))

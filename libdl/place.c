@@ -80,11 +80,10 @@ static int explain_attach(int err, pid_t tid, const char *cg)
 static void wait_migrated(const char *cg, pid_t tid, bool process)
 {
 	uint64_t until = dl_now_ns() + MIGRATE_WAIT_NS;
-	char buf[4096], path[64];
+	char path[64];
 	dl_cpus_t cpus;
 
-	if (dl_cs_read(cg, dl_cpuset_version() == 2 ? "cpuset.cpus.effective" : "cpuset.effective_cpus",
-		       buf, sizeof(buf)) < 0 || dl_cpus_parse(buf, &cpus) < 0)
+	if (dl_cs_effective(cg, &cpus) < 0)
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)tid);
 	for (;;) {
@@ -217,7 +216,6 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 	for (int i = 0; i <= (int)l->nparts; i++) {
 		struct dl_part_info *pi = &v[n];
 		const char *member = i < (int)l->nparts ? l->parts[i].name : DL_CLUSTER;
-		char buf[4096];
 		int first;
 
 		snprintf(pi->name, sizeof(pi->name), "%s", member);
@@ -225,16 +223,13 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 		if (dl_layout_cgroup(l, member, pi->cgroup, sizeof(pi->cgroup)) < 0 ||
 		    !dl_cs_exists(pi->cgroup))
 			continue; /* a half-made layout: report what exists */
-		if (dl_cs_read(pi->cgroup, l->version == 2 ? "cpuset.cpus.effective" : "cpuset.effective_cpus",
-			       buf, sizeof(buf)) == 0)
-			dl_cpus_parse(buf, &pi->cpus);
+		dl_cs_effective(pi->cgroup, &pi->cpus);
 		if (l->version == 2) {
 			if (dl_cs_read(pi->cgroup, "cpuset.cpus.partition", pi->state, sizeof(pi->state)) < 0)
 				snprintf(pi->state, sizeof(pi->state), "unknown");
 		} else {
 			snprintf(pi->state, sizeof(pi->state), "%s",
-				 dl_cs_read(pi->cgroup, "cpuset.cpu_exclusive", buf, sizeof(buf)) == 0 &&
-				 !strcmp(buf, "1") ? "exclusive" : "not exclusive");
+				 dl_cs_flag(pi->cgroup, "cpuset.cpu_exclusive") ? "exclusive" : "not exclusive");
 		}
 		dl_cs_count_threads(pi->cgroup, &pi->nthreads, &pi->ndeadline);
 		first = dl_cpus_first(&pi->cpus);

@@ -58,29 +58,33 @@ static int spans_add(struct spans *s, const dl_cpus_t *set)
 
 static int read_cpus(const char *dir, const char *file, dl_cpus_t *set)
 {
-	char path[4096], buf[4096];
-	int err;
+	char path[4096];
+	int err = dl_pathf(path, sizeof(path), "%s/%s", dir, file);
 
-	err = dl_pathf(path, sizeof(path), "%s/%s", dir, file);
-	if (!err)
-		err = dl_read_file(path, buf, sizeof(buf));
-	if (err)
-		return err;
-	return dl_cpus_parse(buf, set) < 0 ? -EINVAL : 0;
+	return err ? err : dl_read_cpus(path, set);
+}
+
+/* v1: the cpuset at dir balances unless its sched_load_balance reads 0. */
+static bool load_balanced(const char *dir)
+{
+	char f[4200];
+	uint64_t lb = 1;
+
+	if (dl_pathf(f, sizeof(f), "%s/cpuset.sched_load_balance", dir) == 0)
+		dl_read_u64(f, &lb);
+	return lb != 0;
 }
 
 /* The CPUs the scheduler may put in sched domains: online, not isolcpus. */
 static int housekeeping(dl_cpus_t *hk)
 {
 	dl_cpus_t iso;
-	char buf[4096];
 	int err;
 
 	err = dl_cpus_online(hk);
 	if (err)
 		return err;
-	if (dl_read_file("/sys/devices/system/cpu/isolated", buf, sizeof(buf)) == 0 &&
-	    dl_cpus_parse(buf, &iso) == 0)
+	if (dl_read_cpus("/sys/devices/system/cpu/isolated", &iso) == 0)
 		dl_cpus_andnot(hk, &iso);
 	return 0;
 }
@@ -101,20 +105,13 @@ static int v1_walk(const char *dir, const dl_cpus_t *hk, struct spans *s)
 	while (!err && (de = readdir(d))) {
 		char path[4096];
 		dl_cpus_t eff;
-		uint64_t lb = 1;
 
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
 		if (dl_pathf(path, sizeof(path), "%s/%s", dir, de->d_name) < 0 ||
 		    read_cpus(path, "cpuset.effective_cpus", &eff) < 0 || dl_cpus_count(&eff) == 0)
 			continue;
-		{
-			char f[4200];
-
-			if (dl_pathf(f, sizeof(f), "%s/cpuset.sched_load_balance", path) == 0)
-				dl_read_u64(f, &lb);
-		}
-		if (lb && dl_cpus_intersects(&eff, hk)) {
+		if (load_balanced(path) && dl_cpus_intersects(&eff, hk)) {
 			dl_cpus_and(&eff, hk);
 			err = spans_add(s, &eff);
 			continue;
@@ -186,7 +183,6 @@ int dl_rd_spans(dl_cpus_t **out, size_t *count)
 	dl_cpus_t hk, online, covered, rest;
 	char mnt[4096];
 	int version, err;
-	uint64_t lb = 1;
 
 	*out = NULL;
 	*count = 0;
@@ -199,11 +195,7 @@ int dl_rd_spans(dl_cpus_t **out, size_t *count)
 		dl_cpuset_mount(mnt, sizeof(mnt));
 
 	if (version == 1) {
-		char f[4200];
-
-		if (dl_pathf(f, sizeof(f), "%s/cpuset.sched_load_balance", mnt) == 0)
-			dl_read_u64(f, &lb);
-		if (lb)
+		if (load_balanced(mnt))
 			err = spans_add(&s, &hk);
 		else
 			err = v1_walk(mnt, &hk, &s);

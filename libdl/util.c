@@ -104,6 +104,14 @@ int dl_write_file(const char *path, const char *text)
 	return err;
 }
 
+int dl_read_cpus(const char *path, dl_cpus_t *set)
+{
+	char buf[4096];
+	int err = dl_read_file(path, buf, sizeof(buf));
+
+	return err ? err : dl_cpus_parse(buf, set);
+}
+
 uint64_t dl_now_ns(void)
 {
 	struct timespec ts;
