@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -82,7 +81,7 @@ DL_EXPORT int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,
 	char need_s[32], old_s[64], rdt[768];
 	struct dl_params norm;
 	uint64_t n, old, need;
-	cpu_set_t mask;
+	dl_cpus_t aff;
 	struct dl_rd rd;
 	int err, cpu;
 
@@ -107,17 +106,9 @@ DL_EXPORT int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,
 	err = dl_rd_of_cpu(cpu, &rd);
 	if (err)
 		return err;
-	if (sched_getaffinity(pid, sizeof(mask), &mask) == 0) {
-		dl_cpus_t aff;
-
-		dl_cpus_zero(&aff);
-		for (int c = 0; c < CPU_SETSIZE && c < DL_CPUS_MAX; c++)
-			if (CPU_ISSET(c, &mask))
-				dl_cpus_set(&aff, c);
-		if (!dl_cpus_subset(&rd.cpus, &aff)) {
-			dl_explain(-EPERM, pid, &norm, why, len);
-			return 0;
-		}
+	if (dl_task_affinity(pid, &aff) == 0 && !dl_cpus_subset(&rd.cpus, &aff)) {
+		dl_explain(-EPERM, pid, &norm, why, len);
+		return 0;
 	}
 	if (rd.unlimited) {
 		snprintf(why, len, "admitted: kernel.sched_rt_runtime_us is -1, the kernel tests no bandwidth");

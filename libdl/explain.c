@@ -38,29 +38,29 @@ DL_EXPORT int dl_have_cap_sys_nice(void)
 /* The CPU a thread last ran on: field 39 of /proc/TID/stat. */
 int dl_task_cpu(pid_t tid)
 {
-	char path[64], buf[1024], *p;
-	int field = 2, cpu = -1;
+	unsigned long long cpu;
+	int err = dl_task_stat_field(tid ? tid : gettid(), 39, &cpu);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)(tid ? tid : gettid()));
-	if (dl_read_file(path, buf, sizeof(buf)) < 0)
-		return -ESRCH;
-	/* The command (field 2) may hold spaces and parentheses. */
-	p = strrchr(buf, ')');
-	if (!p)
-		return -EINVAL;
-	for (p++; *p; p++) {
-		if (*p == ' ' && ++field == 39) {
-			cpu = atoi(p + 1);
-			break;
-		}
-	}
-	return cpu;
+	return err ? err : (int)cpu;
+}
+
+/* The CPUs a thread may run on, as a dl_cpus_t. */
+int dl_task_affinity(pid_t tid, dl_cpus_t *set)
+{
+	cpu_set_t mask;
+
+	if (sched_getaffinity(tid, sizeof(mask), &mask) < 0)
+		return -errno;
+	dl_cpus_zero(set);
+	for (int c = 0; c < DL_CPUS_MAX && c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &mask))
+			dl_cpus_set(set, c);
+	return 0;
 }
 
 static void explain_eperm(pid_t tid, char *buf, size_t len)
 {
 	char aff[256], span[256];
-	cpu_set_t mask;
 	dl_cpus_t affinity;
 	struct dl_rd rd;
 	int cpu;
@@ -71,11 +71,7 @@ static void explain_eperm(pid_t tid, char *buf, size_t len)
 	}
 	cpu = dl_task_cpu(tid);
 	if (cpu >= 0 && dl_rd_of_cpu(cpu, &rd) == 0) {
-		if (sched_getaffinity(tid, sizeof(mask), &mask) == 0) {
-			dl_cpus_zero(&affinity);
-			for (int c = 0; c < DL_CPUS_MAX && c < CPU_SETSIZE; c++)
-				if (CPU_ISSET(c, &mask))
-					dl_cpus_set(&affinity, c);
+		if (dl_task_affinity(tid, &affinity) == 0) {
 			struct dl_rd there;
 			int first = dl_cpus_first(&affinity);
 

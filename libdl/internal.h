@@ -31,6 +31,8 @@ int dl_read_file(const char *path, char *buf, size_t len);
 int dl_read_u64(const char *path, uint64_t *val);
 int dl_read_s64(const char *path, int64_t *val);
 int dl_write_file(const char *path, const char *text);
+/* Field n of /proc/TID/stat, counted as in proc(5) (3 and above). */
+int dl_task_stat_field(pid_t tid, int n, unsigned long long *val);
 /* A file holding a CPU (or node) list, parsed. */
 int dl_read_cpus(const char *path, dl_cpus_t *set);
 uint64_t dl_now_ns(void); /* CLOCK_MONOTONIC */
@@ -71,6 +73,7 @@ uint64_t dl_to_ratio(uint64_t period, uint64_t runtime);
 /* explain.c */
 int dl_explain_set_failure(int err, pid_t tid, const struct dl_params *p);
 int dl_task_cpu(pid_t tid);
+int dl_task_affinity(pid_t tid, dl_cpus_t *set);
 
 /* admit.c */
 char *dl_rd_text(const struct dl_rd *rd, char *buf, size_t len);

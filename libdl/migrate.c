@@ -23,20 +23,9 @@
 /* Field 9 of /proc/TID/stat, the task's flags. */
 static bool no_setaffinity(pid_t tid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long flags = 0;
-	int field = 2;
+	unsigned long long flags;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	if (dl_read_file(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
-		return false;
-	for (p++; *p; p++) {
-		if (*p == ' ' && ++field == 9) {
-			flags = strtoul(p + 1, NULL, 10);
-			break;
-		}
-	}
-	return flags & PF_NO_SETAFFINITY;
+	return dl_task_stat_field(tid, 9, &flags) == 0 && (flags & PF_NO_SETAFFINITY);
 }
 
 /* The TIDs (v1) or PIDs (v2) listed in a cpuset, read whole. */

@@ -104,6 +104,27 @@ int dl_write_file(const char *path, const char *text)
 	return err;
 }
 
+int dl_task_stat_field(pid_t tid, int n, unsigned long long *val)
+{
+	char path[64], buf[1024], *p;
+	int field = 2;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	if (dl_read_file(path, buf, sizeof(buf)) < 0)
+		return -ESRCH;
+	/* The command (field 2) may hold spaces and parentheses. */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EINVAL;
+	for (p++; *p; p++) {
+		if (*p == ' ' && ++field == n) {
+			*val = strtoull(p + 1, NULL, 10);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 int dl_read_cpus(const char *path, dl_cpus_t *set)
 {
 	char buf[4096];
