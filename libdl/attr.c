@@ -119,6 +119,19 @@ void dl_attr_from_params(struct dl_sched_attr *a, const struct dl_params *p)
 	a->sched_util_max = p->util_max;
 }
 
+void dl_params_from_attr(struct dl_params *p, const struct dl_sched_attr *a)
+{
+	memset(p, 0, sizeof(*p));
+	p->runtime = a->sched_runtime;
+	p->deadline = a->sched_deadline;
+	p->period = a->sched_period;
+	/* Only the flags a reservation carries, not the kernel's KEEP_*
+	 * request modifiers. */
+	p->flags = a->sched_flags & (DL_FLAG_RESET_ON_FORK | DL_FLAG_RECLAIM | DL_FLAG_DL_OVERRUN);
+	p->util_min = a->sched_util_min;
+	p->util_max = a->sched_util_max;
+}
+
 DL_EXPORT int dl_set(pid_t tid, const struct dl_params *p)
 {
 	struct dl_sched_attr attr;
@@ -147,18 +160,10 @@ DL_EXPORT int dl_get(pid_t tid, struct dl_params *p)
 		return dl_fail(err, "no thread %d", (int)tid);
 	if (err)
 		return dl_fail(err, "sched_getattr(%d): %s", (int)tid, strerror(-err));
-	memset(p, 0, sizeof(*p));
-	if (attr.sched_policy == DL_SCHED_DEADLINE) {
-		p->runtime = attr.sched_runtime;
-		p->deadline = attr.sched_deadline;
-		p->period = attr.sched_period;
-		/* Only the flags a reservation carries, not the kernel's
-		 * KEEP_* request modifiers. */
-		p->flags = attr.sched_flags & (DL_FLAG_RESET_ON_FORK | DL_FLAG_RECLAIM |
-					       DL_FLAG_DL_OVERRUN);
-		p->util_min = attr.sched_util_min;
-		p->util_max = attr.sched_util_max;
-	}
+	if (attr.sched_policy == DL_SCHED_DEADLINE)
+		dl_params_from_attr(p, &attr);
+	else
+		memset(p, 0, sizeof(*p));
 	return (int)attr.sched_policy;
 }
 

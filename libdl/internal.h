@@ -65,6 +65,7 @@ int dl_sys_getattr(pid_t tid, struct dl_sched_attr *attr);
 /* From SCHED_DEADLINE to attr's policy without leaking bandwidth. */
 int dl_sys_leave(pid_t tid, struct dl_sched_attr *attr);
 void dl_attr_from_params(struct dl_sched_attr *a, const struct dl_params *p);
+void dl_params_from_attr(struct dl_params *p, const struct dl_sched_attr *a);
 
 /* params.c */
 int dl_params_check(const struct dl_params *p);

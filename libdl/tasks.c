@@ -100,13 +100,7 @@ int dl_scan(pid_t only, bool want_details, struct dl_task **out, size_t *count)
 			memset(&t, 0, sizeof(t));
 			t.pid = pid;
 			t.tid = tid;
-			t.params.runtime = attr.sched_runtime;
-			t.params.deadline = attr.sched_deadline;
-			t.params.period = attr.sched_period;
-			t.params.flags = attr.sched_flags & (DL_FLAG_RESET_ON_FORK |
-							     DL_FLAG_RECLAIM | DL_FLAG_DL_OVERRUN);
-			t.params.util_min = attr.sched_util_min;
-			t.params.util_max = attr.sched_util_max;
+			dl_params_from_attr(&t.params, &attr);
 			t.bw = dl_params_bw(&t.params);
 			t.rd = -1;
 			t.cpu = dl_task_cpu(tid);
