@@ -71,12 +71,12 @@ bool dl_cs_flag(const char *name, const char *file)
 	return dl_cs_read(name, file, buf, sizeof(buf)) == 0 && strcmp(buf, "1") == 0;
 }
 
-static struct cgroup *new_cg(const char *name, const struct dl_kv *kv, size_t n)
+struct cgroup *dl_cs_cg(const char *name, const struct dl_kv *kv, size_t n)
 {
 	struct cgroup_controller *ctl;
 	struct cgroup *cg;
 
-	cg = cgroup_new_cgroup(name);
+	cg = cgroup_new_cgroup(name && *name ? name : "/");
 	if (!cg)
 		return NULL;
 	ctl = cgroup_add_controller(cg, "cpuset");
@@ -101,17 +101,16 @@ int dl_cs_create(const char *name, const struct dl_kv *kv, size_t n)
 		return err;
 	if (dl_cs_exists(name))
 		return -EEXIST;
-	cg = new_cg(name, kv, n);
+	cg = dl_cs_cg(name, kv, n);
 	if (!cg)
 		return -ENOMEM;
 	ret = cgroup_create_cgroup(cg, 0);
 	err = dl_cg_errno(ret);
 	if (err && dl_cs_exists(name)) {
 		/* Made, then a value failed: do not leave it half-made. */
-		struct cgroup *bare = cgroup_new_cgroup(name);
+		struct cgroup *bare = dl_cs_cg(name, NULL, 0);
 
 		if (bare) {
-			cgroup_add_controller(bare, "cpuset");
 			cgroup_delete_cgroup(bare, 0);
 			cgroup_free(&bare);
 		}
@@ -129,7 +128,7 @@ int dl_cs_write(const char *name, const char *key, const char *value)
 	err = dl_cg_init();
 	if (err)
 		return err;
-	cg = new_cg(name && *name ? name : "/", &kv, 1);
+	cg = dl_cs_cg(name, &kv, 1);
 	if (!cg)
 		return -ENOMEM;
 	err = dl_cg_errno(cgroup_modify_cgroup(cg));
@@ -147,13 +146,9 @@ int dl_cs_remove(const char *name)
 		return err;
 	if (!dl_cs_exists(name))
 		return -ENOENT;
-	cg = cgroup_new_cgroup(name);
+	cg = dl_cs_cg(name, NULL, 0);
 	if (!cg)
 		return -ENOMEM;
-	if (!cgroup_add_controller(cg, "cpuset")) {
-		cgroup_free(&cg);
-		return -ENOMEM;
-	}
 	err = dl_cg_errno(cgroup_delete_cgroup(cg, 0));
 	cgroup_free(&cg);
 	return err;

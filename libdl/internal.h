@@ -105,6 +105,10 @@ struct dl_kv {
 	const char *key;
 	const char *value;
 };
+struct cgroup;
+/* A libcgroup cgroup of the cpuset controller with the values to write
+ * ("" or NULL: the root); NULL when out of memory. */
+struct cgroup *dl_cs_cg(const char *name, const struct dl_kv *kv, size_t n);
 int dl_cs_path(const char *name, const char *file, char *buf, size_t len);
 bool dl_cs_exists(const char *name);
 int dl_cs_read(const char *name, const char *file, char *buf, size_t len);

@@ -67,15 +67,6 @@ static int list_tasks(const char *name, bool threads, pid_t **out, size_t *n)
 	return 0;
 }
 
-static struct cgroup *cpuset_cg(const char *name)
-{
-	struct cgroup *cg = cgroup_new_cgroup(name && *name ? name : "/");
-
-	if (cg && !cgroup_add_controller(cg, "cpuset"))
-		cgroup_free(&cg);
-	return cg;
-}
-
 int dl_cs_attach(const char *name, pid_t tid)
 {
 	struct cgroup *cg;
@@ -83,7 +74,7 @@ int dl_cs_attach(const char *name, pid_t tid)
 
 	if (err)
 		return err;
-	cg = cpuset_cg(name);
+	cg = dl_cs_cg(name, NULL, 0);
 	if (!cg)
 		return -ENOMEM;
 	err = dl_cg_errno(cgroup_attach_task_pid(cg, tid));
@@ -124,7 +115,7 @@ int dl_cs_move_all(const char *from, const char *to, bool threads, struct dl_lay
 
 	if (err)
 		return err;
-	dest = cpuset_cg(to);
+	dest = dl_cs_cg(to, NULL, 0);
 	if (!dest)
 		return -ENOMEM;
 	for (int pass = 0; pass < MAX_PASSES; pass++) {
