@@ -245,6 +245,20 @@ static int verify_domains(const struct dl_layout *l)
 	return err;
 }
 
+/* Remove a member's cpuset, moving back what forked into it meanwhile. */
+static int remove_member(const char *name, bool threads, struct dl_layout_result *res)
+{
+	int e = 0;
+
+	for (int tries = 0; tries < 5; tries++) {
+		e = dl_cs_remove(name);
+		if (e != -EBUSY)
+			break;
+		dl_cs_move_all(name, "", threads, res);
+	}
+	return e;
+}
+
 /* After a rebuild: the kernel's count against the live tasks, repaired. */
 static void check_accounting(struct dl_layout_result *res)
 {
@@ -311,12 +325,7 @@ static int destroy_v1(const struct dl_layout *l, struct dl_layout_result *res)
 		/* Balancing off first: removing a balanced cpuset rebuilds the
 		 * domains later, asynchronously, at a moment nobody chose. */
 		dl_cs_write(name, "cpuset.sched_load_balance", "0");
-		for (int tries = 0; tries < 5; tries++) {
-			e = dl_cs_remove(name);
-			if (e != -EBUSY)
-				break;
-			dl_cs_move_all(name, "", true, res); /* forked meanwhile */
-		}
+		e = remove_member(name, true, res);
 		if (e && !err)
 			err = dl_fail(e, "cannot remove cpuset /%s: %s", name, strerror(-e));
 	}
@@ -429,12 +438,7 @@ static int destroy_v2(const struct dl_layout *l, struct dl_layout_result *res)
 			err = dl_fail(e, "cannot turn /%s back into a member: %s", name, strerror(-e));
 			continue;
 		}
-		for (int tries = 0; tries < 5; tries++) {
-			e = dl_cs_remove(name);
-			if (e != -EBUSY)
-				break;
-			dl_cs_move_all(name, "", false, res);
-		}
+		e = remove_member(name, false, res);
 		if (e && !err)
 			err = dl_fail(e, "cannot remove cgroup /%s: %s", name, strerror(-e));
 	}
