@@ -136,6 +136,16 @@ int dl_cs_write(const char *name, const char *key, const char *value)
 	return err;
 }
 
+/* libcgroup 2.0.2 does not enable a controller in the root cgroup's own
+ * cgroup.subtree_control (FACTS.md): the one file written by hand. */
+int dl_cs_root_subtree(const char *change)
+{
+	char path[4096];
+	int err = dl_cs_path("", "cgroup.subtree_control", path, sizeof(path));
+
+	return err ? err : dl_write_file(path, change);
+}
+
 int dl_cs_remove(const char *name)
 {
 	struct cgroup *cg;

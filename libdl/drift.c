@@ -289,7 +289,7 @@ static int toggle_partition(void)
  * a member, then removed: the domains come out as they were. */
 static int rebuild_v2(void)
 {
-	char name[4200], cpustr[16], path[4200];
+	char name[4200], cpustr[16];
 	dl_cpus_t eff;
 	int err, last = -1;
 
@@ -300,10 +300,7 @@ static int rebuild_v2(void)
 			last = c;
 	if (dl_cpus_count(&eff) < 2)
 		return toggle_partition();
-	/* libcgroup 2.0.2 does not enable cpuset in the root's own
-	 * subtree_control: done by hand. */
-	if (dl_cs_path("", "cgroup.subtree_control", path, sizeof(path)) == 0)
-		dl_write_file(path, "+cpuset");
+	dl_cs_root_subtree("+cpuset");
 	snprintf(cpustr, sizeof(cpustr), "%d", last);
 	snprintf(name, sizeof(name), "libdl-rebuild-%d", (int)getpid());
 	{

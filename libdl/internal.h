@@ -120,6 +120,8 @@ bool dl_cs_flag(const char *name, const char *file);
 int dl_cs_create(const char *name, const struct dl_kv *kv, size_t n);
 int dl_cs_write(const char *name, const char *key, const char *value);
 int dl_cs_remove(const char *name);
+/* v2: "+cpuset" or "-cpuset" into the root cgroup's subtree_control. */
+int dl_cs_root_subtree(const char *change);
 /* migrate.c: one task (v1: a thread, v2: its process) into a cpuset. */
 int dl_cs_attach(const char *name, pid_t tid);
 

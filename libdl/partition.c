@@ -349,18 +349,13 @@ static int subtree_has_cpuset(void)
 	return 0;
 }
 
-/* libcgroup 2.0.2 does not enable cpuset in the root's own
- * subtree_control (FACTS.md): written by hand. */
 static int enable_subtree(struct dl_layout *l)
 {
-	char path[4096];
 	int err;
 
 	if (subtree_has_cpuset() == 1)
 		return 0;
-	err = dl_cs_path("", "cgroup.subtree_control", path, sizeof(path));
-	if (!err)
-		err = dl_write_file(path, "+cpuset");
+	err = dl_cs_root_subtree("+cpuset");
 	if (err)
 		return dl_fail(err, "cannot enable cpuset in the root cgroup's cgroup.subtree_control: %s",
 			       strerror(-err));
@@ -413,7 +408,7 @@ static int create_v2(struct dl_layout *l, struct dl_layout_result *res)
 
 static int destroy_v2(const struct dl_layout *l, struct dl_layout_result *res)
 {
-	char name[4200], path[4096];
+	char name[4200];
 	int err = 0, e;
 
 	dl_wait_quiet(QUIET_TIMEOUT_MS);
@@ -442,9 +437,8 @@ static int destroy_v2(const struct dl_layout *l, struct dl_layout_result *res)
 		if (e && !err)
 			err = dl_fail(e, "cannot remove cgroup /%s: %s", name, strerror(-e));
 	}
-	if (!err && l->enabled_subtree && subtree_has_cpuset() == 1 &&
-	    dl_cs_path("", "cgroup.subtree_control", path, sizeof(path)) == 0)
-		dl_write_file(path, "-cpuset"); /* refused while others use it: theirs now */
+	if (!err && l->enabled_subtree && subtree_has_cpuset() == 1)
+		dl_cs_root_subtree("-cpuset"); /* refused while others use it: theirs now */
 	return err;
 }
 
