@@ -200,7 +200,8 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 {
 	struct dl_part_info *v;
 	struct dl_layout *l;
-	size_t n = 0;
+	struct dl_rd *rds = NULL;
+	size_t n = 0, nrd = 0;
 	int err;
 
 	*out = NULL;
@@ -213,6 +214,9 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 		dl_layout_free(l);
 		return dl_fail(-ENOMEM, "out of memory");
 	}
+	/* One look at the root domains for every member. */
+	if (dl_rd_list(&rds, &nrd) < 0)
+		nrd = 0;
 	for (int i = 0; i <= (int)l->nparts; i++) {
 		struct dl_part_info *pi = &v[n];
 		const char *member = i < (int)l->nparts ? l->parts[i].name : DL_CLUSTER;
@@ -233,10 +237,12 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 		}
 		dl_cs_count_threads(pi->cgroup, &pi->nthreads, &pi->ndeadline);
 		first = dl_cpus_first(&pi->cpus);
-		if (first >= 0)
-			dl_rd_of_cpu(first, &pi->rd);
+		for (size_t k = 0; first >= 0 && k < nrd; k++)
+			if (dl_cpus_isset(&rds[k].cpus, first))
+				pi->rd = rds[k];
 		n++;
 	}
+	free(rds);
 	dl_layout_free(l);
 	*out = v;
 	*count = n;
