@@ -164,20 +164,8 @@ static void print_rd(const struct dl_rd *rd)
 
 static void json_rd(struct json *j, const char *key, const struct dl_rd *rd)
 {
-	char cpus[256];
-
 	json_obj_begin(j, key);
-	json_str(j, "cpus", dl_cpus_format(&rd->cpus, cpus, sizeof(cpus)));
-	json_int(j, "ncpus", rd->ncpus);
-	json_uint(j, "cpu_bw", rd->cpu_bw);
-	json_uint(j, "capacity", rd->capacity);
-	json_uint(j, "fair_bw", rd->fair_bw);
-	json_uint(j, "tasks_bw", rd->tasks_bw);
-	json_uint(j, "deadline_threads", rd->ntasks);
-	json_int(j, "total_bw", rd->total_bw);
-	json_int(j, "free_bw", rd->free_bw);
-	json_bool(j, "from_kernel", rd->from_kernel);
-	json_bool(j, "unlimited", rd->unlimited);
+	json_rd_fields(j, rd);
 	json_obj_end(j);
 }
 

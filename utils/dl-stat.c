@@ -281,18 +281,8 @@ static void print_json(const struct ctl *c, const struct dl_task *t, size_t nt,
 
 			json_obj_begin(&j, NULL);
 			json_uint(&j, "id", i);
-			json_str(&j, "cpus", dl_cpus_format(&rds[i].cpus, buf, sizeof(buf)));
-			json_int(&j, "ncpus", rds[i].ncpus);
-			json_uint(&j, "cpu_bw", rds[i].cpu_bw);
-			json_uint(&j, "capacity", rds[i].capacity);
-			json_uint(&j, "fair_bw", rds[i].fair_bw);
-			json_uint(&j, "tasks_bw", rds[i].tasks_bw);
-			json_uint(&j, "deadline_threads", rds[i].ntasks);
-			json_int(&j, "total_bw", rds[i].total_bw);
+			json_rd_fields(&j, &rds[i]);
 			json_int(&j, "expected_bw", expected);
-			json_int(&j, "free_bw", rds[i].free_bw);
-			json_bool(&j, "from_kernel", rds[i].from_kernel);
-			json_bool(&j, "unlimited", rds[i].unlimited);
 			json_str(&j, "drift", drift[i] == DRIFT_YES ? "drifted" : drift[i] == DRIFT_SETTLING ? "settling" : "none");
 			json_int(&j, "drift_bw", rds[i].from_kernel ? rds[i].total_bw - expected : 0);
 			json_obj_end(&j);

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "libdeadline.h"
+
 struct json {
 	FILE *f;
 	int depth;
@@ -26,5 +28,9 @@ void json_uint(struct json *j, const char *key, uint64_t val);
 void json_bool(struct json *j, const char *key, bool val);
 void json_null(struct json *j, const char *key);
 void json_end(struct json *j); /* the final newline */
+
+/* A root domain's figures, the fields dl-part(1) and dl-stat(1) share,
+ * into the object being written. */
+void json_rd_fields(struct json *j, const struct dl_rd *rd);
 
 #endif
