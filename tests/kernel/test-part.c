@@ -108,42 +108,6 @@ static void assert_unchanged(const char *what)
 		      what, before, now);
 }
 
-/* A child that joins `where` and holds runtime/period; -1 if refused. */
-static pid_t hog_in(const char *where, uint64_t runtime, uint64_t period, char *why, size_t len)
-{
-	int p[2];
-	pid_t pid;
-	char msg[1024] = "";
-
-	ck_assert_int_eq(pipe(p), 0);
-	pid = fork();
-	if (pid == 0) {
-		struct dl_params prm = { .runtime = runtime, .period = period };
-		int e = where ? dl_part_set(where, 0, &prm) : dl_set(0, &prm);
-
-		close(p[0]);
-		snprintf(msg, sizeof(msg), "%s", e ? dl_errmsg() : "ok");
-		if (write(p[1], msg, strlen(msg) + 1) < 0)
-			_exit(1);
-		close(p[1]);
-		if (e)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (read(p[0], msg, sizeof(msg) - 1) <= 0)
-		msg[0] = '\0';
-	close(p[0]);
-	if (why)
-		snprintf(why, len, "%s", msg);
-	if (strcmp(msg, "ok") != 0) {
-		waitpid(pid, NULL, 0);
-		return -1;
-	}
-	return pid;
-}
-
 static int64_t kernel_total(int cpu)
 {
 	uint64_t bw;
@@ -160,9 +124,9 @@ START_TEST(test_partition_is_its_own_root_domain)
 	int64_t cpu1;
 
 	/* Control: the whole machine admits 0.5 and 0.41 together. */
-	a = hog_in(NULL, 5 * MS, 10 * MS, why, sizeof(why));
+	a = tl_dl_hog_in(NULL, 5 * MS, 10 * MS, why, sizeof(why));
 	ck_assert_msg(a > 0, "%s", why);
-	b = hog_in(NULL, 41 * MS / 10, 10 * MS, why, sizeof(why));
+	b = tl_dl_hog_in(NULL, 41 * MS / 10, 10 * MS, why, sizeof(why));
 	ck_assert_msg(b > 0, "the machine refused 0.5 + 0.41: %s", why);
 	tl_kill(a);
 	tl_kill(b);
@@ -171,16 +135,16 @@ START_TEST(test_partition_is_its_own_root_domain)
 	ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
 	ck_assert_msg(strstr(out, "root domain CPUs 0:"), "%s", out);
 	cpu1 = kernel_total(1);
-	a = hog_in("partition0", 5 * MS, 10 * MS, why, sizeof(why));
+	a = tl_dl_hog_in("partition0", 5 * MS, 10 * MS, why, sizeof(why));
 	ck_assert_msg(a > 0, "%s", why);
 	/* The kernel counts it in CPU 0's root domain only. */
 	ck_assert_int_eq(kernel_total(0), 52428 + 524288);
 	ck_assert_int_eq(kernel_total(1), cpu1);
-	b = hog_in("partition0", 41 * MS / 10, 10 * MS, why, sizeof(why));
+	b = tl_dl_hog_in("partition0", 41 * MS / 10, 10 * MS, why, sizeof(why));
 	ck_assert_msg(b < 0, "the partition admitted 0.5 + 0.41");
 	ck_assert_msg(strstr(why, "admission refused") && strstr(why, "root domain CPUs 0 "), "%s", why);
 	/* The cluster still has room for it. */
-	b = hog_in(DL_CLUSTER, 41 * MS / 10, 10 * MS, why, sizeof(why));
+	b = tl_dl_hog_in(DL_CLUSTER, 41 * MS / 10, 10 * MS, why, sizeof(why));
 	ck_assert_msg(b > 0, "%s", why);
 	tl_kill(a);
 	tl_kill(b);
@@ -466,7 +430,7 @@ START_TEST(test_destroy_right_after_a_deadline_exit)
 		ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
 		ck_assert_int_eq(dl_drift_check(2000, &d, &n), 0);
 		free(d);
-		p = hog_in(NULL, 1 * MS, 10 * MS, err, sizeof(err));
+		p = tl_dl_hog_in(NULL, 1 * MS, 10 * MS, err, sizeof(err));
 		ck_assert_msg(p > 0, "round %d: a 0.1 reservation was refused after destroy: %s", round, err);
 		tl_kill(p);
 		tl_settle();

@@ -363,11 +363,11 @@ int tl_cap_eff(pid_t pid, uint64_t *caps)
 	return err;
 }
 
-pid_t tl_dl_hog(uint64_t runtime, uint64_t period)
+pid_t tl_dl_hog_in(const char *where, uint64_t runtime, uint64_t period, char *why, size_t len)
 {
+	char msg[1024] = "";
 	int p[2];
 	pid_t pid;
-	char ok = 0;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
@@ -376,27 +376,36 @@ pid_t tl_dl_hog(uint64_t runtime, uint64_t period)
 		return -1;
 	if (pid == 0) {
 		struct dl_params prm = { .runtime = runtime, .period = period };
+		int e;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(p[0]);
-		ok = dl_set(0, &prm) == 0 ? 1 : 2;
-		if (write(p[1], &ok, 1) != 1)
+		e = where ? dl_part_set(where, 0, &prm) : dl_set(0, &prm);
+		snprintf(msg, sizeof(msg), "%s", e ? dl_errmsg() : "ok");
+		if (write(p[1], msg, strlen(msg) + 1) < 0)
 			_exit(1);
 		close(p[1]);
-		if (ok != 1)
+		if (e)
 			_exit(1);
 		for (;;)
 			pause();
 	}
 	close(p[1]);
-	if (read(p[0], &ok, 1) != 1)
-		ok = 2;
+	if (read(p[0], msg, sizeof(msg) - 1) <= 0)
+		msg[0] = '\0';
 	close(p[0]);
-	if (ok != 1) {
+	if (why)
+		snprintf(why, len, "%s", msg);
+	if (strcmp(msg, "ok") != 0) {
 		waitpid(pid, NULL, 0);
 		return -1;
 	}
 	return pid;
+}
+
+pid_t tl_dl_hog(uint64_t runtime, uint64_t period)
+{
+	return tl_dl_hog_in(NULL, runtime, period, NULL, 0);
 }
 
 void tl_settle(void)

@@ -59,8 +59,11 @@ int tl_proc_sched(pid_t pid, const char *field, uint64_t *val);
 /* Effective capabilities of pid, from /proc/PID/status. */
 int tl_cap_eff(pid_t pid, uint64_t *caps);
 
-/* Background deadline hogs: each a child process of runtime/period. */
+/* Background deadline hogs: each a child process of runtime/period;
+ * -1 if refused.  _in: in layout member `where` (NULL: where it is),
+ * with the library's answer ("ok" or why not) into why. */
 pid_t tl_dl_hog(uint64_t runtime, uint64_t period);
+pid_t tl_dl_hog_in(const char *where, uint64_t runtime, uint64_t period, char *why, size_t len);
 /* Settle: wait until no exited deadline task holds bandwidth. */
 void tl_settle(void);
 
