@@ -208,7 +208,7 @@ static int leftovers(const struct dl_layout *l)
 					 DL_LAYOUT_PARENT)
 			       : 0;
 	for (int i = -1; i < (int)l->nparts; i++) {
-		dl_layout_cgroup(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
+		dl_layout_cgroup(l, dl_layout_member(l, i, NULL), name, sizeof(name));
 		if (dl_cs_exists(name))
 			return dl_fail(-EEXIST, "cgroup /%s exists already: remove it first", name);
 	}
@@ -242,6 +242,21 @@ static int verify_domains(const struct dl_layout *l)
 			err = dl_fail(-EPROTO, "the kernel made no root domain of CPUs %s", dl_cpus_format(want, a, sizeof(a)));
 	}
 	free(spans);
+	return err;
+}
+
+/* Every member's tasks back to the root, once no exit is in flight. */
+static int move_back(const struct dl_layout *l, bool threads, struct dl_layout_result *res)
+{
+	char name[4200];
+	int err = 0, e;
+
+	dl_wait_quiet(QUIET_TIMEOUT_MS);
+	for (int i = -1; i < (int)l->nparts; i++) {
+		dl_layout_cgroup(l, dl_layout_member(l, i, NULL), name, sizeof(name));
+		if (dl_cs_exists(name) && (e = dl_cs_move_all(name, "", threads, res)) && !err)
+			err = e;
+	}
 	return err;
 }
 
@@ -299,14 +314,9 @@ static int create_v1(struct dl_layout *l, struct dl_layout_result *res)
 static int destroy_v1(const struct dl_layout *l, struct dl_layout_result *res)
 {
 	char name[4200], buf[16];
-	int err = 0, e;
+	int err, e;
 
-	dl_wait_quiet(QUIET_TIMEOUT_MS);
-	for (int i = -1; i < (int)l->nparts; i++) {
-		dl_layout_cgroup(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
-		if (dl_cs_exists(name) && (e = dl_cs_move_all(name, "", true, res)) && !err)
-			err = e;
-	}
+	err = move_back(l, true, res);
 	if (err)
 		return err;
 	/* The merge: the root balances again (as it did before). */
@@ -319,7 +329,7 @@ static int destroy_v1(const struct dl_layout *l, struct dl_layout_result *res)
 				       l->root_lb, strerror(-err));
 	}
 	for (int i = -1; i < (int)l->nparts; i++) {
-		dl_layout_cgroup(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
+		dl_layout_cgroup(l, dl_layout_member(l, i, NULL), name, sizeof(name));
 		if (!dl_cs_exists(name))
 			continue;
 		/* Balancing off first: removing a balanced cpuset rebuilds the
@@ -409,20 +419,15 @@ static int create_v2(struct dl_layout *l, struct dl_layout_result *res)
 static int destroy_v2(const struct dl_layout *l, struct dl_layout_result *res)
 {
 	char name[4200];
-	int err = 0, e;
+	int err, e;
 
-	dl_wait_quiet(QUIET_TIMEOUT_MS);
-	for (int i = -1; i < (int)l->nparts; i++) {
-		dl_layout_cgroup(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
-		if (dl_cs_exists(name) && (e = dl_cs_move_all(name, "", false, res)) && !err)
-			err = e;
-	}
+	err = move_back(l, false, res);
 	if (err)
 		return err;
 	for (int i = -1; i < (int)l->nparts; i++) {
 		char state[256];
 
-		dl_layout_cgroup(l, i < 0 ? DL_CLUSTER : l->parts[i].name, name, sizeof(name));
+		dl_layout_cgroup(l, dl_layout_member(l, i, NULL), name, sizeof(name));
 		if (!dl_cs_exists(name))
 			continue;
 		/* Member first, so the removal itself changes no domain; never
