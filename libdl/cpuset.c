@@ -146,6 +146,20 @@ int dl_cs_root_subtree(const char *change)
 	return err ? err : dl_write_file(path, change);
 }
 
+int dl_cs_root_subtree_has(const char *ctrl)
+{
+	char buf[1024];
+	size_t n = strlen(ctrl);
+
+	if (dl_cs_read("", "cgroup.subtree_control", buf, sizeof(buf)) < 0)
+		return -EIO;
+	/* Space-separated names: match a whole word. */
+	for (const char *p = buf; (p = strstr(p, ctrl)); p += n)
+		if ((p == buf || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+			return 1;
+	return 0;
+}
+
 int dl_cs_remove(const char *name)
 {
 	struct cgroup *cg;

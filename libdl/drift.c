@@ -26,6 +26,8 @@
 #include "layout.h"
 
 #define SETTLE_POLL_NS 50000000ULL
+/* How long a repair waits for a create or destroy to finish. */
+#define LOCK_WAIT_MS 10000
 
 /* Two listings that agree on every kernel figure: no admission or exit
  * raced the scan of the tasks. */
@@ -292,6 +294,7 @@ static int rebuild_v2(void)
 	char name[4200], cpustr[16];
 	dl_cpus_t eff;
 	int err, last = -1;
+	bool added;
 
 	if (dl_cs_effective("", &eff) < 0)
 		return -EIO;
@@ -300,7 +303,10 @@ static int rebuild_v2(void)
 			last = c;
 	if (dl_cpus_count(&eff) < 2)
 		return toggle_partition();
-	dl_cs_root_subtree("+cpuset");
+	/* cpuset enabled for the probe only, and disabled again after. */
+	added = dl_cs_root_subtree_has("cpuset") == 0;
+	if (added && (err = dl_cs_root_subtree("+cpuset")))
+		return err;
 	snprintf(cpustr, sizeof(cpustr), "%d", last);
 	snprintf(name, sizeof(name), "libdl-rebuild-%d", (int)getpid());
 	{
@@ -308,16 +314,34 @@ static int rebuild_v2(void)
 
 		err = dl_cs_create(name, kv, ARRAY_SIZE(kv));
 	}
-	if (err)
-		return err;
-	err = dl_cs_write(name, "cpuset.cpus.partition", "root");
-	if (!err)
-		err = dl_cs_write(name, "cpuset.cpus.partition", "member");
-	dl_cs_remove(name);
+	if (!err) {
+		err = dl_cs_write(name, "cpuset.cpus.partition", "root");
+		if (!err)
+			err = dl_cs_write(name, "cpuset.cpus.partition", "member");
+		dl_cs_remove(name);
+	}
+	if (added)
+		dl_cs_root_subtree("-cpuset");
 	return err;
 }
 
+/* With the layout lock held: a repair never rebuilds in the middle of a
+ * create or destroy. */
 DL_EXPORT int dl_rd_rebuild(void)
+{
+	int lock, err;
+
+	if (geteuid() != 0)
+		return dl_fail(-EPERM, "cannot rebuild the root domains: it takes root (a cpuset is made and removed)");
+	lock = dl_layout_lock(LOCK_WAIT_MS);
+	if (lock < 0)
+		return lock;
+	err = dl_rd_rebuild_locked();
+	close(lock);
+	return err;
+}
+
+int dl_rd_rebuild_locked(void)
 {
 	int version = dl_cpuset_version();
 	int err;

@@ -122,7 +122,23 @@ int dl_cs_write(const char *name, const char *key, const char *value);
 int dl_cs_remove(const char *name);
 /* v2: "+cpuset" or "-cpuset" into the root cgroup's subtree_control. */
 int dl_cs_root_subtree(const char *change);
+/* v2: 1 when the root cgroup's subtree_control lists ctrl, 0 if not. */
+int dl_cs_root_subtree_has(const char *ctrl);
 /* migrate.c: one task (v1: a thread, v2: its process) into a cpuset. */
 int dl_cs_attach(const char *name, pid_t tid);
+
+/* Test machinery.  NULL in the library: only the test builds of the
+ * tools (tests/lib/hooks.c, never installed) fill it in, to make a step
+ * of a layout change fail or the process die after it, and to point the
+ * state at a folder of their own. */
+struct dl_test_hooks {
+	/* Before step n: 0 to go on, or a negative errno (via dl_fail) to fail it. */
+	int (*step_begin)(int step, const char *what);
+	/* After step n is done (may kill the process). */
+	void (*step_done)(int step, const char *what);
+	bool no_precheck;      /* let the kernel find cpuset conflicts itself */
+	const char *state_dir; /* instead of /run/libdl */
+};
+extern const struct dl_test_hooks *dl_test_hooks;
 
 #endif

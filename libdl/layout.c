@@ -37,6 +37,7 @@ DL_EXPORT void dl_layout_free(struct dl_layout *l)
 	if (!l)
 		return;
 	free(l->parts);
+	free(l->origins);
 	free(l);
 }
 
@@ -80,6 +81,39 @@ DL_EXPORT int dl_layout_add_partition(struct dl_layout *l, const char *name, con
 	np[l->nparts].cpus = *cpus;
 	l->nparts++;
 	return 0;
+}
+
+/* Record (or update) where task o->pid came from. */
+int dl_layout_add_origin(struct dl_layout *l, const struct dl_origin *o, const char *cgroup)
+{
+	struct dl_origin *v;
+	size_t i;
+
+	if (strlen(cgroup) >= sizeof(o->cgroup) || strchr(cgroup, '\n'))
+		return -EINVAL;
+	for (i = 0; i < l->norigins; i++)
+		if (l->origins[i].pid == o->pid)
+			break;
+	if (i == l->norigins) {
+		v = realloc(l->origins, (l->norigins + 1) * sizeof(*v));
+		if (!v)
+			return dl_fail(-ENOMEM, "out of memory");
+		l->origins = v;
+		l->norigins++;
+	}
+	l->origins[i].pid = o->pid;
+	l->origins[i].start = o->start;
+	snprintf(l->origins[i].cgroup, sizeof(l->origins[i].cgroup), "%s", cgroup);
+	return 0;
+}
+
+/* The cgroup task pid (started at `start`) came from; NULL: none recorded. */
+const char *dl_layout_origin(const struct dl_layout *l, pid_t pid, unsigned long long start)
+{
+	for (size_t i = 0; i < l->norigins; i++)
+		if (l->origins[i].pid == pid && l->origins[i].start == start)
+			return l->origins[i].cgroup;
+	return NULL;
 }
 
 DL_EXPORT int dl_layout_set_cluster(struct dl_layout *l, const dl_cpus_t *cpus)
@@ -256,27 +290,72 @@ int dl_layout_validate(struct dl_layout *l)
 
 /* ---------------------------------------------------------------- state */
 
+const struct dl_test_hooks *dl_test_hooks;
+
+/*
+ * The state folder and its files belong to root alone: the lock and the
+ * state are mode 0600, so that no other user can hold a lock on them
+ * (which would block every create and destroy) or write a layout for
+ * destroy to act on.  Nothing is followed through a symbolic link, and
+ * nothing in the caller's environment moves the folder.
+ */
+static const char *state_dir(void)
+{
+	return dl_test_hooks && dl_test_hooks->state_dir ? dl_test_hooks->state_dir : DL_STATE_DIR;
+}
+
 static int state_path(char *buf, size_t len, const char *file)
 {
-	const char *dir = getenv("LIBDL_STATE_DIR");
+	return dl_pathf(buf, len, "%s/%s", state_dir(), file);
+}
 
-	return dl_pathf(buf, len, "%s/%s", dir && *dir ? dir : DL_STATE_DIR, file);
+/* A file or folder of ours: not a link, owned by us, writable by nobody
+ * else. */
+static int trusted(const struct stat *st, const char *path, mode_t type)
+{
+	if ((st->st_mode & S_IFMT) != type)
+		return dl_fail(-EPERM, "%s is not a %s: remove it (dl-part keeps its state there)",
+			       path, type == S_IFDIR ? "folder" : "regular file");
+	if (st->st_uid != geteuid() || (st->st_mode & (S_IWGRP | S_IWOTH)))
+		return dl_fail(-EPERM, "%s is owned by uid %u with mode %04o: it must be root's and writable by root alone; remove it",
+			       path, (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
+	return 0;
+}
+
+static int make_state_dir(void)
+{
+	const char *dir = state_dir();
+	struct stat st;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return dl_fail(-errno, "cannot create %s: %s", dir, strerror(errno));
+	if (lstat(dir, &st) < 0)
+		return dl_fail(-errno, "cannot look at %s: %s", dir, strerror(errno));
+	return trusted(&st, dir, S_IFDIR);
 }
 
 int dl_layout_save(const struct dl_layout *l)
 {
 	char path[4096], tmp[4200], a[4096];
 	FILE *f;
-	int err = 0;
+	int err = 0, fd;
 
-	if (state_path(path, sizeof(path), "") == 0)
-		mkdir(path, 0755);
-	if ((err = state_path(path, sizeof(path), "layout")) ||
-	    (err = dl_pathf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid())))
+	if ((err = make_state_dir()))
 		return err;
-	f = fopen(tmp, "we");
-	if (!f)
-		return dl_fail(-errno, "cannot write the layout's state %s: %s", tmp, strerror(errno));
+	if ((err = state_path(path, sizeof(path), "layout")) ||
+	    (err = dl_pathf(tmp, sizeof(tmp), "%s.XXXXXX", path)))
+		return err;
+	/* mkostemp: a new name, O_EXCL, mode 0600. */
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return dl_fail(-errno, "cannot write the layout's state in %s: %s", state_dir(), strerror(errno));
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		unlink(tmp);
+		return dl_fail(err, "cannot write the layout's state %s: %s", tmp, strerror(-err));
+	}
 	fprintf(f, "# libdl layout: what dl-part destroy undoes.  Do not edit.\n");
 	fprintf(f, "phase %s\n", l->phase);
 	fprintf(f, "cgroup %d\n", l->version);
@@ -290,6 +369,9 @@ int dl_layout_save(const struct dl_layout *l)
 	fprintf(f, "cluster %s\n", dl_cpus_format(&l->cluster, a, sizeof(a)));
 	for (size_t i = 0; i < l->nparts; i++)
 		fprintf(f, "partition %s %s\n", l->parts[i].name, dl_cpus_format(&l->parts[i].cpus, a, sizeof(a)));
+	for (size_t i = 0; i < l->norigins; i++)
+		fprintf(f, "origin %d %llu %s\n", (int)l->origins[i].pid, l->origins[i].start,
+			l->origins[i].cgroup);
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
 		err = -errno;
 	if (fclose(f) != 0 && !err)
@@ -312,71 +394,98 @@ int dl_layout_forget(void)
 	return 0;
 }
 
+/* One line of the state file into l; 0, or -EINVAL when it is damaged. */
+static int load_line(struct dl_layout *l, char *line)
+{
+	char key[32], v1[DL_LAYOUT_NAME_MAX + 2], v2[4096];
+	long long n;
+	int k;
+
+	line[strcspn(line, "\n")] = '\0';
+	if (line[0] == '#' || !line[0])
+		return 0;
+	if (strncmp(line, "origin ", 7) == 0) {
+		struct dl_origin o;
+		int used = 0, pid;
+
+		if (sscanf(line + 7, "%d %llu %n", &pid, &o.start, &used) < 2 || used == 0 || pid <= 0)
+			return -EINVAL;
+		o.pid = (pid_t)pid;
+		return dl_layout_add_origin(l, &o, line + 7 + used);
+	}
+	k = sscanf(line, "%31s %33s %4095s", key, v1, v2);
+	if (k < 1)
+		return -EINVAL;
+	n = k >= 2 ? atoll(v1) : 0;
+	if (strcmp(key, "phase") == 0 && k >= 2)
+		snprintf(l->phase, sizeof(l->phase), "%s", v1);
+	else if (strcmp(key, "cgroup") == 0)
+		l->version = (int)n;
+	else if (strcmp(key, "creator") == 0)
+		l->creator = (pid_t)n;
+	else if (strcmp(key, "created") == 0)
+		l->created = (time_t)n;
+	else if (strcmp(key, "flags") == 0)
+		l->flags = (unsigned int)n;
+	else if (strcmp(key, "root_lb") == 0)
+		l->root_lb = (int)n;
+	else if (strcmp(key, "enabled_subtree") == 0)
+		l->enabled_subtree = n != 0;
+	else if (strcmp(key, "cluster_partition") == 0)
+		l->cluster_partition = n != 0;
+	else if (strcmp(key, "mems") == 0 && k >= 2) {
+		l->mems_set = true;
+		return dl_cpus_parse(v1, &l->mems);
+	} else if (strcmp(key, "cluster") == 0 && k >= 2) {
+		l->cluster_set = true;
+		return dl_cpus_parse(v1, &l->cluster);
+	} else if (strcmp(key, "partition") == 0 && k == 3) {
+		dl_cpus_t c;
+		int err = dl_cpus_parse(v2, &c);
+
+		return err ? err : dl_layout_add_partition(l, v1, &c);
+	}
+	return 0;
+}
+
 DL_EXPORT int dl_layout_load(struct dl_layout **out)
 {
 	char path[4096], line[4200];
 	struct dl_layout *l;
+	struct stat st;
 	FILE *f;
-	int err = 0;
+	int err = 0, fd;
 
+	if (!out)
+		return dl_fail(-EINVAL, "no place for the layout");
 	*out = NULL;
 	if ((err = state_path(path, sizeof(path), "layout")))
-		return err;
-	f = fopen(path, "re");
-	if (!f) {
+		return dl_fail(err, "the layout's state path is too long");
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
 		if (errno == ENOENT)
 			return dl_fail(-ENOENT, "no layout: create one with dl-part create");
+		if (errno == EACCES)
+			return dl_fail(-EACCES, "cannot read the layout's state %s: it is root's (the layout is changed and used by root)", path);
 		return dl_fail(-errno, "cannot read %s: %s", path, strerror(errno));
+	}
+	if (fstat(fd, &st) < 0 || (err = trusted(&st, path, S_IFREG)) ||
+	    st.st_size > DL_STATE_MAX) {
+		close(fd);
+		return err ? err : dl_fail(-EFBIG, "%s is larger than a layout's state can be: remove it", path);
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return dl_fail(-ENOMEM, "out of memory");
 	}
 	l = dl_layout_new();
 	if (!l) {
 		fclose(f);
 		return -ENOMEM;
 	}
-	while (!err && fgets(line, sizeof(line), f)) {
-		char key[32], v1[DL_LAYOUT_NAME_MAX + 2], v2[4096];
-		long long n;
-		int k;
-
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == '#' || !line[0])
-			continue;
-		k = sscanf(line, "%31s %33s %4095s", key, v1, v2);
-		if (k < 1) {
-			err = -EINVAL;
-			break;
-		}
-		n = k >= 2 ? atoll(v1) : 0;
-		if (strcmp(key, "phase") == 0 && k >= 2)
-			snprintf(l->phase, sizeof(l->phase), "%s", v1);
-		else if (strcmp(key, "cgroup") == 0)
-			l->version = (int)n;
-		else if (strcmp(key, "creator") == 0)
-			l->creator = (pid_t)n;
-		else if (strcmp(key, "created") == 0)
-			l->created = (time_t)n;
-		else if (strcmp(key, "flags") == 0)
-			l->flags = (unsigned int)n;
-		else if (strcmp(key, "root_lb") == 0)
-			l->root_lb = (int)n;
-		else if (strcmp(key, "enabled_subtree") == 0)
-			l->enabled_subtree = n != 0;
-		else if (strcmp(key, "cluster_partition") == 0)
-			l->cluster_partition = n != 0;
-		else if (strcmp(key, "mems") == 0 && k >= 2) {
-			err = dl_cpus_parse(v1, &l->mems);
-			l->mems_set = true;
-		} else if (strcmp(key, "cluster") == 0 && k >= 2) {
-			err = dl_cpus_parse(v1, &l->cluster);
-			l->cluster_set = true;
-		} else if (strcmp(key, "partition") == 0 && k == 3) {
-			dl_cpus_t c;
-
-			err = dl_cpus_parse(v2, &c);
-			if (!err)
-				err = dl_layout_add_partition(l, v1, &c);
-		}
-	}
+	while (!err && fgets(line, sizeof(line), f))
+		err = load_line(l, line);
 	fclose(f);
 	if (err || (l->version != 1 && l->version != 2)) {
 		dl_layout_free(l);
@@ -388,34 +497,57 @@ DL_EXPORT int dl_layout_load(struct dl_layout **out)
 }
 
 /*
- * One create or destroy at a time: a POSIX record lock on a file in the
- * state folder (F_GETLK names the holder).  Returns the fd to close.
+ * One create, destroy, repair or placement at a time: an open file
+ * description lock (F_OFD_SETLK) on the state folder's lock file, which
+ * only root can open.  The holder writes its pid into the file, so that
+ * a refusal can name it (OFD locks have no owning process).  Waits up to
+ * wait_ms for the holder; returns the fd to close.
  */
-int dl_layout_lock(void)
+int dl_layout_lock(unsigned int wait_ms)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	char path[4096];
-	int fd;
+	uint64_t until = dl_now_ns() + (uint64_t)wait_ms * 1000000ULL;
+	char path[4096], holder[32] = "";
+	struct stat st;
+	int fd, err;
 
-	if (state_path(path, sizeof(path), "") == 0)
-		mkdir(path, 0755);
+	if ((err = make_state_dir()))
+		return err;
 	if (state_path(path, sizeof(path), "lock"))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		return dl_fail(-ENAMETOOLONG, "the layout's lock path is too long");
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0 && fstat(fd, &st) == 0 && trusted(&st, path, S_IFREG) < 0) {
+		/* An older or foreign lock file that others may have open:
+		 * replace it with a new one that is ours alone. */
+		close(fd);
+		if (unlink(path) < 0)
+			return dl_fail(-errno, "cannot replace the layout lock %s: %s", path, strerror(errno));
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	}
 	if (fd < 0)
 		return dl_fail(-errno, "cannot open the layout lock %s: %s", path, strerror(errno));
-	if (fcntl(fd, F_SETLK, &fl) < 0) {
+	while (fcntl(fd, F_OFD_SETLK, &fl) < 0) {
 		int e = errno;
-		struct flock who = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 
-		if (fcntl(fd, F_GETLK, &who) < 0 || who.l_type == F_UNLCK)
-			who.l_pid = 0;
-		close(fd);
-		if (e == EAGAIN || e == EACCES)
-			return dl_fail(-EBUSY, "another dl-part create or destroy is running (pid %d): wait for it",
-				       (int)who.l_pid);
-		return dl_fail(-e, "cannot lock %s: %s", path, strerror(e));
+		if (e != EAGAIN && e != EACCES) {
+			close(fd);
+			return dl_fail(-e, "cannot lock %s: %s", path, strerror(e));
+		}
+		if (dl_now_ns() >= until) {
+			ssize_t n = pread(fd, holder, sizeof(holder) - 1, 0);
+
+			holder[n > 0 ? n : 0] = '\0';
+			holder[strcspn(holder, "\n")] = '\0';
+			close(fd);
+			return dl_fail(-EBUSY, "another dl-part create, destroy or repair is running (pid %s): wait for it",
+				       holder[0] ? holder : "unknown");
+		}
+		dl_sleep_ns(20000000);
 	}
+	snprintf(holder, sizeof(holder), "%d\n", (int)getpid());
+	/* The pid is only for messages: a failure to write it is no error. */
+	if (ftruncate(fd, 0) == 0)
+		(void)!pwrite(fd, holder, strlen(holder), 0);
 	return fd;
 }
 

@@ -17,6 +17,19 @@ struct dl_layout_part {
 	dl_cpus_t cpus;
 };
 
+/* Where a task placed in the layout came from, for destroy to put it
+ * back: its pid (v1: a thread's tid), its start time (field 22 of
+ * /proc/PID/stat, so a reused pid is not mistaken for it) and its cgroup
+ * below the cpuset hierarchy's root ("" is the root). */
+struct dl_origin {
+	pid_t pid;
+	unsigned long long start;
+	char cgroup[4096];
+};
+
+/* The largest state file read back. */
+#define DL_STATE_MAX (8 << 20)
+
 struct dl_layout {
 	/* What was asked (and, once checked, completed). */
 	struct dl_layout_part *parts;
@@ -34,6 +47,8 @@ struct dl_layout {
 	int root_lb;            /* v1: the root's sched_load_balance before; -1 unknown */
 	bool enabled_subtree;   /* v2: create wrote +cpuset into the root's subtree_control */
 	bool cluster_partition; /* v2: the cluster is a root partition of its own */
+	struct dl_origin *origins; /* tasks placed in the layout from other cgroups */
+	size_t norigins;
 };
 
 /* layout.c */
@@ -41,7 +56,9 @@ int dl_layout_validate(struct dl_layout *l);
 int dl_layout_cgroup(const struct dl_layout *l, const char *member, char *buf, size_t len);
 int dl_layout_save(const struct dl_layout *l);
 int dl_layout_forget(void);
-int dl_layout_lock(void);
+int dl_layout_lock(unsigned int wait_ms);
+int dl_layout_add_origin(struct dl_layout *l, const struct dl_origin *o, const char *cgroup);
+const char *dl_layout_origin(const struct dl_layout *l, pid_t pid, unsigned long long start);
 char *dl_layout_text(const struct dl_layout *l, char *buf, size_t len);
 
 /* partition.c: the steps, and fault injection for the tests. */
@@ -51,7 +68,9 @@ int dl_step(struct dl_layout_result *res, const char *what);
 int dl_cs_move_all(const char *from, const char *to, bool threads, struct dl_layout_result *res);
 int dl_cs_count_threads(const char *name, uint64_t *threads, uint64_t *deadline);
 
-/* drift.c: wait until no exited deadline task still holds bandwidth. */
+/* drift.c: wait until no exited deadline task still holds bandwidth;
+ * rebuild the root domains with the layout lock held already. */
 int dl_wait_quiet(unsigned int timeout_ms);
+int dl_rd_rebuild_locked(void);
 
 #endif

@@ -25,7 +25,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,32 +37,22 @@
 #define SETTLE_MS 1500
 
 /*
- * Steps are numbered; the tests stop a create after step N
- * (LIBDL_TEST_KILL_AFTER_STEP=N: SIGKILL) or make step N fail
- * (LIBDL_TEST_FAIL_AT_STEP=N: -EIO) to prove that destroy and the
+ * Steps are numbered; the test builds of the tools (dl_test_hooks) stop a
+ * create after step N or make step N fail, to prove that destroy and the
  * rollback restore everything from any point.
  */
-static int env_step(const char *var)
-{
-	const char *v = getenv(var);
-
-	return v ? atoi(v) : 0;
-}
-
 static int step_begin(struct dl_layout_result *res, const char *what)
 {
-	if (env_step("LIBDL_TEST_FAIL_AT_STEP") == res->steps + 1)
-		return dl_fail(-EIO, "step %d (%s): failure injected by LIBDL_TEST_FAIL_AT_STEP",
-			       res->steps + 1, what);
+	if (dl_test_hooks && dl_test_hooks->step_begin)
+		return dl_test_hooks->step_begin(res->steps + 1, what);
 	return 0;
 }
 
 int dl_step(struct dl_layout_result *res, const char *what)
 {
-	(void)what;
 	res->steps++;
-	if (env_step("LIBDL_TEST_KILL_AFTER_STEP") == res->steps)
-		raise(SIGKILL);
+	if (dl_test_hooks && dl_test_hooks->step_done)
+		dl_test_hooks->step_done(res->steps, what);
 	return 0;
 }
 
@@ -279,7 +268,7 @@ static void check_accounting(struct dl_layout_result *res)
 {
 	size_t n = 0;
 
-	if (dl_drift_check(SETTLE_MS, NULL, &n) > 0 && dl_rd_rebuild() == 0)
+	if (dl_drift_check(SETTLE_MS, NULL, &n) > 0 && dl_rd_rebuild_locked() == 0)
 		res->repaired = true;
 }
 
@@ -347,23 +336,11 @@ static int destroy_v1(const struct dl_layout *l, struct dl_layout_result *res)
 
 /* ---------------------------------------------------------------- v2 */
 
-static int subtree_has_cpuset(void)
-{
-	char buf[1024];
-
-	if (dl_cs_read("", "cgroup.subtree_control", buf, sizeof(buf)) < 0)
-		return -EIO;
-	for (char *t = strtok(buf, " "); t; t = strtok(NULL, " "))
-		if (strcmp(t, "cpuset") == 0)
-			return 1;
-	return 0;
-}
-
 static int enable_subtree(struct dl_layout *l)
 {
 	int err;
 
-	if (subtree_has_cpuset() == 1)
+	if (dl_cs_root_subtree_has("cpuset") == 1)
 		return 0;
 	err = dl_cs_root_subtree("+cpuset");
 	if (err)
@@ -442,7 +419,7 @@ static int destroy_v2(const struct dl_layout *l, struct dl_layout_result *res)
 		if (e && !err)
 			err = dl_fail(e, "cannot remove cgroup /%s: %s", name, strerror(-e));
 	}
-	if (!err && l->enabled_subtree && subtree_has_cpuset() == 1)
+	if (!err && l->enabled_subtree && dl_cs_root_subtree_has("cpuset") == 1)
 		dl_cs_root_subtree("-cpuset"); /* refused while others use it: theirs now */
 	return err;
 }
@@ -486,7 +463,7 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 		return dl_fail(-EINVAL, "no layout");
 	if ((err = preflight()))
 		return err;
-	lock = dl_layout_lock();
+	lock = dl_layout_lock(0);
 	if (lock < 0)
 		return lock;
 	if (dl_layout_load(&existing) == 0) {
@@ -501,9 +478,9 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 	w.l = l;
 	all_cpus(l, &w.all);
 	w.version = l->version;
-	/* LIBDL_TEST_NO_PRECHECK: the tests let the kernel find a conflict
-	 * itself, to prove its own verdict is read back and rolled back. */
-	if (!getenv("LIBDL_TEST_NO_PRECHECK"))
+	/* The tests may let the kernel find a conflict itself, to prove its
+	 * own verdict is read back and rolled back. */
+	if (!(dl_test_hooks && dl_test_hooks->no_precheck))
 		err = l->version == 1 ? v1_conflicts(&w, "", 0) : v2_conflicts(&w);
 	if (err)
 		goto out;
@@ -564,7 +541,7 @@ DL_EXPORT int dl_layout_destroy(struct dl_layout_result *res)
 	memset(res, 0, sizeof(*res));
 	if ((err = preflight()))
 		return err;
-	lock = dl_layout_lock();
+	lock = dl_layout_lock(0);
 	if (lock < 0)
 		return lock;
 	err = dl_layout_load(&l);

@@ -305,7 +305,7 @@ START_TEST(test_unprivileged)
 }
 END_TEST
 
-/* dl-part create with a test hook set to `step`. */
+/* The test build of dl-part create with a test hook set to `step`. */
 static int create_with(const char *hook, int step)
 {
 	char env[16];
@@ -313,7 +313,8 @@ static int create_with(const char *hook, int step)
 
 	snprintf(env, sizeof(env), "%d", step);
 	setenv(hook, env, 1);
-	rc = DL_PART("create", "--partition", "0", "--no-move");
+	rc = tl_run((char *[]){ (char *)tl_test_tool("dl-part"), "create", "--partition", "0", "--no-move", NULL },
+		    out, sizeof(out), err, sizeof(err));
 	unsetenv(hook);
 	return rc;
 }

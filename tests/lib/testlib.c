@@ -70,6 +70,14 @@ const char *tl_tool(const char *name)
 	return path_in_build(rel);
 }
 
+const char *tl_test_tool(const char *name)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "tests/bin/%s", name);
+	return path_in_build(rel);
+}
+
 const char *tl_helper(const char *path)
 {
 	return path_in_build(path);

@@ -30,6 +30,8 @@ void tl_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *tl_builddir(void);
 const char *tl_tool(const char *name);   /* utils/NAME */
 const char *tl_helper(const char *path); /* e.g. "tests/kernel/dl-spin" */
+/* tests/bin/NAME: the tool built with the test hooks (tests/lib/hooks.c). */
+const char *tl_test_tool(const char *name);
 
 /* Run argv to completion; its stdout and stderr into the buffers (either
  * may be NULL).  Returns the exit status, or 128 + signal. */

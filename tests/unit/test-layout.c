@@ -1,7 +1,7 @@
 /*
  * Layouts before anything is touched: names, checks against this
  * machine's CPUs, and the state file's round trip (in a folder of the
- * test's own, LIBDL_STATE_DIR).
+ * test's own, through the test hooks' state_dir).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -114,6 +114,14 @@ START_TEST(test_defaults_filled)
 }
 END_TEST
 
+static struct dl_test_hooks hooks;
+
+static void use_state_dir(const char *dir)
+{
+	hooks.state_dir = dir;
+	dl_test_hooks = &hooks;
+}
+
 START_TEST(test_state_round_trip)
 {
 	char dir[] = "/tmp/libdl-state-XXXXXX";
@@ -121,7 +129,7 @@ START_TEST(test_state_round_trip)
 	dl_cpus_t a = cpus("0"), b = cpus("2-3"), cl = cpus("1,4-7"), got;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	setenv("LIBDL_STATE_DIR", dir, 1);
+	use_state_dir(dir);
 	ck_assert_int_eq(dl_layout_load(&back), -ENOENT);
 	ck_assert(strstr(dl_errmsg(), "no layout"));
 	dl_layout_add_partition(l, "rt", &a);
@@ -175,18 +183,18 @@ START_TEST(test_lock_excludes)
 	pid_t pid;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	setenv("LIBDL_STATE_DIR", dir, 1);
-	fd = dl_layout_lock();
+	use_state_dir(dir);
+	fd = dl_layout_lock(0);
 	ck_assert_int_ge(fd, 0);
 	pid = fork();
 	if (pid == 0) {
-		int e = dl_layout_lock();
+		int e = dl_layout_lock(0);
 
-		_exit(e == -EBUSY && strstr(dl_errmsg(), "another dl-part create or destroy is running") ? 0 : 1);
+		_exit(e == -EBUSY && strstr(dl_errmsg(), "another dl-part create, destroy or repair is running") ? 0 : 1);
 	}
 	ck_assert_int_eq(tl_wait(pid), 0);
 	close(fd);
-	fd = dl_layout_lock();
+	fd = dl_layout_lock(0);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	{

@@ -4,7 +4,7 @@
 before=$(snapshot)
 step=1
 while [ $step -lt 30 ]; do
-	LIBDL_TEST_KILL_AFTER_STEP=$step run /bin/dl-part create --partition 0
+	LIBDL_TEST_KILL_AFTER_STEP=$step run /bin/dl-part-test create --partition 0
 	[ "$rc" = 0 ] && break
 	check "create is killed after step $step" eq "$rc" 137
 	run /bin/dl-part destroy

@@ -96,10 +96,10 @@ if [ "$V2" = 1 ]; then
 	check "and nothing changed" eq "$(snapshot)" "$mid"
 	# ...and when it is not checked first, the kernel's own reason is
 	# reported, and the half-made layout rolled back.
-	LIBDL_TEST_NO_PRECHECK=1 run /bin/dl-part create --partition 0
+	LIBDL_TEST_NO_PRECHECK=1 run /bin/dl-part-test create --partition 0
 	check "the kernel's invalid partition is reported" has "$err" "root invalid (Cpu list in cpuset.cpus not exclusive)"
 	check "the half-made layout was rolled back" eq "$(snapshot)" "$mid"
-	LIBDL_TEST_NO_PRECHECK=1 /bin/dl-part destroy >/dev/null 2>&1
+	LIBDL_TEST_NO_PRECHECK=1 /bin/dl-part-test destroy >/dev/null 2>&1
 	rmdir "$CS/foo"
 	echo -cpuset > "$CS/cgroup.subtree_control"
 	check "everything as it was at the start" eq "$(snapshot)" "$before"

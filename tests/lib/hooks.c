@@ -1,0 +1,51 @@
+/*
+ * hooks.c: the test machinery of the layout steps, linked only into the
+ * test builds of the tools (tests/bin/), never into the installed
+ * library or tools.
+ *
+ *   LIBDL_TEST_FAIL_AT_STEP=N     step N of a create fails with EIO
+ *   LIBDL_TEST_KILL_AFTER_STEP=N  the process is killed (SIGKILL) after step N
+ *   LIBDL_TEST_NO_PRECHECK=1      no check for conflicting cpusets first:
+ *                                 the kernel's own verdict is read back
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+static int fail_at, kill_after;
+
+static int env_int(const char *name)
+{
+	const char *v = secure_getenv(name);
+
+	return v ? atoi(v) : 0;
+}
+
+static int step_begin(int step, const char *what)
+{
+	if (step == fail_at)
+		return dl_fail(-EIO, "step %d (%s): failure injected by LIBDL_TEST_FAIL_AT_STEP", step, what);
+	return 0;
+}
+
+static void step_done(int step, const char *what)
+{
+	(void)what;
+	if (step == kill_after)
+		raise(SIGKILL);
+}
+
+static struct dl_test_hooks hooks = {
+	.step_begin = step_begin,
+	.step_done = step_done,
+};
+
+__attribute__((constructor)) static void install_hooks(void)
+{
+	fail_at = env_int("LIBDL_TEST_FAIL_AT_STEP");
+	kill_after = env_int("LIBDL_TEST_KILL_AFTER_STEP");
+	hooks.no_precheck = env_int("LIBDL_TEST_NO_PRECHECK") != 0;
+	dl_test_hooks = &hooks;
+}
