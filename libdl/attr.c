@@ -150,6 +150,26 @@ DL_EXPORT int dl_set(pid_t tid, const struct dl_params *p)
 	return 0;
 }
 
+DL_EXPORT int dl_set_owned(pid_t tid, const struct dl_params *p)
+{
+	int fd, err;
+
+	if (tid == 0 || tid == gettid())
+		return dl_set(0, p); /* the caller's own thread */
+	if (tid < 0)
+		return dl_fail(-EINVAL, "invalid thread id %d", (int)tid);
+	fd = dl_thread_open(0, tid);
+	if (fd < 0)
+		return fd;
+	err = dl_owner_check(fd, tid);
+	if (!err)
+		err = dl_set(tid, p);
+	if (!err)
+		err = dl_owner_after(fd, tid, p);
+	close(fd);
+	return err;
+}
+
 DL_EXPORT int dl_get(pid_t tid, struct dl_params *p)
 {
 	struct dl_sched_attr attr;
@@ -199,6 +219,7 @@ DL_EXPORT int dl_clear(pid_t tid)
 struct saved {
 	pid_t tid;
 	int err;
+	bool foreign; /* refused: not the caller's (DL_PROC_OWNED) */
 	bool set;  /* we changed it: restore it on rollback */
 	bool gone; /* exited during the walk: not reported */
 	struct dl_sched_attr old;
@@ -212,14 +233,33 @@ static bool seen(const struct saved *s, size_t n, pid_t tid)
 	return false;
 }
 
-static void set_one(struct saved *s, const struct dl_params *p)
+static void set_one(pid_t pid, struct saved *s, const struct dl_params *p, unsigned int flags)
 {
 	struct dl_sched_attr attr;
+	int fd = -1;
 
+	if (flags & DL_PROC_OWNED) {
+		fd = dl_thread_open(pid, s->tid);
+		if (fd < 0) {
+			s->gone = true;
+			return;
+		}
+		if (dl_owner_check(fd, s->tid) < 0) {
+			s->err = -EPERM;
+			s->foreign = true;
+			close(fd);
+			return;
+		}
+	}
 	s->err = dl_sys_getattr(s->tid, &s->old);
 	if (!s->err) {
 		dl_attr_from_params(&attr, p);
 		s->err = dl_sys_setattr(s->tid, &attr);
+	}
+	if (fd >= 0) {
+		if (!s->err && dl_owner_after(fd, s->tid, p) < 0)
+			s->err = -ESRCH; /* not ours to keep or restore */
+		close(fd);
 	}
 	if (s->err == -ESRCH) {
 		s->gone = true;
@@ -229,8 +269,8 @@ static void set_one(struct saved *s, const struct dl_params *p)
 }
 
 /* One pass over /proc/PID/task; returns how many new threads it found. */
-static int set_pass(pid_t pid, const struct dl_params *p, struct saved **sv,
-		    size_t *n, size_t *cap)
+static int set_pass(pid_t pid, const struct dl_params *p, unsigned int flags,
+		    struct saved **sv, size_t *n, size_t *cap)
 {
 	char path[64];
 	struct dirent *de;
@@ -242,7 +282,7 @@ static int set_pass(pid_t pid, const struct dl_params *p, struct saved **sv,
 	if (!dir)
 		return errno == ENOENT ? -ESRCH : -errno;
 	while ((de = readdir(dir))) {
-		pid_t tid = (pid_t)atoi(de->d_name);
+		pid_t tid = dl_parse_pid(de->d_name);
 
 		if (tid <= 0 || seen(*sv, *n, tid))
 			continue;
@@ -259,7 +299,7 @@ static int set_pass(pid_t pid, const struct dl_params *p, struct saved **sv,
 		}
 		memset(&(*sv)[*n], 0, sizeof(**sv));
 		(*sv)[*n].tid = tid;
-		set_one(&(*sv)[(*n)++], p);
+		set_one(pid, &(*sv)[(*n)++], p, flags);
 		found++;
 	}
 	closedir(dir);
@@ -293,6 +333,8 @@ DL_EXPORT int dl_set_process(pid_t pid, const struct dl_params *p, unsigned int 
 		*count = 0;
 	if (pid <= 0)
 		return dl_fail(-EINVAL, "invalid process id %d", (int)pid);
+	if (flags & ~(unsigned int)(DL_PROC_PARTIAL | DL_PROC_OWNED))
+		return dl_fail(-EINVAL, "unknown flags 0x%x", flags);
 	err = dl_params_normalize(p, &norm);
 	if (err)
 		return err;
@@ -300,7 +342,7 @@ DL_EXPORT int dl_set_process(pid_t pid, const struct dl_params *p, unsigned int 
 	/* Threads started during the walk appear in a later pass; a pass
 	 * that finds none new ends it. */
 	do {
-		found = set_pass(pid, &norm, &sv, &n, &cap);
+		found = set_pass(pid, &norm, flags, &sv, &n, &cap);
 	} while (found > 0);
 	if (found < 0 && !(found == -ESRCH && n > 0)) {
 		restore(sv, n);
@@ -341,7 +383,16 @@ DL_EXPORT int dl_set_process(pid_t pid, const struct dl_params *p, unsigned int 
 	}
 	if (nfailed) {
 		/* Explain the first failure; every one is in the status list. */
-		err = dl_explain_set_failure(first->err, first->tid, &norm);
+		if (first->foreign) {
+			int fd = dl_thread_open(pid, first->tid);
+
+			err = fd >= 0 ? dl_owner_check(fd, first->tid) : -EPERM;
+			if (fd >= 0)
+				close(fd);
+			if (!err)
+				err = dl_fail(-EPERM, "thread %d is not the caller's", (int)first->tid);
+		} else
+			err = dl_explain_set_failure(first->err, first->tid, &norm);
 		if (!(flags & DL_PROC_PARTIAL))
 			restore(sv, n);
 		dl_fail_ctx(err, "%zu of %zu threads of process %d failed (thread %d: the first)%s",

@@ -43,6 +43,12 @@ void dl_cpus_or(dl_cpus_t *a, const dl_cpus_t *b);
 void dl_cpus_andnot(dl_cpus_t *a, const dl_cpus_t *b);
 int dl_cpus_first(const dl_cpus_t *s);
 void dl_sleep_ns(uint64_t ns);
+/* The one pid parser: digits only, 1..INT_MAX, else -1. */
+pid_t dl_parse_pid(const char *s);
+/* The first n numbers of line `name` of a status file (openat(dirfd, file)). */
+int dl_status_ids(int dirfd, const char *file, const char *name, unsigned long long *v, int n);
+pid_t dl_task_tgid(pid_t tid); /* its process; tid itself when unknown */
+size_t dl_count_dir(const char *path); /* entries named by a pid */
 
 /* attr.c: the raw syscalls, with the kernel's struct sched_attr under a
  * private name (glibc 2.41 declares its own). */
@@ -66,6 +72,17 @@ int dl_sys_getattr(pid_t tid, struct dl_sched_attr *attr);
 int dl_sys_leave(pid_t tid, struct dl_sched_attr *attr);
 void dl_attr_from_params(struct dl_sched_attr *a, const struct dl_params *p);
 void dl_params_from_attr(struct dl_params *p, const struct dl_sched_attr *a);
+
+/* owner.c: the kernel's owner rule for callers holding CAP_SYS_NICE.
+ * dl_thread_open: a descriptor of /proc/[PID/task/]TID; dl_owner_check:
+ * 0 when the caller may change the thread, else -EPERM saying whose it
+ * is; dl_owner_after: after a change, 0 when the thread lived through it
+ * (else a thread that took over its id and is not the caller's is set
+ * back, and -ESRCH). */
+int dl_thread_open(pid_t pid, pid_t tid);
+bool dl_thread_alive(int dirfd);
+int dl_owner_check(int dirfd, pid_t tid);
+int dl_owner_after(int dirfd, pid_t tid, const struct dl_params *p);
 
 /* params.c */
 int dl_params_check(const struct dl_params *p);

@@ -90,6 +90,11 @@ struct dl_params {
 /* Errors: the explanation of this thread's last failure. */
 const char *dl_errmsg(void);
 
+/* A name from the system (a thread's, a cgroup's) made safe to print:
+ * bytes outside printable ASCII as \xNN, a backslash as \\; cut to fit
+ * len.  Returns out. */
+char *dl_str_escape(const char *in, char *out, size_t len);
+
 /* Times: "200ms", "1.5ms", "500us", "750ns", "1s"; a bare integer is ns. */
 int dl_time_parse(const char *text, uint64_t *ns);
 char *dl_time_format(uint64_t ns, char *buf, size_t len);
@@ -103,6 +108,10 @@ int dl_period_limits(uint64_t *min_ns, uint64_t *max_ns);
 
 /* The syscall layer.  tid 0 is the calling thread. */
 int dl_set(pid_t tid, const struct dl_params *p);
+/* dl_set() for a caller that holds CAP_SYS_NICE on behalf of a user: it
+ * refuses a thread that is not the caller's by the kernel's own rule for
+ * callers without the capability (dl_set_owned(3)). */
+int dl_set_owned(pid_t tid, const struct dl_params *p);
 int dl_get(pid_t tid, struct dl_params *p);
 int dl_clear(pid_t tid);
 
@@ -111,8 +120,21 @@ struct dl_thread_status {
 	int err; /* 0, or the negative errno this thread failed with */
 };
 #define DL_PROC_PARTIAL 0x1 /* keep the threads that were set when others fail */
+#define DL_PROC_OWNED   0x2 /* refuse threads that are not the caller's (dl_set_owned) */
 int dl_set_process(pid_t pid, const struct dl_params *p, unsigned int flags,
 		   struct dl_thread_status **status, size_t *count);
+
+/* Who may reserve how much through a program that holds CAP_SYS_NICE
+ * for its users (dl-run.conf(5), dl_policy_read(3)).  A missing file is
+ * the built-in default.  dl_policy_check(): 1 allowed, 0 refused, why
+ * says why; for the calling process's real user, for pid (0: the calling
+ * thread) or every thread of it. */
+struct dl_policy;
+int dl_policy_read(const char *path, struct dl_policy **pol);
+int dl_policy_parse(const char *text, size_t len, const char *origin, struct dl_policy **pol);
+int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_threads,
+		    const struct dl_params *p, char *why, size_t len);
+void dl_policy_free(struct dl_policy *pol);
 
 /* Explanations: why a request failed, from the system as it is now. */
 int dl_explain(int err, pid_t tid, const struct dl_params *p,
@@ -259,6 +281,11 @@ int dl_layout_report(struct dl_part_info **info, size_t *count);
 #define DL_ATTACH_PROCESS 0x1
 int dl_part_attach(const char *name, pid_t tid, unsigned int flags);
 int dl_part_set(const char *name, pid_t tid, const struct dl_params *p);
+/* Every thread of pid into the member, then dl_set_process(); on failure
+ * (without DL_PROC_PARTIAL) the threads go back to the cpusets they were
+ * in. */
+int dl_part_set_process(const char *name, pid_t pid, const struct dl_params *p,
+			unsigned int flags, struct dl_thread_status **status, size_t *count);
 
 #ifdef __cplusplus
 }

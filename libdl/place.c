@@ -112,47 +112,6 @@ static void wait_migrated(const char *cg, pid_t tid, bool process)
 	}
 }
 
-DL_EXPORT int dl_part_attach(const char *name, pid_t tid, unsigned int flags)
-{
-	char cg[4200], path[64];
-	struct dl_layout *l;
-	struct dirent *de;
-	DIR *d;
-	int err;
-
-	err = member_cgroup(name, cg, sizeof(cg), &l);
-	if (err)
-		return err;
-	if (tid == 0)
-		tid = (flags & DL_ATTACH_PROCESS) ? getpid() : gettid();
-	/* v2 moves whole processes anyway; v1 moves threads, one by one. */
-	if (!(flags & DL_ATTACH_PROCESS) || l->version == 2) {
-		dl_layout_free(l);
-		err = dl_cs_attach(cg, tid);
-		if (err)
-			return explain_attach(err, tid, cg);
-		wait_migrated(cg, tid, flags & DL_ATTACH_PROCESS || l->version == 2);
-		return 0;
-	}
-	dl_layout_free(l);
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)tid);
-	d = opendir(path);
-	if (!d)
-		return dl_fail(-ESRCH, "no process %d", (int)tid);
-	while (!err && (de = readdir(d))) {
-		pid_t t = (pid_t)atoi(de->d_name);
-
-		if (t > 0 && (err = dl_cs_attach(cg, t)) == -ESRCH)
-			err = 0; /* exited meanwhile */
-		if (err)
-			err = explain_attach(err, t, cg);
-	}
-	closedir(d);
-	if (!err)
-		wait_migrated(cg, tid, true);
-	return err;
-}
-
 /* The cpuset a thread is in now, from /proc/TID/cpuset ("/libdl/x"). */
 static int current_cpuset(pid_t tid, char *buf, size_t len)
 {
@@ -164,6 +123,186 @@ static int current_cpuset(pid_t tid, char *buf, size_t len)
 	if (err)
 		return err;
 	return dl_pathf(buf, len, "%s", cs[0] == '/' ? cs + 1 : cs);
+}
+
+static bool is_member(const struct dl_layout *l, const char *cgroup)
+{
+	char name[4200];
+
+	for (int i = -1; i < (int)l->nparts; i++)
+		if (dl_layout_cgroup(l, dl_layout_member(l, i, NULL), name, sizeof(name)) == 0 &&
+		    strcmp(name, cgroup) == 0)
+			return true;
+	return false;
+}
+
+/* Remember where task `id` (a v1 thread, or a v2 process) came from,
+ * unless it is in the layout already. */
+static void note_origin(struct dl_layout *l, pid_t id)
+{
+	struct dl_origin o = { .pid = id };
+	char cg[4096];
+
+	if (current_cpuset(id, cg, sizeof(cg)) < 0 || is_member(l, cg) ||
+	    dl_task_stat_field(id, 22, &o.start) < 0)
+		return;
+	dl_layout_add_origin(l, &o, cg);
+}
+
+/* The threads of process pid: a malloc'd array (callers free it). */
+static int list_threads(pid_t pid, pid_t **out, size_t *n)
+{
+	char path[64];
+	struct dirent *de;
+	size_t cap = 0;
+	pid_t *v = NULL;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return dl_fail(-ESRCH, "no process %d", (int)pid);
+	while ((de = readdir(d))) {
+		pid_t t = dl_parse_pid(de->d_name);
+
+		if (t <= 0)
+			continue;
+		if (*n == cap) {
+			pid_t *nv = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return dl_fail(-ENOMEM, "out of memory");
+			}
+			v = nv;
+		}
+		v[(*n)++] = t;
+	}
+	closedir(d);
+	*out = v;
+	return 0;
+}
+
+/*
+ * Record the origins of what is about to move, in the state file, under
+ * the layout lock (held by the caller): destroy puts each task back in
+ * the cgroup it came from, not in the root.
+ */
+static int save_origins(struct dl_layout *l, pid_t tid, bool process)
+{
+	pid_t *tids;
+	size_t n;
+	int err;
+
+	if (!process || l->version == 2) {
+		/* v2 moves whole processes: the process is the unit. */
+		note_origin(l, l->version == 2 ? dl_task_tgid(tid) : tid);
+		return dl_layout_save(l);
+	}
+	err = list_threads(tid, &tids, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++)
+		note_origin(l, tids[i]);
+	free(tids);
+	return dl_layout_save(l);
+}
+
+static int attach_locked(struct dl_layout *l, const char *cg, pid_t tid, unsigned int flags)
+{
+	pid_t *tids;
+	size_t n;
+	int err;
+
+	err = save_origins(l, tid, flags & DL_ATTACH_PROCESS);
+	if (err)
+		return err;
+	/* v2 moves whole processes anyway; v1 moves threads, one by one. */
+	if (!(flags & DL_ATTACH_PROCESS) || l->version == 2) {
+		err = dl_cs_attach(cg, tid);
+		if (err)
+			return explain_attach(err, tid, cg);
+		wait_migrated(cg, tid, flags & DL_ATTACH_PROCESS || l->version == 2);
+		return 0;
+	}
+	err = list_threads(tid, &tids, &n);
+	for (size_t i = 0; !err && i < n; i++) {
+		err = dl_cs_attach(cg, tids[i]);
+		if (err == -ESRCH)
+			err = 0; /* exited meanwhile */
+		else if (err)
+			err = explain_attach(err, tids[i], cg);
+	}
+	free(tids);
+	if (!err)
+		wait_migrated(cg, tid, true);
+	return err;
+}
+
+/* How long a placement waits for a create or destroy to finish. */
+#define LOCK_WAIT_MS 10000
+
+DL_EXPORT int dl_part_attach(const char *name, pid_t tid, unsigned int flags)
+{
+	char cg[4200];
+	struct dl_layout *l;
+	int err, lock;
+
+	if (flags & ~(unsigned int)DL_ATTACH_PROCESS)
+		return dl_fail(-EINVAL, "unknown flags 0x%x", flags);
+	if (geteuid() != 0)
+		return dl_fail(-EPERM, "moving tasks between cpusets needs root");
+	if (tid == 0)
+		tid = (flags & DL_ATTACH_PROCESS) ? getpid() : gettid();
+	lock = dl_layout_lock(LOCK_WAIT_MS);
+	if (lock < 0)
+		return lock;
+	err = member_cgroup(name, cg, sizeof(cg), &l);
+	if (!err) {
+		err = attach_locked(l, cg, tid, flags);
+		dl_layout_free(l);
+	}
+	close(lock);
+	return err;
+}
+
+/* Where every thread of a process is, to put them back. */
+struct where {
+	pid_t tid;
+	char cgroup[4096];
+};
+
+static int threads_where(pid_t pid, struct where **out, size_t *n)
+{
+	pid_t *tids;
+	struct where *w;
+	size_t k = 0;
+	int err = list_threads(pid, &tids, n);
+
+	*out = NULL;
+	if (err)
+		return err;
+	w = calloc(*n ? *n : 1, sizeof(*w));
+	if (!w) {
+		free(tids);
+		return dl_fail(-ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < *n; i++)
+		if (current_cpuset(tids[i], w[k].cgroup, sizeof(w[k].cgroup)) == 0)
+			w[k++].tid = tids[i];
+	free(tids);
+	*out = w;
+	*n = k;
+	return 0;
+}
+
+static void put_back(const struct where *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dl_cs_attach(w[i].cgroup, w[i].tid);
 }
 
 DL_EXPORT int dl_part_set(const char *name, pid_t tid, const struct dl_params *p)
@@ -194,6 +333,43 @@ DL_EXPORT int dl_part_set(const char *name, pid_t tid, const struct dl_params *p
 			       cg, why);
 	}
 	return 0;
+}
+
+DL_EXPORT int dl_part_set_process(const char *name, pid_t pid, const struct dl_params *p,
+				  unsigned int flags, struct dl_thread_status **status, size_t *count)
+{
+	char cg[4200], why[1024];
+	struct where *before;
+	size_t n;
+	int err;
+
+	if (status)
+		*status = NULL;
+	if (count)
+		*count = 0;
+	if (pid <= 0)
+		return dl_fail(-EINVAL, "invalid process id %d", (int)pid);
+	err = member_cgroup(name, cg, sizeof(cg), NULL);
+	if (err)
+		return err;
+	err = threads_where(pid, &before, &n);
+	if (err)
+		return err;
+	/* Every thread into the cpuset first, then the reservations. */
+	err = dl_part_attach(name, pid, DL_ATTACH_PROCESS);
+	if (err >= 0) {
+		err = dl_set_process(pid, p, flags, status, count);
+		if (err >= 0 || (flags & DL_PROC_PARTIAL)) {
+			free(before);
+			return err;
+		}
+	}
+	/* Nothing half-done: every thread back in the cpuset it was in. */
+	snprintf(why, sizeof(why), "%s", dl_errmsg());
+	put_back(before, n);
+	free(before);
+	return dl_fail(err, "in %s /%s: %s; the threads were put back in their cpusets",
+		       strcmp(name, DL_CLUSTER) ? "partition" : "the cluster", cg, why);
 }
 
 DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)

@@ -3,6 +3,7 @@
  */
 #include <ctype.h>
 #include <stdarg.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -318,4 +319,112 @@ DL_EXPORT int dl_cpus_online(dl_cpus_t *set)
 	if (err)
 		return dl_fail(err, "cannot read /sys/devices/system/cpu/online: %s", strerror(-err));
 	return dl_cpus_parse(buf, set);
+}
+
+/* A /proc directory name or a user's argument as a pid: digits only,
+ * 1..INT_MAX; -1 otherwise.  The one pid parser of the library. */
+pid_t dl_parse_pid(const char *s)
+{
+	unsigned long long v = 0;
+
+	if (!s || !*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (unsigned)(*s - '0');
+		if (v > 0x7fffffff)
+			return -1;
+	}
+	return v ? (pid_t)v : -1;
+}
+
+/* A line "Name:\tv1\tv2..." of /proc/TID/status (relative to dirfd, a
+ * /proc/TID folder, or AT_FDCWD with a full path): its first n numbers. */
+int dl_status_ids(int dirfd, const char *file, const char *name, unsigned long long *v, int n)
+{
+	char buf[4096], *p;
+	size_t len = strlen(name);
+	ssize_t got;
+	int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC), k = 0;
+
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	got = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (got < 0)
+		return -errno;
+	buf[got] = '\0';
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, name, len) != 0 || p[len] != ':')
+			continue;
+		p += len + 1;
+		for (; k < n; k++) {
+			char *end;
+
+			v[k] = strtoull(p, &end, 10);
+			if (end == p)
+				break;
+			p = end;
+		}
+		return k == n ? 0 : -EINVAL;
+	}
+	return -EINVAL;
+}
+
+pid_t dl_task_tgid(pid_t tid)
+{
+	char path[64];
+	unsigned long long v;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	return dl_status_ids(AT_FDCWD, path, "Tgid", &v, 1) == 0 ? (pid_t)v : tid;
+}
+
+DL_EXPORT char *dl_str_escape(const char *in, char *out, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (!out || len == 0)
+		return out;
+	for (const unsigned char *p = (const unsigned char *)(in ? in : ""); *p; p++) {
+		char e[4];
+		size_t k = 0;
+
+		if (*p == '\\') {
+			e[k++] = '\\';
+			e[k++] = '\\';
+		} else if (*p >= 0x20 && *p < 0x7f) {
+			e[k++] = (char)*p;
+		} else {
+			if (o + 4 >= len)
+				break;
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[*p >> 4];
+			out[o++] = hex[*p & 15];
+			continue;
+		}
+		if (o + k >= len)
+			break;
+		memcpy(out + o, e, k);
+		o += k;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+size_t dl_count_dir(const char *path)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d = opendir(path);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		n += dl_parse_pid(de->d_name) > 0;
+	closedir(d);
+	return n;
 }

@@ -27,7 +27,13 @@ struct dl_run {
 	bool verbose;
 	const char *place; /* --partition NAME, or DL_CLUSTER */
 	char **command;
+	struct dl_policy *policy; /* for a caller that is not root */
 };
+
+/* The policy file of dl-run.conf(5): a path fixed at build time. */
+#ifndef DL_RUN_POLICY
+#define DL_RUN_POLICY "/etc/libdl/dl-run.conf"
+#endif
 
 static noreturn void usage(void)
 {
@@ -267,31 +273,55 @@ static int check(const struct dl_run *ctl)
 	char why[1024], text[256];
 	int ret = dl_predict(ctl->pid, ctl->all_threads, &ctl->params, why, sizeof(why));
 
+	char allowed[1024];
+	int pol = 1;
+
 	if (ret < 0)
 		die(EXIT_FAILURE, "cannot tell: %s", dl_errmsg());
-	printf("%s %s\n", ret ? "admissible:" : "not admissible:",
+	if (ctl->policy) {
+		pol = dl_policy_check(ctl->policy, ctl->pid, ctl->all_threads, &ctl->params,
+				      allowed, sizeof(allowed));
+		if (pol < 0)
+			die(EXIT_FAILURE, "cannot apply the policy: %s", dl_errmsg());
+	}
+	printf("%s %s\n", ret && pol ? "admissible:" : "not admissible:",
 	       params_text(&ctl->params, text, sizeof(text)));
 	printf("%s\n", why);
-	return ret ? EXIT_SUCCESS : EXIT_FAILURE;
+	if (ctl->policy)
+		printf("policy: %s\n", allowed);
+	return ret && pol ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+/* A caller that is not root: the policy first (dl-run.conf(5)). */
+static void enforce_policy(const struct dl_run *ctl)
+{
+	char why[1024], text[256];
+	int ret;
+
+	if (!ctl->policy)
+		return;
+	ret = dl_policy_check(ctl->policy, ctl->pid, ctl->all_threads, &ctl->params, why, sizeof(why));
+	if (ret < 0)
+		die(EXIT_FAILURE, "cannot apply the policy: %s", dl_errmsg());
+	if (ret == 0)
+		die(EXIT_FAILURE, "will not set SCHED_DEADLINE (%s): %s",
+		    params_text(&ctl->params, text, sizeof(text)), why);
 }
 
 static int set_pid(const struct dl_run *ctl)
 {
 	struct dl_thread_status *st = NULL;
+	/* Not root: only the caller's own threads (the kernel's rule without
+	 * CAP_SYS_NICE, which a setcap dl-run holds). */
+	unsigned int flags = getuid() != 0 ? DL_PROC_OWNED : 0;
 	char text[256];
 	size_t n = 0;
 	int err;
 
 	params_text(&ctl->params, text, sizeof(text));
-	if (ctl->place && ctl->all_threads) {
-		/* Every thread into the cpuset first, then the reservations. */
-		if (dl_part_attach(ctl->place, ctl->pid, DL_ATTACH_PROCESS) < 0) {
-			warnx_("cannot move pid %d into %s: %s", (int)ctl->pid, ctl->place, dl_errmsg());
-			return EXIT_FAILURE;
-		}
-	}
 	if (!ctl->all_threads) {
 		err = ctl->place ? dl_part_set(ctl->place, ctl->pid, &ctl->params)
+		      : flags	 ? dl_set_owned(ctl->pid, &ctl->params)
 				 : dl_set(ctl->pid, &ctl->params);
 		if (err) {
 			warnx_("cannot set SCHED_DEADLINE on pid %d (%s): %s", (int)ctl->pid, text, dl_errmsg());
@@ -301,14 +331,15 @@ static int set_pid(const struct dl_run *ctl)
 			report(ctl->pid);
 		return EXIT_SUCCESS;
 	}
-	err = dl_set_process(ctl->pid, &ctl->params, 0, &st, &n);
+	err = ctl->place ? dl_part_set_process(ctl->place, ctl->pid, &ctl->params, flags, &st, &n)
+			 : dl_set_process(ctl->pid, &ctl->params, flags, &st, &n);
 	if (err < 0) {
 		const char *why = dl_errmsg();
 
 		for (size_t i = 0; i < n; i++) {
 			char one[1024];
 
-			if (!st[i].err)
+			if (!st[i].err || (st[i].err == -EPERM && (flags & DL_PROC_OWNED)))
 				continue;
 			dl_explain(st[i].err, st[i].tid, &ctl->params, one, sizeof(one));
 			warnx_("thread %d of pid %d failed: %s", (int)st[i].tid, (int)ctl->pid, one);
@@ -324,18 +355,47 @@ static int set_pid(const struct dl_run *ctl)
 	return EXIT_SUCCESS;
 }
 
+/*
+ * dl-run is meant to hold a file capability (setcap cap_sys_nice+ep),
+ * never to be setuid or setgid: then it would exec the user's command
+ * with another identity (root's).  Refuse before anything.
+ */
+static void refuse_set_id(void)
+{
+	uid_t r, e, s;
+	gid_t rg, eg, sg;
+
+	if (getresuid(&r, &e, &s) < 0 || getresgid(&rg, &eg, &sg) < 0)
+		die(EXIT_FAILURE, "cannot read my user and group ids: %s", strerror(errno));
+	if (r != e || r != s || rg != eg || rg != sg)
+		die(EXIT_FAILURE, "dl-run is installed setuid or setgid (real uid %u, effective uid %u; real gid %u, effective gid %u): it would run commands as another user; remove the bits (chmod u-s,g-s) and give it the capability instead (setcap cap_sys_nice+ep, see dl-run(1))",
+		    (unsigned)r, (unsigned)e, (unsigned)rg, (unsigned)eg);
+}
+
 int main(int argc, char **argv)
 {
 	struct dl_run ctl = { 0 };
 	char text[256];
+	int ret;
 
 	util_init(argv[0]);
+	refuse_set_id();
 	parse_args(&ctl, argc, argv);
+	if (getuid() != 0 && dl_policy_read(DL_RUN_POLICY, &ctl.policy) < 0)
+		die(EXIT_FAILURE, "%s", dl_errmsg());
 
-	if (ctl.check)
-		return check(&ctl);
-	if (ctl.pid)
-		return set_pid(&ctl);
+	if (ctl.check) {
+		ret = check(&ctl);
+		dl_policy_free(ctl.policy);
+		return ret;
+	}
+	enforce_policy(&ctl);
+	if (ctl.pid) {
+		ret = set_pid(&ctl);
+		dl_policy_free(ctl.policy);
+		return ret;
+	}
+	dl_policy_free(ctl.policy);
 
 	/* Into the partition's cpuset first, then the reservation there. */
 	if ((ctl.place ? dl_part_set(ctl.place, 0, &ctl.params) : dl_set(0, &ctl.params)) < 0)
