@@ -78,7 +78,8 @@ static int threads_of(pid_t pid, bool all, uint64_t *n, uint64_t *old)
 DL_EXPORT int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,
 			 char *why, size_t len)
 {
-	char need_s[32], old_s[64], rdt[768];
+	char need_s[32], old_s[64], rdt[768], corrupt[256] = "";
+	int64_t after;
 	struct dl_params norm;
 	uint64_t n, old, need;
 	dl_cpus_t aff;
@@ -86,7 +87,7 @@ DL_EXPORT int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,
 	int err, cpu;
 
 	if (!why || len == 0)
-		return -EINVAL;
+		return dl_fail(-EINVAL, "no buffer for the reason");
 	if (pid == 0)
 		pid = gettid();
 	if (dl_params_normalize(p, &norm) < 0) {
@@ -128,10 +129,26 @@ DL_EXPORT int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,
 		snprintf(old_s, sizeof(old_s), ", %s of it held already",
 			 dl_bw_format((int64_t)old, held, sizeof(held)));
 	}
-	if ((int64_t)need - (int64_t)old > rd.free_bw) {
-		snprintf(why, len, "refused: it needs %s of a CPU%s%s, but the %s",
-			 need_s, n > 1 ? " (all threads)" : "", old_s, rdt);
+	/* __dl_overflow(): capacity < total_bw - old + new, in the kernel's
+	 * unsigned arithmetic: a count drifted below zero refuses what
+	 * keeps the sum negative. */
+	after = rd.total_bw - (int64_t)old + (int64_t)need;
+	if (rd.from_kernel && rd.total_bw < (int64_t)rd.fair_bw) {
+		char tb[32], fb[32];
+
+		snprintf(corrupt, sizeof(corrupt),
+			 "; the kernel's count is corrupt (total_bw %s, below its fair servers' %s): rebuild the root domains to repair it (dl_rd_rebuild(3); dl-part repair)",
+			 dl_bw_format(rd.total_bw, tb, sizeof(tb)), dl_bw_format((int64_t)rd.fair_bw, fb, sizeof(fb)));
+	}
+	if (after < 0 || (uint64_t)after > rd.capacity) {
+		snprintf(why, len, "refused: it needs %s of a CPU%s%s, but the %s%s",
+			 need_s, n > 1 ? " (all threads)" : "", old_s, rdt, corrupt);
 		return 0;
+	}
+	if (corrupt[0]) {
+		snprintf(why, len, "admitted, wrongly: it needs %s of a CPU%s%s; the %s%s",
+			 need_s, n > 1 ? " (all threads)" : "", old_s, rdt, corrupt);
+		return 1;
 	}
 	snprintf(why, len, "admitted: it needs %s of a CPU%s%s; the %s",
 		 need_s, n > 1 ? " (all threads)" : "", old_s, rdt);

@@ -94,18 +94,19 @@ int dl_cpuset_version(void)
 {
 	/* Like libcgroup's mount table, read once: it does not change
 	 * under a running process. */
-	static int version;
+	static int version; /* atomic: several threads may ask at once */
 	char mnt[4096];
 	struct statfs sf;
-	int err;
+	int err, v = __atomic_load_n(&version, __ATOMIC_ACQUIRE);
 
-	if (version)
-		return version;
+	if (v)
+		return v;
 	err = dl_cpuset_mount(mnt, sizeof(mnt));
 	if (err)
 		return err;
 	if (statfs(mnt, &sf) < 0)
 		return -errno;
-	version = sf.f_type == CGROUP2_SUPER_MAGIC ? 2 : 1;
-	return version;
+	v = sf.f_type == CGROUP2_SUPER_MAGIC ? 2 : 1;
+	__atomic_store_n(&version, v, __ATOMIC_RELEASE);
+	return v;
 }

@@ -28,7 +28,7 @@ DL_EXPORT int dl_have_cap_sys_nice(void)
 	cap_t caps = cap_get_proc();
 
 	if (!caps)
-		return -errno;
+		return dl_fail(-errno, "cannot read the capabilities: %s", strerror(errno));
 	if (cap_get_flag(caps, CAP_SYS_NICE, CAP_EFFECTIVE, &v) < 0)
 		v = CAP_CLEAR;
 	cap_free(caps);
@@ -142,7 +142,7 @@ DL_EXPORT int dl_explain(int err, pid_t tid, const struct dl_params *p, char *bu
 	char a[32], b[32], c[32];
 
 	if (!buf || len == 0)
-		return -EINVAL;
+		return dl_fail(-EINVAL, "no buffer for the explanation");
 	if (tid == 0)
 		tid = gettid();
 	switch (err) {

@@ -482,7 +482,7 @@ DL_EXPORT int dl_layout_load(struct dl_layout **out)
 	l = dl_layout_new();
 	if (!l) {
 		fclose(f);
-		return -ENOMEM;
+		return -ENOMEM; /* dl_layout_new() said so */
 	}
 	while (!err && fgets(line, sizeof(line), f))
 		err = load_line(l, line);

@@ -61,11 +61,18 @@ int dl_layout_add_origin(struct dl_layout *l, const struct dl_origin *o, const c
 const char *dl_layout_origin(const struct dl_layout *l, pid_t pid, unsigned long long start);
 char *dl_layout_text(const struct dl_layout *l, char *buf, size_t len);
 
+/* fit.c: -EBUSY, naming the threads, when the admitted deadline
+ * bandwidth would not fit a member's new root domain. */
+int dl_layout_check_bw(const struct dl_layout *l);
+
 /* partition.c: the steps, and fault injection for the tests. */
 int dl_step(struct dl_layout_result *res, const char *what);
 
 /* tasks between cpusets */
 int dl_cs_move_all(const char *from, const char *to, bool threads, struct dl_layout_result *res);
+/* Every task of `from` back to the cgroup it came from (l's origins), or
+ * to the root. */
+int dl_cs_move_home(const struct dl_layout *l, const char *from, bool threads, struct dl_layout_result *res);
 int dl_cs_count_threads(const char *name, uint64_t *threads, uint64_t *deadline);
 
 /* drift.c: wait until no exited deadline task still holds bandwidth;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <libcgroup.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -60,7 +61,9 @@ static int list_tasks(const char *name, bool threads, pid_t **out, size_t *n)
 			}
 			v = nv;
 		}
-		v[(*n)++] = (pid_t)atoi(line);
+		line[strcspn(line, "\n")] = '\0';
+		if (dl_parse_pid(line) > 0)
+			v[(*n)++] = dl_parse_pid(line);
 	}
 	fclose(f);
 	*out = v;
@@ -107,17 +110,34 @@ static void skip(struct skips *s, pid_t tid, struct dl_layout_result *res)
 		res->skipped++;
 }
 
-int dl_cs_move_all(const char *from, const char *to, bool threads, struct dl_layout_result *res)
+/* The cgroup of a task moved back by destroy: where it came from when
+ * that was recorded and still exists, else the root. */
+static const char *origin_of(const struct dl_layout *l, pid_t tid)
+{
+	unsigned long long start;
+	const char *cg;
+
+	if (!l || dl_task_stat_field(tid, 22, &start) < 0)
+		return "";
+	cg = dl_layout_origin(l, tid, start);
+	return cg && *cg && dl_cs_exists(cg) ? cg : "";
+}
+
+/*
+ * Move every task of `from` to `to`, or with to == NULL each to its
+ * origin in layout l.  Each pass lists the cpuset again: tasks forked
+ * during a pass are moved by the next.
+ */
+static int move_tasks(const char *from, const char *to, const struct dl_layout *l, bool threads,
+		      struct dl_layout_result *res)
 {
 	struct skips skipped = { 0 };
-	struct cgroup *dest;
+	struct cgroup *dest = NULL;
+	char dest_name[4096] = "";
 	int err = dl_cg_init();
 
 	if (err)
 		return err;
-	dest = dl_cs_cg(to, NULL, 0);
-	if (!dest)
-		return -ENOMEM;
 	for (int pass = 0; pass < MAX_PASSES; pass++) {
 		size_t n, moved = 0;
 		pid_t *tids;
@@ -126,11 +146,22 @@ int dl_cs_move_all(const char *from, const char *to, bool threads, struct dl_lay
 		if (err)
 			break;
 		for (size_t i = 0; i < n && !err; i++) {
+			const char *where = to ? to : origin_of(l, tids[i]);
 			int e;
 
 			if (no_setaffinity(tids[i])) {
 				skip(&skipped, tids[i], res);
 				continue;
+			}
+			if (!dest || strcmp(dest_name, where) != 0) {
+				if (dest)
+					cgroup_free(&dest);
+				snprintf(dest_name, sizeof(dest_name), "%s", where);
+				dest = dl_cs_cg(where, NULL, 0);
+				if (!dest) {
+					err = -ENOMEM;
+					break;
+				}
 			}
 			e = dl_cg_errno(cgroup_attach_task_pid(dest, tids[i]));
 			if (e == 0) {
@@ -146,16 +177,27 @@ int dl_cs_move_all(const char *from, const char *to, bool threads, struct dl_lay
 				skip(&skipped, tids[i], res);
 			} else {
 				err = dl_fail(e, "cannot move task %d from cpuset /%s to /%s: %s",
-					      (int)tids[i], from, to && *to ? to : "", strerror(-e));
+					      (int)tids[i], from, where, strerror(-e));
 			}
 		}
 		free(tids);
 		if (err || moved == 0)
 			break;
 	}
-	cgroup_free(&dest);
+	if (dest)
+		cgroup_free(&dest);
 	free(skipped.v);
 	return err;
+}
+
+int dl_cs_move_all(const char *from, const char *to, bool threads, struct dl_layout_result *res)
+{
+	return move_tasks(from, to ? to : "", NULL, threads, res);
+}
+
+int dl_cs_move_home(const struct dl_layout *l, const char *from, bool threads, struct dl_layout_result *res)
+{
+	return move_tasks(from, NULL, l, threads, res);
 }
 
 int dl_cs_count_threads(const char *name, uint64_t *threads, uint64_t *deadline)

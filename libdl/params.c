@@ -195,8 +195,11 @@ int dl_params_check(const struct dl_params *p)
 
 DL_EXPORT int dl_params_normalize(const struct dl_params *in, struct dl_params *out)
 {
-	struct dl_params p = *in;
+	struct dl_params p;
 
+	if (!in || !out)
+		return dl_fail(-EINVAL, "no parameters");
+	p = *in;
 	if (p.deadline == 0)
 		p.deadline = p.period;
 	if (p.period == 0)

@@ -234,7 +234,8 @@ static int verify_domains(const struct dl_layout *l)
 	return err;
 }
 
-/* Every member's tasks back to the root, once no exit is in flight. */
+/* Every member's tasks back where they came from (the root, for those
+ * create moved), once no exit is in flight. */
 static int move_back(const struct dl_layout *l, bool threads, struct dl_layout_result *res)
 {
 	char name[4200];
@@ -243,14 +244,15 @@ static int move_back(const struct dl_layout *l, bool threads, struct dl_layout_r
 	dl_wait_quiet(QUIET_TIMEOUT_MS);
 	for (int i = -1; i < (int)l->nparts; i++) {
 		dl_layout_cgroup(l, dl_layout_member(l, i, NULL), name, sizeof(name));
-		if (dl_cs_exists(name) && (e = dl_cs_move_all(name, "", threads, res)) && !err)
+		if (dl_cs_exists(name) && (e = dl_cs_move_home(l, name, threads, res)) && !err)
 			err = e;
 	}
 	return err;
 }
 
 /* Remove a member's cpuset, moving back what forked into it meanwhile. */
-static int remove_member(const char *name, bool threads, struct dl_layout_result *res)
+static int remove_member(const struct dl_layout *l, const char *name, bool threads,
+			 struct dl_layout_result *res)
 {
 	int e = 0;
 
@@ -258,7 +260,7 @@ static int remove_member(const char *name, bool threads, struct dl_layout_result
 		e = dl_cs_remove(name);
 		if (e != -EBUSY)
 			break;
-		dl_cs_move_all(name, "", threads, res);
+		dl_cs_move_home(l, name, threads, res);
 	}
 	return e;
 }
@@ -324,7 +326,7 @@ static int destroy_v1(const struct dl_layout *l, struct dl_layout_result *res)
 		/* Balancing off first: removing a balanced cpuset rebuilds the
 		 * domains later, asynchronously, at a moment nobody chose. */
 		dl_cs_write(name, "cpuset.sched_load_balance", "0");
-		e = remove_member(name, true, res);
+		e = remove_member(l, name, true, res);
 		if (e && !err)
 			err = dl_fail(e, "cannot remove cpuset /%s: %s", name, strerror(-e));
 	}
@@ -415,7 +417,7 @@ static int destroy_v2(const struct dl_layout *l, struct dl_layout_result *res)
 			err = dl_fail(e, "cannot turn /%s back into a member: %s", name, strerror(-e));
 			continue;
 		}
-		e = remove_member(name, false, res);
+		e = remove_member(l, name, false, res);
 		if (e && !err)
 			err = dl_fail(e, "cannot remove cgroup /%s: %s", name, strerror(-e));
 	}
@@ -482,6 +484,8 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 	 * own verdict is read back and rolled back. */
 	if (!(dl_test_hooks && dl_test_hooks->no_precheck))
 		err = l->version == 1 ? v1_conflicts(&w, "", 0) : v2_conflicts(&w);
+	if (!err)
+		err = dl_layout_check_bw(l);
 	if (err)
 		goto out;
 

@@ -53,6 +53,10 @@ DL_EXPORT int dl_periodic_next(struct dl_periodic *pt, struct dl_job *done)
 	uint64_t end = dl_now_ns(), now, release;
 	int err;
 
+	/* A zero period would never reach the next release. */
+	if (!pt || pt->period == 0)
+		return dl_fail(-EINVAL, "the periodic task has no period: start it with dl_periodic_start()");
+
 	if (done) {
 		done->index = pt->index;
 		done->release = pt->release;

@@ -238,12 +238,11 @@ int dl_rd_spans(dl_cpus_t **out, size_t *count)
 /* Mounts debugfs when it is not and we may (dl-stat(1) documents it). */
 int dl_debugfs_path(char *buf, size_t len)
 {
-	static int tried;
+	static int tried; /* atomic: one mount attempt per process */
 
-	if (access(SCHED_DEBUG, R_OK) != 0 && !tried) {
+	if (access(SCHED_DEBUG, R_OK) != 0 && !__atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL)) {
 		struct stat st;
 
-		tried = 1;
 		if (stat(DEBUGFS, &st) == 0 && access(DEBUGFS "/sched", F_OK) != 0)
 			mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
 	}

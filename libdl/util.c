@@ -155,12 +155,19 @@ void dl_sleep_ns(uint64_t ns)
 
 DL_EXPORT char *dl_bw_format(int64_t bw, char *buf, size_t len)
 {
-	/* Four decimals, rounded: enough to tell 0.9000 from 0.9100. */
-	int64_t abs = bw < 0 ? -bw : bw;
-	uint64_t scaled = ((uint64_t)abs * 10000 + DL_BW_UNIT / 2) >> DL_BW_SHIFT;
+	/* Four decimals, rounded: enough to tell 0.9000 from 0.9100.  The
+	 * magnitude in unsigned arithmetic: -INT64_MIN does not exist. */
+	uint64_t abs = bw < 0 ? 0 - (uint64_t)bw : (uint64_t)bw;
+	unsigned __int128 scaled = ((unsigned __int128)abs * 10000 + DL_BW_UNIT / 2) >> DL_BW_SHIFT;
 
+	if (bw == INT64_MAX) {
+		/* The free bandwidth of a root domain without admission test
+		 * (sched_rt_runtime_us = -1). */
+		snprintf(buf, len, "unlimited");
+		return buf;
+	}
 	snprintf(buf, len, "%s%" PRIu64 ".%04" PRIu64, bw < 0 ? "-" : "",
-		 scaled / 10000, scaled % 10000);
+		 (uint64_t)(scaled / 10000), (uint64_t)(scaled % 10000));
 	return buf;
 }
 

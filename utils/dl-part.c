@@ -202,11 +202,12 @@ static int show_layout(bool json, struct json *j)
 		printf("layout (cgroup v%d%s):\n", dl_layout_version(l),
 		       dl_layout_flags(l) & DL_LAYOUT_NO_MOVE ? ", tasks not moved" : "");
 		for (size_t i = 0; i < n; i++) {
-			char cpus[256];
+			char cpus[256], cg[1100], state[520];
 
 			printf("  %-12s /%-22s CPUs %-8s %-14s %" PRIu64 " threads (%" PRIu64 " deadline); ",
-			       info[i].name, info[i].cgroup, dl_cpus_format(&info[i].cpus, cpus, sizeof(cpus)),
-			       info[i].state, info[i].nthreads, info[i].ndeadline);
+			       info[i].name, dl_str_escape(info[i].cgroup, cg, sizeof(cg)),
+			       dl_cpus_format(&info[i].cpus, cpus, sizeof(cpus)),
+			       dl_str_escape(info[i].state, state, sizeof(state)), info[i].nthreads, info[i].ndeadline);
 			print_rd(&info[i].rd);
 			putchar('\n');
 		}

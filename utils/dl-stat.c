@@ -235,11 +235,16 @@ static void print_text(const struct ctl *c, const struct dl_task *t, size_t nt,
 		printf(" %9s %6s", "USED/PER", "BUDGET");
 	putchar('\n');
 	for (size_t i = 0; i < nt; i++) {
-		printf("%-7d %-7d %-16s %9s %9s %9s %6.4f %-5s %-4d %-20s", (int)t[i].pid, (int)t[i].tid, t[i].comm,
+		/* Names are anyone's: escaped, so that none rewrites a screen. */
+		char comm[80], cs[1100];
+
+		dl_str_escape(t[i].comm, comm, sizeof(comm));
+		dl_str_escape(t[i].cpuset, cs, sizeof(cs));
+		printf("%-7d %-7d %-16s %9s %9s %9s %6.4f %-5s %-4d %-20s", (int)t[i].pid, (int)t[i].tid, comm,
 		       fmt_time(t[i].params.runtime, a), fmt_time(t[i].params.deadline, b),
 		       fmt_time(t[i].params.period, d), (double)t[i].bw / DL_BW_UNIT,
 		       flags_text(t[i].params.flags, e, sizeof(e)), t[i].rd,
-		       t[i].cpuset[0] ? t[i].cpuset : "?");
+		       cs[0] ? cs : "?");
 		if (c->watch) {
 			const struct dl_task *before = find_task(prev, t[i].tid);
 

@@ -24,7 +24,9 @@ static void put_str(FILE *f, const char *s)
 			fputs("\\n", f);
 		else if (c == '\t')
 			fputs("\\t", f);
-		else if (c < 0x20)
+		else if (c < 0x20 || c >= 0x7f)
+			/* Control bytes, and bytes of names that need not be
+			 * UTF-8: never raw in the output. */
 			fprintf(f, "\\u%04x", c);
 		else
 			fputc(c, f);
