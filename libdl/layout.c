@@ -310,16 +310,22 @@ static int state_path(char *buf, size_t len, const char *file)
 }
 
 /* A file or folder of ours: not a link, owned by us, writable by nobody
- * else. */
-static int trusted(const struct stat *st, const char *path, mode_t type)
+ * else (the lock: not even readable, or a read lock could hold it). */
+static int trusted_mode(const struct stat *st, const char *path, mode_t type, mode_t others)
 {
 	if ((st->st_mode & S_IFMT) != type)
 		return dl_fail(-EPERM, "%s is not a %s: remove it (dl-part keeps its state there)",
 			       path, type == S_IFDIR ? "folder" : "regular file");
-	if (st->st_uid != geteuid() || (st->st_mode & (S_IWGRP | S_IWOTH)))
-		return dl_fail(-EPERM, "%s is owned by uid %u with mode %04o: it must be root's and writable by root alone; remove it",
-			       path, (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
+	if (st->st_uid != geteuid() || (st->st_mode & others))
+		return dl_fail(-EPERM, "%s is owned by uid %u with mode %04o: it must be root's and %s by root alone; remove it",
+			       path, (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777),
+			       others & (S_IRGRP | S_IROTH) ? "usable" : "writable");
 	return 0;
+}
+
+static int trusted(const struct stat *st, const char *path, mode_t type)
+{
+	return trusted_mode(st, path, type, S_IWGRP | S_IWOTH);
 }
 
 static int make_state_dir(void)
@@ -516,7 +522,8 @@ int dl_layout_lock(unsigned int wait_ms)
 	if (state_path(path, sizeof(path), "lock"))
 		return dl_fail(-ENAMETOOLONG, "the layout's lock path is too long");
 	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd >= 0 && fstat(fd, &st) == 0 && trusted(&st, path, S_IFREG) < 0) {
+	if (fd >= 0 && fstat(fd, &st) == 0 &&
+	    trusted_mode(&st, path, S_IFREG, S_IRWXG | S_IRWXO) < 0) {
 		/* An older or foreign lock file that others may have open:
 		 * replace it with a new one that is ours alone. */
 		close(fd);

@@ -88,6 +88,12 @@ START_TEST(test_status_and_repair)
 	ck_assert_int_eq(tl_run((char *[]){ (char *)tl_tool("dl-part"), "status", "--json", NULL },
 				out, sizeof(out), err, sizeof(err)), 1);
 	ck_assert_msg(strstr(out, "\"drifted\":true"), "%s", out);
+	/* --check predicts the refusal the kernel then gives, and why. */
+	rc = tl_run((char *[]){ (char *)tl_tool("dl-run"), "--check", "-r", "1ms", "-p", "10ms", NULL },
+		    out, sizeof(out), err, sizeof(err));
+	ck_assert_msg(rc == 1, "--check exit %d: %s%s", rc, out, err);
+	ck_assert_msg(strstr(out, "not admissible") && strstr(out, "refused") &&
+		      strstr(out, "the kernel's count is corrupt") && strstr(out, "dl-part repair"), "%s", out);
 	p = tl_dl_hog(1 * MS, 10 * MS);
 	ck_assert_msg(p < 0, "a reservation was admitted on the corrupted root domain");
 	/* dl-stat shows it drifted, with the difference and the repair. */
