@@ -393,7 +393,7 @@ START_TEST(test_concurrent_creates)
 			char e[4096] = "";
 
 			dl_read_file(ra ? log : "/tmp/libdl-test-concurrent2.err", e, sizeof(e));
-			ck_assert_msg(strstr(e, "another dl-part create or destroy is running") ||
+			ck_assert_msg(strstr(e, "another dl-part create, destroy or repair is running") ||
 				      strstr(e, "a layout exists already"), "round %d: the loser said: %s", round, e);
 		}
 		ck_assert_int_eq(DL_PART("list"), 0);

@@ -220,6 +220,18 @@ START_TEST(test_threads_exiting_mid_scan)
 	}
 	ck_assert_int_eq(DL_STAT("--watch", "10ms", "-n", "20"), 0);
 	tl_kill(c);
+	/* Deadline threads made and ended at this rate sometimes leave the
+	 * kernel's count short (FACTS.md, the second drift): repaired here,
+	 * so that the next case starts from a correct count. */
+	tl_settle();
+	{
+		size_t n = 0;
+
+		if (dl_drift_check(2000, NULL, &n) > 0) {
+			tl_note("the churn left the kernel's total_bw drifted (a kernel bug): repairing");
+			ck_assert_int_eq(dl_rd_rebuild(), 0);
+		}
+	}
 }
 END_TEST
 

@@ -32,7 +32,7 @@ for round in 1 2 3; do
 	check "round $round: exactly one of two concurrent creates wins ($ra, $rb)" eq $(((ra == 0) + (rb == 0))) 1
 	if [ "$ra" = 0 ]; then loser=$(cat /tmp/b.err); winner=partition0; else loser=$(cat /tmp/a.err); winner=one; fi
 	case $loser in
-	*"another dl-part create or destroy is running"* | *"a layout exists already"*) ok "round $round: the loser is told why" ;;
+	*"another dl-part create, destroy or repair is running"* | *"a layout exists already"*) ok "round $round: the loser is told why" ;;
 	*) not_ok "round $round: the loser is told why"; note "it said: $loser" ;;
 	esac
 	run /bin/dl-part list
