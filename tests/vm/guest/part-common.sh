@@ -103,6 +103,26 @@ if [ "$V2" = 1 ]; then
 	rmdir "$CS/foo"
 	echo -cpuset > "$CS/cgroup.subtree_control"
 	check "everything as it was at the start" eq "$(snapshot)" "$before"
+
+	# Destroy puts a task placed in a partition back in the cgroup it
+	# came from, not in the root (it would leave its service for good).
+	mkdir "$CS/origin"
+	# A busy task: a sleeping one would move only when it wakes.
+	yes > /dev/null &
+	s=$!
+	echo $s > "$CS/origin/cgroup.procs"
+	run /bin/dl-part create --partition 0
+	check "create with a task in a cgroup of its own" eq "$rc" 0
+	run /bin/dl-run --partition partition0 -r 1ms -p 100ms --pid $s
+	[ "$rc" = 0 ] || note "dl-run: $err"
+	check "dl-run --partition --pid moves it in" eq "$(cat /proc/$s/cgroup)" "0::/libdl-partition0"
+	run /bin/dl-part destroy
+	check "destroy succeeds" eq "$rc" 0
+	check "destroy puts it back in its own cgroup" eq "$(cat /proc/$s/cgroup)" "0::/origin"
+	kill $s
+	wait $s 2>/dev/null
+	rmdir "$CS/origin"
+	check "everything as it was at the end" eq "$(snapshot)" "$before"
 fi
 
 done_testing
