@@ -454,12 +454,49 @@ static int load_line(struct dl_layout *l, char *line)
 	return 0;
 }
 
+/* The state file's text into a layout; -EINVAL when it is damaged. */
+int dl_layout_parse(const char *text, size_t len, const char *origin, struct dl_layout **out)
+{
+	struct dl_layout *l;
+	size_t i = 0;
+	int err = 0;
+
+	*out = NULL;
+	if (len > DL_STATE_MAX)
+		return dl_fail(-EFBIG, "%s is larger than a layout's state can be: remove it", origin);
+	l = dl_layout_new();
+	if (!l)
+		return -ENOMEM;
+	while (!err && i < len) {
+		char line[4200];
+		size_t n = 0;
+
+		for (; i < len && text[i] != '\n'; i++) {
+			if (text[i] == '\0' || n == sizeof(line) - 1) {
+				err = -EINVAL;
+				break;
+			}
+			line[n++] = text[i];
+		}
+		i++;
+		line[n] = '\0';
+		if (!err)
+			err = load_line(l, line);
+	}
+	if (err || (l->version != 1 && l->version != 2)) {
+		dl_layout_free(l);
+		return dl_fail(-EINVAL, "%s is damaged: remove the layout's cpusets (%s) by hand, then the file",
+			       origin, "libdl*");
+	}
+	*out = l;
+	return 0;
+}
+
 DL_EXPORT int dl_layout_load(struct dl_layout **out)
 {
-	char path[4096], line[4200];
-	struct dl_layout *l;
+	char path[4096], *text;
 	struct stat st;
-	FILE *f;
+	ssize_t got;
 	int err = 0, fd;
 
 	if (!out)
@@ -480,26 +517,20 @@ DL_EXPORT int dl_layout_load(struct dl_layout **out)
 		close(fd);
 		return err ? err : dl_fail(-EFBIG, "%s is larger than a layout's state can be: remove it", path);
 	}
-	f = fdopen(fd, "r");
-	if (!f) {
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
 		close(fd);
 		return dl_fail(-ENOMEM, "out of memory");
 	}
-	l = dl_layout_new();
-	if (!l) {
-		fclose(f);
-		return -ENOMEM; /* dl_layout_new() said so */
-	}
-	while (!err && fgets(line, sizeof(line), f))
-		err = load_line(l, line);
-	fclose(f);
-	if (err || (l->version != 1 && l->version != 2)) {
-		dl_layout_free(l);
-		return dl_fail(-EINVAL, "%s is damaged: remove the layout's cpusets (%s) by hand, then the file",
-			       path, "libdl*");
-	}
-	*out = l;
-	return 0;
+	got = read(fd, text, (size_t)st.st_size);
+	err = got < 0 ? -errno : 0;
+	close(fd);
+	if (!err)
+		err = dl_layout_parse(text, (size_t)got, path, out);
+	else
+		dl_fail(err, "cannot read %s: %s", path, strerror(-err));
+	free(text);
+	return err;
 }
 
 /*

@@ -55,6 +55,7 @@ struct dl_layout {
 int dl_layout_validate(struct dl_layout *l);
 int dl_layout_cgroup(const struct dl_layout *l, const char *member, char *buf, size_t len);
 int dl_layout_save(const struct dl_layout *l);
+int dl_layout_parse(const char *text, size_t len, const char *origin, struct dl_layout **out);
 int dl_layout_forget(void);
 int dl_layout_lock(unsigned int wait_ms);
 int dl_layout_add_origin(struct dl_layout *l, const struct dl_origin *o, const char *cgroup);

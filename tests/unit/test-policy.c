@@ -1,0 +1,115 @@
+/*
+ * The policy file's reader (dl-run.conf(5)): what it accepts, and every
+ * refusal naming the line and the field.  The checks against real users
+ * and processes are in tests/kernel/test-security.c.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+static int parse(const char *text)
+{
+	struct dl_policy *pol = NULL;
+	int err = dl_policy_parse(text, strlen(text), "t.conf", &pol);
+
+	if (err == 0)
+		ck_assert_ptr_nonnull(pol);
+	else
+		ck_assert_ptr_null(pol);
+	dl_policy_free(pol);
+	return err;
+}
+
+START_TEST(test_good)
+{
+	ck_assert_int_eq(parse(""), 0);
+	ck_assert_int_eq(parse("# nothing\n\n   \n"), 0);
+	ck_assert_int_eq(parse("allow all"), 0);
+	ck_assert_int_eq(parse("allow all # trailing comment\n"), 0);
+	ck_assert_int_eq(parse("allow user alice max-task=0.5 max-user=1 min-period=100us\n"), 0);
+	ck_assert_int_eq(parse("allow group realtime max-task=30%\tmax-user=100%\n"), 0);
+	ck_assert_int_eq(parse("allow user 1000\ndeny group 27\ndeny all\n"), 0);
+	ck_assert_int_eq(parse("allow all max-task=.5"), 0);
+}
+END_TEST
+
+#define BAD(text, words)                                                            \
+	do {                                                                        \
+		ck_assert_int_eq(parse(text), -EINVAL);                             \
+		ck_assert_msg(strstr(dl_errmsg(), words), "%s: %s", text, dl_errmsg()); \
+	} while (0)
+
+START_TEST(test_bad)
+{
+	BAD("permit all", "t.conf, line 1: \"permit\" is not a rule");
+	BAD("\n\nallow", "line 3: allow whom?");
+	BAD("allow everyone", "the subject is all, user NAME or group NAME");
+	BAD("allow user", "user needs a name");
+	BAD("allow user max-task=0.1", "user needs a name");
+	BAD("deny all max-task=0.1", "a deny rule takes no limits");
+	BAD("allow all max-task", "\"max-task\" is not KEY=VALUE");
+	BAD("allow all max=0.1", "unknown key \"max\"");
+	BAD("allow all max-task=0", "max-task=0: not a bandwidth above 0 and at most 1");
+	BAD("allow all max-task=1.5", "max-task=1.5");
+	BAD("allow all max-task=101%", "max-task=101%");
+	BAD("allow all max-task=-0.1", "max-task=-0.1");
+	BAD("allow all max-task=0.1x", "max-task=0.1x");
+	BAD("allow all max-user=", "max-user=");
+	BAD("allow all min-period=fast", "min-period=fast: not a time");
+	BAD("allow all a b c d e f g h i j k l m n o p q", "too many words");
+}
+END_TEST
+
+START_TEST(test_limits)
+{
+	char big[2048];
+	struct dl_policy *pol = NULL;
+
+	memset(big, 'x', sizeof(big));
+	memcpy(big, "allow user ", 11);
+	big[sizeof(big) - 1] = '\0';
+	BAD(big, "longer than");
+	ck_assert_int_eq(dl_policy_parse("allow all\0deny all", 18, "t.conf", &pol), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "NUL byte"), "%s", dl_errmsg());
+	ck_assert_int_eq(dl_policy_parse("x", 65 * 1024, "t.conf", &pol), -EFBIG);
+	/* A missing file is the built-in default. */
+	ck_assert_int_eq(dl_policy_read("/nonexistent/libdl/dl-run.conf", &pol), 0);
+	dl_policy_free(pol);
+}
+END_TEST
+
+/* Root is never limited, even by deny all. */
+START_TEST(test_root_not_limited)
+{
+	struct dl_params p = { .runtime = 9000000, .period = 10000000 };
+	struct dl_policy *pol = NULL;
+	char why[256];
+
+	if (getuid() != 0)
+		return;
+	ck_assert_int_eq(dl_policy_parse("deny all", 8, "t.conf", &pol), 0);
+	ck_assert_int_eq(dl_policy_check(pol, 0, false, &p, why, sizeof(why)), 1);
+	ck_assert_msg(strstr(why, "root is not limited"), "%s", why);
+	dl_policy_free(pol);
+}
+END_TEST
+
+static Suite *make(void)
+{
+	Suite *s = suite_create("policy");
+	TCase *tc = tcase_create("reader");
+
+	tcase_add_test(tc, test_good);
+	tcase_add_test(tc, test_bad);
+	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_root_not_limited);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tl_main(make, TL_UNIT);
+}
