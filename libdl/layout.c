@@ -67,6 +67,11 @@ DL_EXPORT int dl_layout_add_partition(struct dl_layout *l, const char *name, con
 	if (!valid_name(name))
 		return dl_fail(-EINVAL, "invalid partition name \"%s\": use up to %d letters, digits, '-' and '_'",
 			       name, DL_LAYOUT_NAME_MAX);
+	/* cgroup v1 puts the partitions beside the cpuset's own files. */
+	if (strcmp(name, "tasks") == 0 || strcmp(name, "notify_on_release") == 0 ||
+	    strcmp(name, "release_agent") == 0)
+		return dl_fail(-EINVAL, "invalid partition name \"%s\": it is the name of a cgroup control file; choose another",
+			       name);
 	if (strcmp(name, DL_CLUSTER) == 0)
 		return dl_fail(-EINVAL, "\"%s\" is the cluster's name: give the partition another", name);
 	for (size_t i = 0; i < l->nparts; i++)

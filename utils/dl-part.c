@@ -108,9 +108,17 @@ static void parse_args(struct opts *o, const char *cmd, int argc, char **argv)
 	dl_cpus_t cpus;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+:P:c:m:jhV", longopts, NULL)) != -1) {
-		if (!creating && c != 'j' && c != 'h' && c != 'V' && c != '?' && c != ':')
-			usage_error("%s takes no option %s", cmd, argv[optind - 1]);
+	int idx;
+
+	while ((idx = -1, c = getopt_long(argc, argv, "+:P:c:m:jhV", longopts, &idx)) != -1) {
+		if (!creating && c != 'j' && c != 'h' && c != 'V' && c != '?' && c != ':') {
+			char shortname[3] = { '-', (char)c, '\0' };
+
+			/* Name the option, not its value. */
+			if (idx >= 0)
+				usage_error("%s takes no option --%s: it is for create", cmd, longopts[idx].name);
+			usage_error("%s takes no option %s: it is for create", cmd, shortname);
+		}
 		switch (c) {
 		case 'P':
 			add_partition(o, optarg);

@@ -23,45 +23,9 @@ static char out[16384], err[16384];
 static char root_lb[16];
 static char before[16384];
 
-/* Everything a create could change, as text: the cpuset tree with each
- * cpuset's settings, the root's balancing, and the state file. */
-static void snapshot_dir(const char *dir, char *buf, size_t len)
-{
-	static const char *files[] = { "cpuset.cpus", "cpuset.mems", "cpuset.cpu_exclusive",
-				       "cpuset.sched_load_balance" };
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	size_t used = strlen(buf);
-
-	if (!d)
-		return;
-	used += (size_t)snprintf(buf + used, len - used, "%s:", dir);
-	for (size_t i = 0; i < ARRAY_SIZE(files) && used < len; i++) {
-		char path[4200], v[4096] = "?";
-
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-		dl_read_file(path, v, sizeof(v));
-		used += (size_t)snprintf(buf + used, len - used, " %s", v);
-	}
-	if (used < len)
-		used += (size_t)snprintf(buf + used, len - used, "\n");
-	while ((de = readdir(d))) {
-		char sub[4200];
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
-		snapshot_dir(sub, buf, len);
-	}
-	closedir(d);
-}
-
 static void snapshot(char *buf, size_t len)
 {
-	buf[0] = '\0';
-	snapshot_dir(CPUSET, buf, len);
-	strncat(buf, access("/run/libdl/layout", F_OK) == 0 ? "state file\n" : "no state file\n",
-		len - strlen(buf) - 1);
+	tl_cpuset_snapshot(buf, len);
 }
 
 static int dl_part(char *const args[])

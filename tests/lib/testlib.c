@@ -1,6 +1,7 @@
 /*
  * testlib.c: the suites' runner and helpers (see testlib.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -487,4 +488,75 @@ int tl_main(Suite *(*make)(void), enum tl_kind kind)
 			close(lock);
 	}
 	return failed ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- snapshots */
+
+static void snapshot_dir(const char *dir, char *buf, size_t len)
+{
+	static const char *files[] = { "cpuset.cpus", "cpuset.mems", "cpuset.cpu_exclusive",
+				       "cpuset.sched_load_balance", "cpuset.cpus.partition",
+				       "cgroup.subtree_control" };
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	size_t used = strlen(buf);
+
+	if (!d)
+		return;
+	used += (size_t)snprintf(buf + used, len - used, "%s:", dir);
+	for (size_t i = 0; i < ARRAY_SIZE(files) && used < len; i++) {
+		char path[4200], v[4096] = "-";
+
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		dl_read_file(path, v, sizeof(v));
+		used += (size_t)snprintf(buf + used, len - used, " %s", v);
+	}
+	if (used < len)
+		used += (size_t)snprintf(buf + used, len - used, "\n");
+	while ((de = readdir(d))) {
+		char sub[4200];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+		snapshot_dir(sub, buf, len);
+	}
+	closedir(d);
+}
+
+void tl_cpuset_snapshot(char *buf, size_t len)
+{
+	char mnt[4096];
+
+	buf[0] = '\0';
+	if (dl_cpuset_mount(mnt, sizeof(mnt)) == 0)
+		snapshot_dir(mnt, buf, len);
+	strncat(buf, access("/run/libdl/layout", F_OK) == 0 ? "state file\n" : "no state file\n",
+		len - strlen(buf) - 1);
+}
+
+void tl_dl_snapshot(char *buf, size_t len)
+{
+	struct dl_task *t = NULL;
+	struct dl_rd *rds = NULL;
+	size_t nt = 0, nrd = 0, used = 0;
+
+	buf[0] = '\0';
+	if (dl_snapshot(0, &t, &nt, &rds, &nrd) < 0) {
+		snprintf(buf, len, "cannot list: %s", dl_errmsg());
+		return;
+	}
+	for (size_t i = 0; i < nrd && used < len; i++) {
+		char c[256];
+
+		used += (size_t)snprintf(buf + used, len - used, "rd %s total_bw %lld\n",
+					 dl_cpus_format(&rds[i].cpus, c, sizeof(c)), (long long)rds[i].total_bw);
+	}
+	for (size_t i = 0; i < nt && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "thread %d %llu/%llu/%llu\n", (int)t[i].tid,
+					 (unsigned long long)t[i].params.runtime,
+					 (unsigned long long)t[i].params.deadline,
+					 (unsigned long long)t[i].params.period);
+	free(t);
+	free(rds);
 }

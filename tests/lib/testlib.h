@@ -66,6 +66,11 @@ int tl_cap_eff(pid_t pid, uint64_t *caps);
  * with the library's answer ("ok" or why not) into why. */
 pid_t tl_dl_hog(uint64_t runtime, uint64_t period);
 pid_t tl_dl_hog_in(const char *where, uint64_t runtime, uint64_t period, char *why, size_t len);
+/* What a tool could change, as text to compare: the cpuset tree with
+ * each cpuset's settings and the layout's state file; the root domains'
+ * total_bw and every deadline thread with its reservation. */
+void tl_cpuset_snapshot(char *buf, size_t len);
+void tl_dl_snapshot(char *buf, size_t len);
 /* Settle: wait until no exited deadline task holds bandwidth. */
 void tl_settle(void);
 
