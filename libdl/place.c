@@ -311,6 +311,8 @@ DL_EXPORT int dl_part_set(const char *name, pid_t tid, const struct dl_params *p
 	struct dl_params norm;
 	int err;
 
+	if (geteuid() != 0)
+		return dl_fail(-EPERM, "moving tasks between cpusets needs root");
 	if (tid == 0)
 		tid = gettid();
 	err = dl_params_normalize(p, &norm);
@@ -349,6 +351,8 @@ DL_EXPORT int dl_part_set_process(const char *name, pid_t pid, const struct dl_p
 		*count = 0;
 	if (pid <= 0)
 		return dl_fail(-EINVAL, "invalid process id %d", (int)pid);
+	if (geteuid() != 0)
+		return dl_fail(-EPERM, "moving tasks between cpusets needs root");
 	err = member_cgroup(name, cg, sizeof(cg), NULL);
 	if (err)
 		return err;

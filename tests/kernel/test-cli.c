@@ -1,12 +1,17 @@
 /*
- * Bad input, table-driven (tests/cli/bad-input.txt): every row runs a
- * tool with bad arguments and asserts its exit status, that its message
- * names the problem, and that the cpuset tree, the layout's state, the
- * root domains' deadline bandwidth and every deadline thread are exactly
- * as before.  One TAP result per row.
+ * The tools, table-driven: tests/cli/bad-input.txt (bad invocations) and
+ * tests/cli/privilege.txt (root, a user, a user of a setcap copy with
+ * and without a policy that allows it).  Every row asserts the exit
+ * status, that the output names the result or the problem, and that the
+ * cpuset tree, the layout's state, the root domains' deadline bandwidth
+ * and every deadline thread are exactly as before.  One TAP result per
+ * row.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +22,14 @@
 #define MAX_ROWS 512
 #define MAX_ARGS 32
 
+#define POLICY "/run/libdl-test-dl-run.conf"
+
+enum who { ROOT, USER, CAP, CAPDENY };
+
 struct row {
+	const char *file;
 	int line;
+	enum who who;
 	int exit;
 	char words[256];
 	char *argv[MAX_ARGS + 1];
@@ -28,6 +39,47 @@ static struct row rows[MAX_ROWS];
 static int nrows;
 static char out[65536], err[65536];
 static char cs_before[65536], cs_after[65536], dl_before[16384], dl_after[16384];
+static char bindir[] = "/tmp/libdl-cli-XXXXXX";
+static uid_t nobody;
+static gid_t nogroup;
+
+/* The tool as `who` runs it: the build's for root; a copy nobody can
+ * reach for the others, with CAP_SYS_NICE for @cap (dl-run's is the test
+ * build, whose policy is POLICY). */
+static char *tool_for(enum who who, const char *name)
+{
+	char path[4200];
+
+	if (who == ROOT)
+		return strdup(tl_tool(name));
+	snprintf(path, sizeof(path), "%s/%s-%s", bindir, who == USER ? "plain" : "cap", name);
+	return strdup(path);
+}
+
+static void install_copies(void)
+{
+	static const char *tools[] = { "dl-run", "dl-part", "dl-stat" };
+
+	if (!mkdtemp(bindir) || chmod(bindir, 0755) < 0)
+		tl_skip_all("cannot make a folder for the tools' copies");
+	for (size_t i = 0; i < ARRAY_SIZE(tools); i++) {
+		const char *src = strcmp(tools[i], "dl-run") == 0 ? tl_test_tool("dl-run") : tl_tool(tools[i]);
+		char *plain = tool_for(USER, tools[i]), *cap = tool_for(CAP, tools[i]);
+
+		if (tl_run((char *[]){ "/bin/cp", (char *)src, plain, NULL }, NULL, 0, NULL, 0) ||
+		    tl_run((char *[]){ "/bin/cp", (char *)src, cap, NULL }, NULL, 0, NULL, 0) ||
+		    tl_run((char *[]){ "/usr/sbin/setcap", "cap_sys_nice+ep", cap, NULL }, NULL, 0, NULL, 0))
+			tl_skip_all("cannot install setcap copies of the tools (setcap from libcap2-bin)");
+		free(plain);
+		free(cap);
+	}
+}
+
+static void remove_copies(void)
+{
+	tl_run((char *[]){ "/bin/rm", "-rf", bindir, NULL }, NULL, 0, NULL, 0);
+	unlink(POLICY);
+}
 
 /* \s blank, \t tab, \e empty, \xNN a byte. */
 static char *unescape(const char *in)
@@ -58,7 +110,7 @@ static char *unescape(const char *in)
 	return o;
 }
 
-static void load(const char *path)
+static void load(const char *path, const char *file)
 {
 	char line[2048];
 	FILE *f = fopen(path, "r");
@@ -82,6 +134,7 @@ static void load(const char *path)
 			exit(99);
 		}
 		r = &rows[nrows++];
+		r->file = file;
 		r->line = n;
 		r->exit = atoi(line);
 		*bar2 = '\0';
@@ -96,8 +149,16 @@ static void load(const char *path)
 			snprintf(r->words, sizeof(r->words), "%s", w);
 			free(w);
 		}
-		for (tok = strtok_r(bar2 + 1, " ", &save); tok && a < MAX_ARGS; tok = strtok_r(NULL, " ", &save))
-			r->argv[a++] = a == 0 ? strdup(tl_tool(tok)) : unescape(tok);
+		r->who = ROOT;
+		for (tok = strtok_r(bar2 + 1, " ", &save); tok && a < MAX_ARGS; tok = strtok_r(NULL, " ", &save)) {
+			if (a == 0 && tok[0] == '@') {
+				r->who = strcmp(tok, "@user") == 0 ? USER : strcmp(tok, "@cap") == 0 ? CAP
+				       : strcmp(tok, "@capdeny") == 0 ? CAPDENY : ROOT;
+				continue;
+			}
+			r->argv[a] = a == 0 ? tool_for(r->who, tok) : unescape(tok);
+			a++;
+		}
 		r->argv[a] = NULL;
 	}
 	fclose(f);
@@ -108,38 +169,63 @@ START_TEST(test_row)
 	struct row *r = &rows[_i];
 	int rc;
 
+	unlink(POLICY);
+	if (r->who == CAPDENY) {
+		int fd = open(POLICY, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(write(fd, "deny all\n", 9), 9);
+		close(fd);
+	}
 	tl_cpuset_snapshot(cs_before, sizeof(cs_before));
 	tl_dl_snapshot(dl_before, sizeof(dl_before));
-	rc = tl_run(r->argv, out, sizeof(out), err, sizeof(err));
-	ck_assert_msg(rc == r->exit, "line %d: exit %d, not %d: %s%s", r->line, rc, r->exit, out, err);
+	rc = r->who == ROOT ? tl_run(r->argv, out, sizeof(out), err, sizeof(err))
+			    : tl_run_as(r->argv, nobody, nogroup, out, sizeof(out), err, sizeof(err));
+	unlink(POLICY);
+	ck_assert_msg(rc == r->exit, "%s:%d: exit %d, not %d: %s%s", r->file, r->line, rc, r->exit, out, err);
 	ck_assert_msg(strstr(err, r->words) || strstr(out, r->words),
-		      "line %d: the message does not say \"%s\": %s%s", r->line, r->words, out, err);
+		      "%s:%d: the output does not say \"%s\": %s%s", r->file, r->line, r->words, out, err);
 	/* A message a user reads names the program. */
-	if (r->exit)
-		ck_assert_msg(strncmp(err, "dl-", 3) == 0, "line %d: stderr: %s", r->line, err);
+	if (err[0]) {
+		const char *slash = strrchr(r->argv[0], '/');
+		const char *name = slash ? slash + 1 : r->argv[0];
+
+		ck_assert_msg(strncmp(err, name, strlen(name)) == 0 && err[strlen(name)] == ':',
+			      "%s:%d: stderr: %s", r->file, r->line, err);
+	}
 	/* A row that got as far as a reservation (an exec that failed) is
 	 * released at the task's 0-lag time: compare once that passed. */
 	tl_settle();
 	tl_cpuset_snapshot(cs_after, sizeof(cs_after));
-	ck_assert_msg(strcmp(cs_before, cs_after) == 0, "line %d changed the cpusets:\n%s\n--\n%s",
-		      r->line, cs_before, cs_after);
+	ck_assert_msg(strcmp(cs_before, cs_after) == 0, "%s:%d changed the cpusets:\n%s\n--\n%s",
+		      r->file, r->line, cs_before, cs_after);
 	tl_dl_snapshot(dl_after, sizeof(dl_after));
-	ck_assert_msg(strcmp(dl_before, dl_after) == 0, "line %d changed the deadline threads or bandwidth:\n%s\n--\n%s",
-		      r->line, dl_before, dl_after);
+	ck_assert_msg(strcmp(dl_before, dl_after) == 0, "%s:%d changed the deadline threads or bandwidth:\n%s\n--\n%s",
+		      r->file, r->line, dl_before, dl_after);
 }
 END_TEST
 
 static Suite *make(void)
 {
 	Suite *s = suite_create("cli");
-	TCase *tc = tcase_create("bad-input");
-	char path[4096];
+	TCase *tc = tcase_create("rows");
+	static const char *files[] = { "bad-input.txt", "privilege.txt" };
+	struct passwd *pw = getpwnam("nobody");
 	const char *src = getenv("top_srcdir");
 
 	if (access("/run/libdl/layout", F_OK) == 0)
 		tl_skip_all("a dl-part layout is in place on this machine: the rows expect none");
-	snprintf(path, sizeof(path), "%s/tests/cli/bad-input.txt", src && *src ? src : ".");
-	load(path);
+	if (!pw)
+		tl_skip_all("no user 'nobody' to run the privilege rows as");
+	nobody = pw->pw_uid;
+	nogroup = pw->pw_gid;
+	install_copies();
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/tests/cli/%s", src && *src ? src : ".", files[i]);
+		load(path, files[i]);
+	}
 	tl_settle();
 	tcase_add_loop_test(tc, test_row, 0, nrows);
 	suite_add_tcase(s, tc);
@@ -148,5 +234,8 @@ static Suite *make(void)
 
 int main(void)
 {
-	return tl_main(make, TL_KERNEL);
+	int ret = tl_main(make, TL_KERNEL);
+
+	remove_copies();
+	return ret;
 }
