@@ -101,6 +101,8 @@ int dl_cs_create(const char *name, const struct dl_kv *kv, size_t n)
 		return err;
 	if (dl_cs_exists(name))
 		return -EEXIST;
+	if ((err = dl_fault("create a cgroup")))
+		return err;
 	cg = dl_cs_cg(name, kv, n);
 	if (!cg)
 		return -ENOMEM;
@@ -126,6 +128,8 @@ int dl_cs_write(const char *name, const char *key, const char *value)
 	int err;
 
 	err = dl_cg_init();
+	if (!err)
+		err = dl_fault(key);
 	if (err)
 		return err;
 	cg = dl_cs_cg(name, &kv, 1);
@@ -143,6 +147,8 @@ int dl_cs_root_subtree(const char *change)
 	char path[4096];
 	int err = dl_cs_path("", "cgroup.subtree_control", path, sizeof(path));
 
+	if (!err)
+		err = dl_fault("cgroup.subtree_control");
 	return err ? err : dl_write_file(path, change);
 }
 
@@ -170,6 +176,8 @@ int dl_cs_remove(const char *name)
 		return err;
 	if (!dl_cs_exists(name))
 		return -ENOENT;
+	if ((err = dl_fault("remove a cgroup")))
+		return err;
 	cg = dl_cs_cg(name, NULL, 0);
 	if (!cg)
 		return -ENOMEM;

@@ -210,6 +210,22 @@ static bool find_balanced(const char *name, char *out, size_t len)
 	return found;
 }
 
+/* The probe goes, whatever happened: a second try after a failure. */
+static int remove_probe(const char *name, bool *said)
+{
+	int err = 0;
+
+	for (int tries = 0; tries < 3; tries++) {
+		err = dl_cs_remove(name);
+		if (err == 0 || err == -ENOENT)
+			return 0;
+		dl_sleep_ns(10000000);
+	}
+	*said = true;
+	return dl_fail(err, "cannot rebuild the root domains: its probe cpuset /%s is left behind (%s): remove it with rmdir",
+		       name, strerror(-err));
+}
+
 /*
  * cgroup v1: a probe cpuset inside a load-balanced one.  Writing its CPUs
  * rebuilds (update_cpumasks_hier()), and so does turning its balancing
@@ -217,10 +233,10 @@ static bool find_balanced(const char *name, char *out, size_t len)
  * domains come out as they were.  With balancing off, removing the probe
  * triggers no further, asynchronous rebuild.
  */
-static int rebuild_v1(void)
+static int rebuild_v1(bool *said)
 {
 	char parent[4096] = "", next[4096], name[4200], cpustr[16], buf[16];
-	int cpu = -1, err;
+	int cpu = -1, err, e;
 
 	if (dl_cs_read("", "cpuset.sched_load_balance", buf, sizeof(buf)) == 0 &&
 	    strcmp(buf, "0") == 0 && !find_balanced("", parent, sizeof(parent)))
@@ -248,8 +264,8 @@ static int rebuild_v1(void)
 	if (err)
 		return err;
 	err = dl_cs_write(name, "cpuset.sched_load_balance", "0");
-	dl_cs_remove(name);
-	return err;
+	e = remove_probe(name, said);
+	return err ? err : e;
 }
 
 /* Every root domain has one CPU: toggle a partition of the root cgroup
@@ -289,7 +305,7 @@ static int toggle_partition(void)
 /* cgroup v2: only partition changes rebuild.  A temporary root partition
  * of one CPU inside a partition root that has two or more, then back to
  * a member, then removed: the domains come out as they were. */
-static int rebuild_v2(void)
+static int rebuild_v2(bool *said)
 {
 	char name[4200], cpustr[16];
 	dl_cpus_t eff;
@@ -315,10 +331,14 @@ static int rebuild_v2(void)
 		err = dl_cs_create(name, kv, ARRAY_SIZE(kv));
 	}
 	if (!err) {
+		int e;
+
 		err = dl_cs_write(name, "cpuset.cpus.partition", "root");
 		if (!err)
 			err = dl_cs_write(name, "cpuset.cpus.partition", "member");
-		dl_cs_remove(name);
+		e = remove_probe(name, said);
+		if (!err)
+			err = e;
 	}
 	if (added)
 		dl_cs_root_subtree("-cpuset");
@@ -344,13 +364,16 @@ DL_EXPORT int dl_rd_rebuild(void)
 int dl_rd_rebuild_locked(void)
 {
 	int version = dl_cpuset_version();
+	bool said = false;
 	int err;
 
 	if (version < 0)
 		return dl_fail(version, "cannot rebuild the root domains: no cpuset controller is mounted");
 	if (geteuid() != 0)
 		return dl_fail(-EPERM, "cannot rebuild the root domains: it takes root (a cpuset is made and removed)");
-	err = version == 1 ? rebuild_v1() : rebuild_v2();
+	err = version == 1 ? rebuild_v1(&said) : rebuild_v2(&said);
+	if (err && said)
+		return err; /* said already, with what is left */
 	if (err == -EPERM || err == -EACCES)
 		return dl_fail(err, "cannot rebuild the root domains: permission denied on the cpuset hierarchy (run as root)");
 	if (err == -ENOSPC)

@@ -153,9 +153,18 @@ struct dl_test_hooks {
 	int (*step_begin)(int step, const char *what);
 	/* After step n is done (may kill the process). */
 	void (*step_done)(int step, const char *what);
+	/* Before every system write (a cgroup made, written, removed, a task
+	 * moved, the state saved): 0 to go on, or a negative errno (via
+	 * dl_fail) to make that write fail. */
+	int (*fault)(const char *site);
 	bool no_precheck;      /* let the kernel find cpuset conflicts itself */
 	const char *state_dir; /* instead of /run/libdl */
 };
 extern const struct dl_test_hooks *dl_test_hooks;
+
+static inline int dl_fault(const char *site)
+{
+	return dl_test_hooks && dl_test_hooks->fault ? dl_test_hooks->fault(site) : 0;
+}
 
 #endif

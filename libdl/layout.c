@@ -351,7 +351,7 @@ int dl_layout_save(const struct dl_layout *l)
 	FILE *f;
 	int err = 0, fd;
 
-	if ((err = make_state_dir()))
+	if ((err = make_state_dir()) || (err = dl_fault("the layout's state")))
 		return err;
 	if ((err = state_path(path, sizeof(path), "layout")) ||
 	    (err = dl_pathf(tmp, sizeof(tmp), "%s.XXXXXX", path)))

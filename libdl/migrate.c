@@ -75,6 +75,8 @@ int dl_cs_attach(const char *name, pid_t tid)
 	struct cgroup *cg;
 	int err = dl_cg_init();
 
+	if (!err)
+		err = dl_fault("move a task");
 	if (err)
 		return err;
 	cg = dl_cs_cg(name, NULL, 0);
@@ -163,7 +165,9 @@ static int move_tasks(const char *from, const char *to, const struct dl_layout *
 					break;
 				}
 			}
-			e = dl_cg_errno(cgroup_attach_task_pid(dest, tids[i]));
+			e = dl_fault("move a task");
+			if (!e)
+				e = dl_cg_errno(cgroup_attach_task_pid(dest, tids[i]));
 			if (e == 0) {
 				moved++;
 				if (res)

@@ -511,6 +511,11 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 	err = l->version == 1 ? create_v1(l, res) : create_v2(l, res);
 	if (!err)
 		err = verify_domains(l);
+	if (!err) {
+		/* Complete only once that is recorded. */
+		snprintf(l->phase, sizeof(l->phase), "complete");
+		err = dl_layout_save(l);
+	}
 	if (err) {
 		/* Roll back whatever was done, keeping the first error's words. */
 		char why[1024];
@@ -527,8 +532,6 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 		goto out;
 	}
 	check_accounting(res);
-	snprintf(l->phase, sizeof(l->phase), "complete");
-	err = dl_layout_save(l);
 out:
 	close(lock);
 	return err;

@@ -368,7 +368,7 @@ static int cmd_repair(void)
 		       dl_bw_format(before[i].kernel_bw, k, sizeof(k)),
 		       dl_bw_format(before[i].expected_bw, e, sizeof(e)));
 	if (dl_rd_rebuild() < 0)
-		die(EXIT_FAILURE, "cannot rebuild the root domains: %s", dl_errmsg());
+		die(EXIT_FAILURE, "%s", dl_errmsg());
 	printf("rebuilt the root domains\n");
 	if (dl_drift_check(1500, &after, &na) < 0)
 		die(EXIT_FAILURE, "cannot read the kernel's figures: %s", dl_errmsg());

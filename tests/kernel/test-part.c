@@ -283,6 +283,140 @@ static int create_with(const char *hook, int step)
 	return rc;
 }
 
+/* A test build of a tool with its Nth system write failing. */
+static int with_fault(const char *tool, int n, char *const args[])
+{
+	char env[16], *argv[32];
+	int i = 0, rc;
+
+	argv[i++] = (char *)tl_test_tool(tool);
+	for (; *args && i < 31; args++)
+		argv[i++] = *args;
+	argv[i] = NULL;
+	snprintf(env, sizeof(env), "%d", n);
+	setenv("LIBDL_TEST_FAIL_WRITE", env, 1);
+	rc = tl_run(argv, out, sizeof(out), err, sizeof(err));
+	unsetenv("LIBDL_TEST_FAIL_WRITE");
+	return rc;
+}
+#define FAULT(tool, n, ...) with_fault(tool, n, (char *[]){ __VA_ARGS__, NULL })
+
+/* How many system writes the last FAULT run made (the hooks say). */
+static int writes_made(void)
+{
+	const char *p = strstr(err, "libdl-test: ");
+
+	return p ? atoi(p + strlen("libdl-test: ")) : -1;
+}
+
+/* The injected failure, or what a caller made of its EIO. */
+static bool injected(void)
+{
+	return strstr(err, "failure injected") || strstr(err, "Input/output error");
+}
+
+/* Every system write of create can fail: all rolled back. */
+START_TEST(test_every_write_of_create_fails)
+{
+	int n;
+
+	int total;
+
+	ck_assert_int_eq(FAULT("dl-part", 100000, "create", "--partition", "0", "--no-move"), 0);
+	total = writes_made();
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+	ck_assert_int_gt(total, 5);
+	tl_note("create makes %d system writes", total);
+	for (n = 1; n <= total; n++) {
+		int rc = FAULT("dl-part", n, "create", "--partition", "0", "--no-move");
+
+		ck_assert_msg(rc == 1, "write %d: exit %d: %s", n, rc, err);
+		ck_assert_msg(injected() && strstr(err, "nothing was left changed"), "write %d: %s", n, err);
+		assert_unchanged("a create whose write failed");
+	}
+}
+END_TEST
+
+/* Every system write of destroy can fail: a second destroy finishes. */
+START_TEST(test_every_write_of_destroy_fails)
+{
+	int n;
+
+	int total;
+
+	ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+	ck_assert_int_eq(FAULT("dl-part", 100000, "destroy"), 0);
+	total = writes_made();
+	ck_assert_int_gt(total, 3);
+	tl_note("destroy makes %d system writes", total);
+	for (n = 1; n <= total; n++) {
+		int rc;
+
+		ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+		rc = FAULT("dl-part", n, "destroy");
+		/* A failed write of the state's "destroying" mark is no reason
+		 * to stop: destroy may finish anyway. */
+		if (rc != 0) {
+			ck_assert_msg(rc == 1 && injected(), "write %d: exit %d: %s", n, rc, err);
+			ck_assert_msg(DL_PART("destroy") == 0, "write %d: the second destroy: %s", n, err);
+		}
+		assert_unchanged("a destroy whose write failed, then destroy");
+	}
+}
+END_TEST
+
+/* Every system write of a placement can fail: the task stays where it
+ * was, as it was. */
+START_TEST(test_every_write_of_attach_fails)
+{
+	char pid[16], path[64], cs[256];
+	pid_t tid, spin;
+	int n;
+
+	ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+	spin = tl_spawn_spin(1, false, NULL, &tid);
+	snprintf(pid, sizeof(pid), "%d", (int)spin);
+	snprintf(path, sizeof(path), "/proc/%d/cpuset", (int)spin);
+	for (n = 1; n < 60; n++) {
+		int rc = FAULT("dl-run", n, "--partition", "partition0", "-r", "1ms", "-p", "100ms", "--pid", pid);
+
+		if (rc == 0)
+			break;
+		ck_assert_msg(rc == 1 && injected(), "write %d: exit %d: %s", n, rc, err);
+		ck_assert_int_eq(dl_read_file(path, cs, sizeof(cs)), 0);
+		ck_assert_msg(strcmp(cs, "/") == 0, "write %d: the task stayed in %s", n, cs);
+		ck_assert_int_eq(dl_get(spin, &(struct dl_params){ 0 }), 0);
+	}
+	ck_assert_int_gt(n, 1);
+	tl_kill(spin);
+	tl_settle();
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+	assert_unchanged("placements whose writes failed");
+}
+END_TEST
+
+/* Every system write of repair can fail: nothing is left behind. */
+START_TEST(test_every_write_of_repair_fails)
+{
+	int n;
+
+	int total;
+
+	ck_assert_int_eq(FAULT("dl-part", 100000, "repair"), 0);
+	total = writes_made();
+	ck_assert_int_gt(total, 1);
+	for (n = 1; n <= total; n++) {
+		int rc = FAULT("dl-part", n, "repair");
+
+		/* The probe's removal is tried again: that write may fail
+		 * and the repair still be done. */
+		if (rc != 0)
+			ck_assert_msg(rc == 1 && injected(), "write %d: exit %d: %s%s", n, rc, out, err);
+		assert_unchanged("a repair whose write failed");
+	}
+}
+END_TEST
+
 /* A failure at any step rolls back everything done before it. */
 START_TEST(test_rollback_from_every_step)
 {
@@ -434,6 +568,10 @@ static Suite *make(void)
 	tcase_add_test(tc, test_unprivileged);
 	tcase_add_test(tc, test_rollback_from_every_step);
 	tcase_add_test(tc, test_destroy_after_kill_at_every_step);
+	tcase_add_test(tc, test_every_write_of_create_fails);
+	tcase_add_test(tc, test_every_write_of_destroy_fails);
+	tcase_add_test(tc, test_every_write_of_attach_fails);
+	tcase_add_test(tc, test_every_write_of_repair_fails);
 	tcase_add_test(tc, test_concurrent_creates);
 	tcase_add_test(tc, test_destroy_right_after_a_deadline_exit);
 	suite_add_tcase(s, tc);

@@ -5,16 +5,20 @@
  *
  *   LIBDL_TEST_FAIL_AT_STEP=N     step N of a create fails with EIO
  *   LIBDL_TEST_KILL_AFTER_STEP=N  the process is killed (SIGKILL) after step N
+ *   LIBDL_TEST_FAIL_WRITE=N       the Nth system write (a cgroup made,
+ *                                 written or removed, a task moved, the
+ *                                 state saved) fails with EIO
  *   LIBDL_TEST_NO_PRECHECK=1      no check for conflicting cpusets first:
  *                                 the kernel's own verdict is read back
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
 
-static int fail_at, kill_after;
+static int fail_at, kill_after, fail_write, writes;
 
 static int env_int(const char *name)
 {
@@ -37,15 +41,33 @@ static void step_done(int step, const char *what)
 		raise(SIGKILL);
 }
 
+static int fault(const char *site)
+{
+	if (++writes == fail_write)
+		return dl_fail(-EIO, "%s: failure injected at system write %d by LIBDL_TEST_FAIL_WRITE", site, writes);
+	return 0;
+}
+
 static struct dl_test_hooks hooks = {
 	.step_begin = step_begin,
 	.step_done = step_done,
+	.fault = fault,
 };
+
+/* With LIBDL_TEST_FAIL_WRITE set, say how many writes there were, so a
+ * test knows how far to count. */
+static void report_writes(void)
+{
+	fprintf(stderr, "libdl-test: %d system writes\n", writes);
+}
 
 __attribute__((constructor)) static void install_hooks(void)
 {
 	fail_at = env_int("LIBDL_TEST_FAIL_AT_STEP");
 	kill_after = env_int("LIBDL_TEST_KILL_AFTER_STEP");
+	fail_write = env_int("LIBDL_TEST_FAIL_WRITE");
+	if (fail_write)
+		atexit(report_writes);
 	hooks.no_precheck = env_int("LIBDL_TEST_NO_PRECHECK") != 0;
 	dl_test_hooks = &hooks;
 }
