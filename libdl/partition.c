@@ -421,8 +421,13 @@ static int destroy_v2(const struct dl_layout *l, struct dl_layout_result *res)
 		if (e && !err)
 			err = dl_fail(e, "cannot remove cgroup /%s: %s", name, strerror(-e));
 	}
-	if (!err && l->enabled_subtree && dl_cs_root_subtree_has("cpuset") == 1)
-		dl_cs_root_subtree("-cpuset"); /* refused while others use it: theirs now */
+	if (!err && l->enabled_subtree && dl_cs_root_subtree_has("cpuset") == 1) {
+		/* Refused (EBUSY) while other cgroups use cpuset: theirs now. */
+		e = dl_cs_root_subtree("-cpuset");
+		if (e && e != -EBUSY)
+			err = dl_fail(e, "cannot disable cpuset in the root cgroup's cgroup.subtree_control, which create enabled: %s",
+				      strerror(-e));
+	}
 	return err;
 }
 

@@ -42,4 +42,48 @@ for round in 1 2 3; do
 	check "round $round: every task is back in the root" all_in_root
 done
 
+# Every system write of create, then of destroy, fails in turn (the test
+# build's LIBDL_TEST_FAIL_WRITE=N): each create is rolled back, each
+# destroy finished by the next, with the cgroup tree, subtree_control and
+# every task as before.  (On v1 the count is of tasks too: a task that
+# exits meanwhile makes one write fewer.)
+made() { echo "$err" | sed -n 's/^libdl-test: \([0-9]*\) system writes$/\1/p'; }
+LIBDL_TEST_FAIL_WRITE=100000 run /bin/dl-part-test create --partition 0
+total=$(made)
+/bin/dl-part destroy >/dev/null 2>&1
+note "create makes $total system writes"
+bad=0
+w=1
+while [ "$w" -le "${total:-0}" ]; do
+	LIBDL_TEST_FAIL_WRITE=$w run /bin/dl-part-test create --partition 0
+	if [ "$rc" = 0 ] && [ "$(made)" -lt "$w" ]; then
+		/bin/dl-part destroy >/dev/null 2>&1 # fewer writes this time
+	elif [ "$rc" != 1 ] || [ "$(snapshot)" != "$before" ] || ! all_in_root >/dev/null; then
+		bad=$((bad + 1))
+		note "write $w of create: exit $rc: $err"
+		/bin/dl-part destroy >/dev/null 2>&1
+	fi
+	w=$((w + 1))
+done
+check "create has system writes to fail ($total)" test "${total:-0}" -gt 3
+check "each of them failing is rolled back, every task back in the root" eq "$bad" 0
+/bin/dl-part create --partition 0 >/dev/null 2>&1
+LIBDL_TEST_FAIL_WRITE=100000 run /bin/dl-part-test destroy
+total=$(made)
+note "destroy makes $total system writes"
+bad=0
+w=1
+while [ "$w" -le "${total:-0}" ]; do
+	/bin/dl-part create --partition 0 >/dev/null 2>&1
+	LIBDL_TEST_FAIL_WRITE=$w run /bin/dl-part-test destroy
+	[ "$rc" = 0 ] || /bin/dl-part destroy >/dev/null 2>&1
+	if [ "$(snapshot)" != "$before" ] || ! all_in_root >/dev/null; then
+		bad=$((bad + 1))
+		note "write $w of destroy: exit $rc: $err"
+	fi
+	w=$((w + 1))
+done
+check "destroy has system writes to fail ($total)" test "${total:-0}" -gt 3
+check "each of them failing, then destroy, restores everything" eq "$bad" 0
+
 done_testing
