@@ -164,10 +164,30 @@ static void load(const char *path, const char *file)
 	fclose(f);
 }
 
+/* The rows run again under valgrind (memcheck, definite and indirect
+ * leaks counted as errors): those of root and the plain user, whose
+ * tools valgrind can run (a file capability does not pass through it). */
+static int vrows[MAX_ROWS], nvrows;
+static const char *valgrind = "/usr/bin/valgrind";
+
+static void run_row(struct row *r, bool under_valgrind);
+
 START_TEST(test_row)
 {
-	struct row *r = &rows[_i];
-	int rc;
+	run_row(&rows[_i], false);
+}
+END_TEST
+
+START_TEST(test_row_valgrind)
+{
+	run_row(&rows[vrows[_i]], true);
+}
+END_TEST
+
+static void run_row(struct row *r, bool under_valgrind)
+{
+	char *argv[MAX_ARGS + 8];
+	int rc, a = 0;
 
 	unlink(POLICY);
 	if (r->who == CAPDENY) {
@@ -179,14 +199,25 @@ START_TEST(test_row)
 	}
 	tl_cpuset_snapshot(cs_before, sizeof(cs_before));
 	tl_dl_snapshot(dl_before, sizeof(dl_before));
-	rc = r->who == ROOT ? tl_run(r->argv, out, sizeof(out), err, sizeof(err))
-			    : tl_run_as(r->argv, nobody, nogroup, out, sizeof(out), err, sizeof(err));
+	if (under_valgrind) {
+		argv[a++] = (char *)valgrind;
+		argv[a++] = "-q";
+		argv[a++] = "--error-exitcode=99";
+		argv[a++] = "--leak-check=full";
+		argv[a++] = "--errors-for-leak-kinds=definite,indirect";
+	}
+	for (int i = 0; r->argv[i]; i++)
+		argv[a++] = r->argv[i];
+	argv[a] = NULL;
+	rc = r->who == ROOT ? tl_run(argv, out, sizeof(out), err, sizeof(err))
+			    : tl_run_as(argv, nobody, nogroup, out, sizeof(out), err, sizeof(err));
 	unlink(POLICY);
-	ck_assert_msg(rc == r->exit, "%s:%d: exit %d, not %d: %s%s", r->file, r->line, rc, r->exit, out, err);
+	ck_assert_msg(rc == r->exit, "%s:%d%s: exit %d, not %d: %s%s", r->file, r->line,
+		      under_valgrind ? " under valgrind" : "", rc, r->exit, out, err);
 	ck_assert_msg(strstr(err, r->words) || strstr(out, r->words),
 		      "%s:%d: the output does not say \"%s\": %s%s", r->file, r->line, r->words, out, err);
 	/* A message a user reads names the program. */
-	if (err[0]) {
+	if (err[0] && !under_valgrind) {
 		const char *slash = strrchr(r->argv[0], '/');
 		const char *name = slash ? slash + 1 : r->argv[0];
 
@@ -203,7 +234,7 @@ START_TEST(test_row)
 	ck_assert_msg(strcmp(dl_before, dl_after) == 0, "%s:%d changed the deadline threads or bandwidth:\n%s\n--\n%s",
 		      r->file, r->line, dl_before, dl_after);
 }
-END_TEST
+
 
 static Suite *make(void)
 {
@@ -228,6 +259,14 @@ static Suite *make(void)
 	}
 	tl_settle();
 	tcase_add_loop_test(tc, test_row, 0, nrows);
+	if (access(valgrind, X_OK) == 0) {
+		for (int i = 0; i < nrows; i++)
+			if (rows[i].who == ROOT || rows[i].who == USER)
+				vrows[nvrows++] = i;
+		tcase_add_loop_test(tc, test_row_valgrind, 0, nvrows);
+	} else {
+		tl_note("no %s: the rows do not run under valgrind (apt-get install valgrind)", valgrind);
+	}
 	suite_add_tcase(s, tc);
 	return s;
 }

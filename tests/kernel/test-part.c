@@ -315,6 +315,33 @@ static bool injected(void)
 	return strstr(err, "failure injected") || strstr(err, "Input/output error");
 }
 
+/* Deadline tasks admitted on the whole machine that the new root domains
+ * could not hold: create refuses, naming them, and changes nothing. */
+START_TEST(test_admitted_bandwidth_must_fit)
+{
+	pid_t hogs[3];
+	char tid[3][16];
+
+	for (int i = 0; i < 3; i++) {
+		hogs[i] = tl_dl_hog(6 * MS, 10 * MS); /* 1.8 of the machine's 1.9 */
+		ck_assert_msg(hogs[i] > 0, "hog %d refused", i);
+		snprintf(tid[i], sizeof(tid[i]), "thread %d", (int)hogs[i]);
+	}
+	ck_assert_int_eq(DL_PART("create", "--partition", "0", "--no-move"), 1);
+	ck_assert_msg(strstr(err, "would hold") && strstr(err, "above its capacity") &&
+		      strstr(err, "the kernel would count them there without a test"), "%s", err);
+	/* Two of the three 0.6 hogs share a CPU: they are named. */
+	ck_assert_msg((strstr(err, tid[0]) != NULL) + (strstr(err, tid[1]) != NULL) + (strstr(err, tid[2]) != NULL) >= 2,
+		      "%s", err);
+	assert_unchanged("a create refused for the admitted bandwidth");
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(dl_get(hogs[i], &(struct dl_params){ 0 }), DL_SCHED_DEADLINE);
+		tl_kill(hogs[i]);
+	}
+	tl_settle();
+}
+END_TEST
+
 /* Every system write of create can fail: all rolled back. */
 START_TEST(test_every_write_of_create_fails)
 {
@@ -568,6 +595,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_unprivileged);
 	tcase_add_test(tc, test_rollback_from_every_step);
 	tcase_add_test(tc, test_destroy_after_kill_at_every_step);
+	tcase_add_test(tc, test_admitted_bandwidth_must_fit);
 	tcase_add_test(tc, test_every_write_of_create_fails);
 	tcase_add_test(tc, test_every_write_of_destroy_fails);
 	tcase_add_test(tc, test_every_write_of_attach_fails);
