@@ -81,6 +81,40 @@ if echo 0 > /sys/devices/system/cpu/cpu1/online 2>/dev/null; then
 	check "and nothing changed" eq "$(snapshot)" "$before"
 fi
 
+# Tasks that exit while create moves them (v1 moves every task): counted
+# as gone, and destroy still restores everything.
+if [ "$V2" = 0 ]; then
+	(while :; do /bin/true; done) &
+	churn=$!
+	run /bin/dl-part create --partition 0
+	check "create with tasks exiting meanwhile succeeds" eq "$rc" 0
+	[ "$rc" = 0 ] || note "$err"
+	kill $churn
+	wait $churn 2>/dev/null
+	run /bin/dl-part destroy
+	check "destroy after it restores everything" eq "$(snapshot)" "$before"
+	check "every task is back in the root" all_in_root
+fi
+
+# A partition's CPU taken offline: status says what it sees without
+# failing, destroy still restores, and the CPU comes back as it was.
+run /bin/dl-part create --partition 1 --cluster 0
+check "create --partition 1 succeeds" eq "$rc" 0
+if echo 0 > /sys/devices/system/cpu/cpu1/online 2>/dev/null; then
+	run /bin/dl-part status
+	check "status with the partition's CPU offline answers (exit $rc)" test "$rc" -le 1
+	note "$out"
+	run /bin/dl-part destroy
+	check "destroy with the partition's CPU offline succeeds" eq "$rc" 0
+	[ "$rc" = 0 ] || note "$err"
+	echo 1 > /sys/devices/system/cpu/cpu1/online
+	sleep 0.2
+	check "with the CPU back, everything is as it was" eq "$(snapshot)" "$before"
+else
+	note "CPU 1 cannot go offline here"
+	/bin/dl-part destroy >/dev/null 2>&1
+fi
+
 if [ "$V2" = 1 ]; then
 	run /bin/dl-part create --partition 0 --isolated
 	check "create --isolated succeeds" eq "$rc" 0
