@@ -30,6 +30,8 @@ util-linux:/usr/bin/setpriv
 qemu-system-x86:/usr/bin/qemu-system-x86_64
 cpio:/usr/bin/cpio
 xz-utils:/usr/bin/xz
+valgrind:/usr/bin/valgrind
+binutils:/usr/bin/strings
 "
 
 missing=""

@@ -24,11 +24,19 @@ void util_init(const char *argv0)
 		program_name += 3;
 }
 
+/* One message, one write: messages of processes that share a stderr
+ * (a script's, a log's) never interleave. */
 static void vmsg(const char *fmt, va_list ap)
 {
-	fprintf(stderr, "%s: ", program_name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char buf[4096];
+	int n = snprintf(buf, sizeof(buf), "%s: ", program_name);
+
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		n = 0;
+	vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	n = (int)strlen(buf);
+	buf[n++] = '\n';
+	fwrite(buf, 1, (size_t)n, stderr);
 }
 
 void warnx_(const char *fmt, ...)

@@ -275,6 +275,37 @@ START_TEST(test_bad_usage)
 }
 END_TEST
 
+/* kernel.sched_rt_runtime_us = -1 turns the admission test off: free
+ * bandwidth is "unlimited", never a wrapped number.  The sysctl is put
+ * back by the fixture, which runs in the suite's own process (unchecked),
+ * so a test that crashes cannot leave it changed. */
+#define RT_RUNTIME "/proc/sys/kernel/sched_rt_runtime_us"
+static char rt_runtime[32];
+
+static void unlimited_setup(void)
+{
+	ck_assert_int_eq(dl_read_file(RT_RUNTIME, rt_runtime, sizeof(rt_runtime)), 0);
+	ck_assert_int_eq(dl_write_file(RT_RUNTIME, "-1"), 0);
+}
+
+static void unlimited_teardown(void)
+{
+	if (rt_runtime[0])
+		dl_write_file(RT_RUNTIME, rt_runtime);
+}
+
+START_TEST(test_unlimited)
+{
+	ck_assert_int_eq(DL_STAT("--domains"), 0);
+	ck_assert_msg(strstr(out, "unlimited") && !strstr(out, "8796"), "%s", out);
+	ck_assert_int_eq(tl_run((char *[]){ (char *)tl_tool("dl-part"), "status", NULL }, out, sizeof(out), err, sizeof(err)), 0);
+	ck_assert_msg(strstr(out, "free unlimited"), "%s", out);
+	ck_assert_int_eq(tl_run((char *[]){ (char *)tl_tool("dl-run"), "--check", "-r", "1ms", "-p", "10ms", NULL },
+			       out, sizeof(out), err, sizeof(err)), 0);
+	ck_assert_msg(strstr(out, "the kernel tests no bandwidth"), "%s", out);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("stat");
@@ -295,6 +326,13 @@ static Suite *make(void)
 	tcase_add_test(tc, test_watch_output_parses);
 	tcase_add_test(tc, test_bad_usage);
 	suite_add_tcase(s, tc);
+	{
+		TCase *tu = tcase_create("unlimited");
+
+		tcase_add_unchecked_fixture(tu, unlimited_setup, unlimited_teardown);
+		tcase_add_test(tu, test_unlimited);
+		suite_add_tcase(s, tu);
+	}
 	return s;
 }
 
@@ -302,6 +340,7 @@ int main(void)
 {
 	int ret = tl_main(make, TL_KERNEL);
 
+	unlimited_teardown();
 	unlink(copy);
 	rmdir(copydir);
 	if (access("/run/libdl/layout", F_OK) == 0)

@@ -168,7 +168,7 @@ END_TEST
 
 static Suite *make(void)
 {
-	Suite *s = suite_create("load");
+	Suite *s = suite_create("stress");
 	TCase *tc = tcase_create("load");
 
 	if (access("/run/libdl/layout", F_OK) == 0)
