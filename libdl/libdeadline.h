@@ -157,6 +157,25 @@ struct dl_job {
 int dl_periodic_start(struct dl_periodic *pt, const struct dl_params *p);
 int dl_periodic_next(struct dl_periodic *pt, struct dl_job *done);
 
+/* Task sets (the format of libdl-taskset(5)): one task per line. */
+struct dl_taskset;                 /* opaque */
+struct dl_taskspec {               /* allocated by the library only: fields may be added at the end */
+	const char *name;          /* "heavy"; count=N copies are "light.1".."light.N" */
+	struct dl_params params;   /* normalized: deadline and period filled in */
+	uint64_t work;             /* CPU ns burned per job by dl-load; default 90% of runtime */
+	uint64_t offset;           /* ns: first release after the common start */
+	const char *place;         /* NULL: anywhere; DL_CLUSTER; or a partition name */
+	char *const *argv;         /* NULL-terminated COMMAND ARG..., or NULL */
+	int line;                  /* line in the file it came from (0 when added by API) */
+};
+struct dl_taskset *dl_taskset_new(void);
+int dl_taskset_add(struct dl_taskset *ts, const char *name, const struct dl_params *p); /* work 90%, offset 0, no place */
+int dl_taskset_read(const char *path, struct dl_taskset **ts);          /* "-" = stdin */
+int dl_taskset_parse(const char *text, size_t len, const char *origin, struct dl_taskset **ts);
+size_t dl_taskset_count(const struct dl_taskset *ts);
+const struct dl_taskspec *dl_taskset_task(const struct dl_taskset *ts, size_t i);
+void dl_taskset_free(struct dl_taskset *ts);
+
 /* Root domains and their deadline bandwidth. */
 struct dl_rd {
 	dl_cpus_t cpus;      /* the root domain's CPUs */
