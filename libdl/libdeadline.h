@@ -192,6 +192,29 @@ size_t dl_taskset_count(const struct dl_taskset *ts);
 const struct dl_taskspec *dl_taskset_task(const struct dl_taskset *ts, size_t i);
 void dl_taskset_free(struct dl_taskset *ts);
 
+/* Running a task set (dl_load_run(3), dl-load(1)): one process per task,
+ * each placed and admitted before all are released from one common
+ * start, each job burning the task's work of CPU time. */
+#define DL_LOAD_KEEP_JOBS    0x1 /* keep every job's record */
+#define DL_LOAD_IGNORE_PLACE 0x2 /* run every task where the caller is */
+struct dl_load; /* opaque */
+struct dl_load_task {                    /* allocated by the library: fields may be added at the end */
+	const struct dl_taskspec *spec;  /* the task (the set's) */
+	pid_t pid;                       /* the process that ran it */
+	int err;                         /* 0, or how its run failed (negative errno) */
+	const char *errmsg;              /* why, when err */
+	int status;                      /* its process's wait status */
+	const struct dl_periodic_stats *stats;
+	const struct dl_job *jobs;       /* with DL_LOAD_KEEP_JOBS; else NULL */
+	size_t njobs;
+};
+int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t duration, uint64_t jobs,
+		unsigned int flags, struct dl_load **out);
+size_t dl_load_count(const struct dl_load *l);
+const struct dl_load_task *dl_load_task(const struct dl_load *l, size_t i);
+uint64_t dl_load_start(const struct dl_load *l); /* the common start, CLOCK_MONOTONIC ns */
+void dl_load_free(struct dl_load *l);
+
 /* Root domains and their deadline bandwidth. */
 struct dl_rd {
 	dl_cpus_t cpus;      /* the root domain's CPUs */
