@@ -19,6 +19,7 @@ struct dl_book {
 	uint64_t start;    /* when it began to run */
 	uint64_t skipped;  /* periods with no job just before it */
 	uint64_t shift;    /* ns the kernel moved the grid later just before it */
+	bool late_wake;    /* the last timer release woke after its deadline */
 };
 
 /* Job 0 released at first_release, and running since start. */

@@ -26,6 +26,13 @@
  *  - A job that slept inside (blocked) went through the CBS wake-up
  *    rule, which may re-anchor at any time: the next wake-up, when off
  *    the grid, re-synchronises it.
+ *  - A replenishment timer that fires after the period's deadline (a
+ *    stalled machine) also re-anchors, at the timer.  User space sees
+ *    only a late wake-up, which may as well be a task kept off the CPU;
+ *    two timer wake-ups in a row later than their deadlines are taken
+ *    as the grid having moved to the second.  A move that leaves wake-ups
+ *    late by less than the deadline cannot be told from interference
+ *    and is not detected: sleep mode does not depend on it.
  * The grid is first anchored at the first release; a wake-up that comes
  * before its grid point shows the anchor was late (wake-up latency), and
  * moves the grid earlier: the kernel never releases early.
@@ -104,6 +111,7 @@ static uint64_t on_grid(struct dl_book *b, uint64_t rel, uint64_t wake)
 void dl_book_yield_next(struct dl_book *b, uint64_t end, uint64_t wake, bool overran, bool blocked)
 {
 	uint64_t n = b->index + 1, tol = b->period / 16, j, a, rel;
+	bool timer = true;
 
 	if (tol > TOL_MAX)
 		tol = TOL_MAX;
@@ -114,6 +122,7 @@ void dl_book_yield_next(struct dl_book *b, uint64_t end, uint64_t wake, bool ove
 		j = n;
 		rel = grid(b, n);
 		if (blocked && (wake > rel + tol || wake + tol < rel)) {
+			timer = false;
 			/* The kernel re-anchored while the job slept: its
 			 * grid now runs through this wake-up. */
 			if (wake > rel)
@@ -132,6 +141,7 @@ void dl_book_yield_next(struct dl_book *b, uint64_t end, uint64_t wake, bool ove
 	} else {
 		/* Replenished at once.  The deadline is that of period n, or
 		 * of the period whose budget an overrunning job was on. */
+		timer = false;
 		j = overran ? a - 1 : n;
 		b->skipped = j - n;
 		rel = grid(b, j);
@@ -141,6 +151,16 @@ void dl_book_yield_next(struct dl_book *b, uint64_t end, uint64_t wake, bool ove
 			b->phase += b->shift;
 			rel = end;
 		}
+	}
+	if (timer && wake > rel + b->deadline) {
+		if (b->late_wake) {
+			b->shift += wake - rel;
+			b->phase += wake - rel;
+			rel = wake;
+		}
+		b->late_wake = !b->late_wake;
+	} else {
+		b->late_wake = false;
 	}
 	b->index = j;
 	b->release = rel;

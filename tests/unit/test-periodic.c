@@ -245,6 +245,50 @@ START_TEST(test_yield_blocked_resync)
 }
 END_TEST
 
+/* A replenishment timer that fires after the deadline (the machine
+ * stalled): the kernel re-anchors at the timer.  The first late wake-up
+ * is a late job on the old grid (it may be interference); the second,
+ * as late, shows the grid moved: the job after it is measured from it. */
+START_TEST(test_yield_late_timer_reanchor)
+{
+	init(DL_PERIODIC_YIELD, 2 * MS, 5 * MS, 20 * MS);
+	/* Job 0 ends at 2 ms; the timer for 20 ms fires at 27 ms. */
+	yield_job(T0 + 2 * MS, T0 + 27 * MS, false);
+	dl_book_end(&book, T0 + 29 * MS, &job);
+	ck_assert_uint_eq(job.release, T0 + 20 * MS);
+	ck_assert(!job.met);
+	ck_assert_uint_eq(job.reanchor, 0);
+	/* The kernel's grid is now 27 + 20i. */
+	yield_job(T0 + 29 * MS, T0 + 47 * MS + 10 * US, false);
+	dl_book_end(&book, T0 + 49 * MS, &job);
+	ck_assert_uint_eq(job.index, 2);
+	ck_assert_uint_eq(job.release, T0 + 47 * MS + 10 * US);
+	ck_assert_uint_eq(job.reanchor, 7 * MS + 10 * US);
+	ck_assert(job.met);
+	yield_job(T0 + 49 * MS, T0 + 67 * MS + 20 * US, false);
+	dl_book_end(&book, T0 + 69 * MS, &job);
+	ck_assert_uint_eq(job.release, T0 + 67 * MS + 10 * US);
+	ck_assert_uint_eq(job.reanchor, 0);
+	ck_assert(job.met);
+	/* One late wake-up alone (interference) moves nothing. */
+	init(DL_PERIODIC_YIELD, 2 * MS, 5 * MS, 20 * MS);
+	yield_job(T0 + 2 * MS, T0 + 27 * MS, false);
+	yield_job(T0 + 29 * MS, T0 + 40 * MS + 10 * US, false);
+	dl_book_end(&book, T0 + 42 * MS, &job);
+	ck_assert_uint_eq(job.release, T0 + 40 * MS);
+	ck_assert_uint_eq(job.reanchor, 0);
+	/* Late by less than the deadline, every time (a task that always
+	 * runs second): the same grid, every job late by as much. */
+	init(DL_PERIODIC_YIELD, 2 * MS, 8 * MS, 8 * MS);
+	for (uint64_t i = 1; i < 6; i++) {
+		yield_job(T0 + (i - 1) * 8 * MS + 4900 * US, T0 + i * 8 * MS + 2400 * US, false);
+		dl_book_end(&book, T0 + i * 8 * MS + 4800 * US, &job);
+		ck_assert_uint_eq(job.release, T0 + i * 8 * MS);
+		ck_assert_uint_eq(job.response, 4800 * US);
+	}
+}
+END_TEST
+
 START_TEST(test_percentile)
 {
 	uint64_t v[100];
@@ -296,6 +340,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_yield_overrun_skips);
 	tcase_add_test(tc, test_yield_overrun_reanchor);
 	tcase_add_test(tc, test_yield_blocked_resync);
+	tcase_add_test(tc, test_yield_late_timer_reanchor);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("stats");
 	tcase_add_test(tc, test_percentile);
