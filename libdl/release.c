@@ -28,11 +28,12 @@
  *    the grid, re-synchronises it.
  *  - A replenishment timer that fires after the period's deadline (a
  *    stalled machine) also re-anchors, at the timer.  User space sees
- *    only a late wake-up, which may as well be a task kept off the CPU;
- *    two timer wake-ups in a row later than their deadlines are taken
- *    as the grid having moved to the second.  A move that leaves wake-ups
- *    late by less than the deadline cannot be told from interference
- *    and is not detected: sleep mode does not depend on it.
+ *    only a late wake-up, which may as well be a task kept off the CPU:
+ *    a timer wake-up later than its deadline followed by one that is
+ *    late again (by any amount) is taken as the grid having moved to
+ *    the second; one late wake-up alone moves nothing.  Interference
+ *    twice in a row is then mistaken for a move: sleep mode does not
+ *    depend on any of this.
  * The grid is first anchored at the first release; a wake-up that comes
  * before its grid point shows the anchor was late (wake-up latency), and
  * moves the grid earlier: the kernel never releases early.
@@ -152,15 +153,16 @@ void dl_book_yield_next(struct dl_book *b, uint64_t end, uint64_t wake, bool ove
 			rel = end;
 		}
 	}
-	if (timer && wake > rel + b->deadline) {
-		if (b->late_wake) {
-			b->shift += wake - rel;
-			b->phase += wake - rel;
-			rel = wake;
-		}
-		b->late_wake = !b->late_wake;
-	} else {
+	if (timer && b->late_wake && wake > rel + tol) {
+		/* The last timer release came after its deadline, so the
+		 * kernel re-anchored there, and this one is late again: it
+		 * is on the kernel's new grid. */
+		b->shift += wake - rel;
+		b->phase += wake - rel;
+		rel = wake;
 		b->late_wake = false;
+	} else {
+		b->late_wake = timer && wake > rel + b->deadline;
 	}
 	b->index = j;
 	b->release = rel;

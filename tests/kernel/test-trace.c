@@ -4,18 +4,21 @@
  * the API's CLOCK_MONOTONIC).
  *
  * Two tasks share CPU 0 (partition0 of a --no-move layout of the
- * suite's own) in sleep mode: "comp" (1 ms every 20 ms, deadline 1 ms)
- * and "probe" (1 ms of work, runtime 1.2 ms, deadline 1.5 ms, period
- * 10 ms, released 100 us after comp).  In the periods where comp runs
- * first, probe ends about 0.4 ms late; in the others about 0.5 ms early:
- * half its jobs miss, by margins far above the tolerance.
+ * suite's own): "comp" (1.8 ms of work every 20 ms, runtime and deadline
+ * 2 ms) and "probe" (1.3 ms of work, runtime 1.5 ms, deadline 2.2 ms,
+ * period 10 ms, released 100 us after comp, so with a later absolute
+ * deadline than comp's).  In the periods where comp runs first, probe
+ * ends about 0.8 ms late; in the others about 0.8 ms early: half its
+ * jobs miss, by margins far above the tolerance.
  *
  * From the trace alone: each probe job is a wake-up (the timer of its
  * release), a switch-in (its start) and a switch-out to sleep (its end);
  * its release is the grid point at the wake-up; it missed when its end
- * is after that release plus 1.5 ms.  The API's start and end of every
- * job must be within TOL of the trace's, its release the trace's
- * wake-up's grid point, and its verdicts and miss count the trace's.
+ * is after that release plus 2.2 ms.  The API's start and end of every
+ * job must be within TOL of the trace's (but for at most 5% of the jobs,
+ * which a stall of this VM delays between the clock read and the
+ * switch; each is noted), its release the trace's wake-up's grid point,
+ * and its verdicts and miss count the trace's.
  * The trace is in a private tracefs instance on CPU 0, in a private
  * mount namespace when tracefs is not mounted; it is removed after.
  */
@@ -77,8 +80,10 @@ static bool find_tracefs(void)
 
 struct ev {
 	uint64_t t;
-	char kind;  /* 'w' wake-up, 'i' switched in, 'o' switched out */
-	char state; /* 'o': the prev_state's first letter */
+	char kind;    /* 'w' wake-up, 'i' switched in, 'o' switched out */
+	char state;   /* 'o': the prev_state's first letter */
+	bool preempt; /* 'o': "R+", switched out involuntarily */
+	int prev;     /* 'i': the pid it took the CPU from */
 };
 
 /* pid's events in the trace text, in order. */
@@ -110,6 +115,8 @@ static size_t parse_trace(char *text, int pid, struct ev **out)
 			snprintf(key, sizeof(key), " next_pid=%d ", pid);
 			if (strstr(sw, key)) {
 				e.kind = 'i';
+				q = strstr(sw, " prev_pid=");
+				e.prev = q ? atoi(q + 10) : -1;
 			} else {
 				snprintf(key, sizeof(key), " prev_pid=%d ", pid);
 				if (!strstr(sw, key))
@@ -117,6 +124,7 @@ static size_t parse_trace(char *text, int pid, struct ev **out)
 				q = strstr(sw, " prev_state=");
 				e.kind = 'o';
 				e.state = q ? q[12] : '?';
+				e.preempt = q && q[12] && q[13] == '+';
 			}
 		}
 		if (n == cap)
@@ -218,8 +226,9 @@ static uint64_t absdiff(uint64_t a, uint64_t b)
 	return a > b ? a - b : b - a;
 }
 
-static const char set[] = "comp  1ms   1ms   20ms work=0.9ms place=partition0\n"
-			  "probe 1.2ms 1.5ms 10ms work=1ms offset=100us place=partition0\n";
+static const char set[] = "comp  2ms   2ms   20ms work=1.8ms place=partition0\n"
+			  "probe 1.5ms 2.2ms 10ms work=1.3ms offset=100us place=partition0\n";
+#define PROBE_D (2200 * US)
 
 static const struct dl_load_task *probe_of(const struct dl_load *l)
 {
@@ -304,10 +313,10 @@ static bool sleep_once(void)
 			continue;
 		}
 		api_misses += !job->met;
-		trace_misses += end > grid + 1500 * US;
-		if (absdiff(end, grid + 1500 * US) <= TOL)
+		trace_misses += end > grid + PROBE_D;
+		if (absdiff(end, grid + PROBE_D) <= TOL)
 			borderline++;
-		else if (job->met != (end <= grid + 1500 * US))
+		else if (job->met != (end <= grid + PROBE_D))
 			disagree++;
 	}
 	tl_note("sleep probe: %zu jobs by the API, %zu compared with the trace (%zu switched out running: left out); misses: API %zu, trace %zu (%zu within %llu us of the deadline); %zu outliers; worst gaps API-trace: start %llu us, end %llu us; wake-up after the release: up to %llu us",
@@ -321,7 +330,7 @@ static bool sleep_once(void)
 	CHECK(absdiff(api_misses, trace_misses) <= borderline, "miss counts differ");
 	/* The scenario makes about half of them miss: the check compared
 	 * both verdicts. */
-	CHECK(outliers * 50 <= matched, "%zu of %zu jobs more than %llu us off the trace", outliers, matched, TOL / US);
+	CHECK(outliers * 20 <= matched, "%zu of %zu jobs more than %llu us off the trace", outliers, matched, TOL / US);
 	CHECK(trace_misses * 10 >= matched && trace_misses * 10 <= matched * 9,
 	      "%zu of %zu missed: the run did not test both verdicts", trace_misses, matched);
 	dl_load_free(l);
@@ -330,20 +339,27 @@ static bool sleep_once(void)
 }
 
 /* Yield mode: no wake-up event marks a replenishment, but a switch-in
- * onto an idle CPU follows it at once.  The kernel's grid is anchored
- * at the wake-up of the first release (the CBS wake-up rule); in the
- * periods comp does not run, probe's switch-in must be on that grid,
- * which shows the kernel kept it (no re-anchoring).  The trace's jobs
- * are switch-in to the last switch-out before the next period's; their
- * verdicts come from that grid and the 1.5 ms deadline. */
+ * onto a CPU comp does not hold follows it at once, so those switch-ins
+ * are the kernel's period grid (anchored at the wake-up of the first
+ * release, the CBS wake-up rule) and show where the kernel moved it.  A
+ * trace job runs from a switch-in to the next voluntary switch-out
+ * (prev_state "R", the yield; "R+" is a preemption or a throttling in
+ * the middle of the job).  Its release is the trace's grid point at its
+ * start, its verdict that and the 2.2 ms deadline.  Each API job is
+ * compared with the trace job that starts nearest. */
+struct tjob {
+	uint64_t start, end, rel;
+};
+
 static bool yield_once(void)
 {
-	uint64_t anchor = 0, grid0, max_start = 0, max_end = 0, max_rel = 0;
-	size_t nev, matched = 0, api_misses = 0, trace_misses = 0, borderline = 0, disagree = 0;
-	size_t idle_periods = 0, on_grid = 0, nk, unclean = 0, outliers = 0;
-	const struct dl_load_task *probe;
+	uint64_t anchor = 0, grid0, phase, max_start = 0, max_end = 0, max_rel = 0;
+	size_t nev, ntj = 0, matched = 0, api_misses = 0, trace_misses = 0, borderline = 0;
+	size_t disagree = 0, outliers = 0, off_grid = 0, moves = 0;
+	const struct dl_load_task *probe, *comp = NULL;
 	struct dl_taskset *ts = NULL;
-	uint64_t *kstart, *kend, *kins;
+	struct tjob *tj, cur = { 0 };
+	bool in_job = false;
 	struct dl_load *l;
 	struct ev *ev;
 	char *text;
@@ -351,86 +367,88 @@ static bool yield_once(void)
 	ck_assert_int_eq(dl_taskset_parse(set, strlen(set), "trace", &ts), 0);
 	l = traced_run(ts, DL_PERIODIC_YIELD, &text);
 	probe = probe_of(l);
+	for (size_t i = 0; i < dl_load_count(l); i++)
+		if (strcmp(dl_load_task(l, i)->spec->name, "comp") == 0)
+			comp = dl_load_task(l, i);
+	ck_assert_ptr_nonnull(comp);
 	grid0 = dl_load_start(l) + 100 * US;
 	nev = parse_trace(text, probe->pid, &ev);
 	for (size_t i = 0; i < nev && !anchor; i++)
 		if (ev[i].kind == 'w' && absdiff(ev[i].t, grid0) <= WAKE_TOL)
 			anchor = ev[i].t;
 	ck_assert_msg(anchor, "no wake-up at the first release in the trace (%zu events)", nev);
-	nk = 2000 * MS / (10 * MS) + 2;
-	kstart = calloc(nk, sizeof(*kstart));
-	kend = calloc(nk, sizeof(*kend));
-	kins = calloc(nk, sizeof(*kins));
+	tj = calloc(nev + 1, sizeof(*tj));
+	phase = anchor;
 	for (size_t i = 0; i < nev; i++) {
-		uint64_t k;
-
-		if (ev[i].kind != 'i' || ev[i].t + US < anchor)
+		if (ev[i].t + US < anchor)
 			continue;
-		k = (ev[i].t - anchor + 5 * MS) / (10 * MS);
-		if (k >= nk)
-			break;
-		if (!kins[k]++)
-			kstart[k] = ev[i].t;
-		for (size_t a = i + 1; a < nev; a++) {
-			if (ev[a].kind == 'o') {
-				kend[k] = ev[a].t;
-				break;
+		if (ev[i].kind == 'i' && !in_job) {
+			uint64_t near = phase + (ev[i].t + 5 * MS - phase) / (10 * MS) * (10 * MS);
+
+			in_job = true;
+			cur.start = ev[i].t;
+			cur.rel = ev[i].t < near ? near - 10 * MS : near;
+			if (ev[i].prev != comp->pid) {
+				/* Switched in at the replenishment. */
+				if (absdiff(ev[i].t, near) > WAKE_TOL) {
+					moves++;
+					phase = ev[i].t;
+				}
+				cur.rel = ev[i].t < near || absdiff(ev[i].t, near) > WAKE_TOL ? ev[i].t : near;
 			}
+		} else if (ev[i].kind == 'o' && in_job && ev[i].state == 'R' && !ev[i].preempt) {
+			cur.end = ev[i].t;
+			tj[ntj++] = cur;
+			in_job = false;
 		}
 	}
-	for (size_t j = 0; j < probe->njobs; j++) {
+	for (size_t j = 0, t = 0; j < probe->njobs; j++) {
 		const struct dl_job *job = &probe->jobs[j];
-		uint64_t k = job->index, rel = anchor + k * 10 * MS;
+		uint64_t dl;
 
-		if (k >= nk || !kstart[k] || !kend[k])
+		while (t + 1 < ntj && absdiff(tj[t + 1].start, job->start) < absdiff(tj[t].start, job->start))
+			t++;
+		if (t >= ntj || absdiff(tj[t].start, job->start) > 2 * MS)
 			continue;
-		if (kins[k] != 1) {
-			/* Switched out and in again: preempted or throttled, its
-			 * end is not the first switch-out. */
-			unclean++;
-			continue;
-		}
 		matched++;
-		if (k % 2) {
-			idle_periods++;
-			on_grid += absdiff(kstart[k], rel) <= WAKE_TOL;
-		}
-		if (absdiff(job->release, rel) > max_rel)
-			max_rel = absdiff(job->release, rel);
-		if (absdiff(job->start, kstart[k]) > max_start)
-			max_start = absdiff(job->start, kstart[k]);
-		if (absdiff(job->end, kend[k]) > max_end)
-			max_end = absdiff(job->end, kend[k]);
-		if (!(job->start + US >= kstart[k] && job->start <= kstart[k] + TOL) ||
-		    !(job->end <= kend[k] + US && job->end + TOL >= kend[k])) {
+		dl = tj[t].rel + PROBE_D;
+		if (absdiff(job->release, tj[t].rel) > max_rel)
+			max_rel = absdiff(job->release, tj[t].rel);
+		if (absdiff(job->start, tj[t].start) > max_start)
+			max_start = absdiff(job->start, tj[t].start);
+		if (absdiff(job->end, tj[t].end) > max_end)
+			max_end = absdiff(job->end, tj[t].end);
+		if (!(job->start + US >= tj[t].start && job->start <= tj[t].start + TOL) ||
+		    !(job->end <= tj[t].end + US && job->end + TOL >= tj[t].end)) {
 			if (outliers++ < 3)
 				tl_note("yield job %llu: API start %+lld us, end %+lld us from the trace's",
-					(unsigned long long)k, ((long long)job->start - (long long)kstart[k]) / 1000,
-					((long long)job->end - (long long)kend[k]) / 1000);
+					(unsigned long long)job->index, ((long long)job->start - (long long)tj[t].start) / 1000,
+					((long long)job->end - (long long)tj[t].end) / 1000);
+			continue;
+		}
+		if (absdiff(job->release, tj[t].rel) > WAKE_TOL) {
+			off_grid++;
 			continue;
 		}
 		api_misses += !job->met;
-		trace_misses += kend[k] > rel + 1500 * US;
-		if (absdiff(kend[k], rel + 1500 * US) <= TOL)
+		trace_misses += tj[t].end > dl;
+		if (absdiff(tj[t].end, dl) <= TOL)
 			borderline++;
-		else if (job->met != (kend[k] <= rel + 1500 * US))
+		else if (job->met != (tj[t].end <= dl))
 			disagree++;
 	}
-	tl_note("yield probe: %zu jobs by the API (%llu re-anchorings), %zu compared with the trace (%zu switched in twice: left out); misses: API %zu, trace %zu (%zu within %llu us of the deadline); switch-ins on the kernel's grid in %zu of %zu periods without comp; %zu outliers; worst gaps API-trace: release %llu us, start %llu us, end %llu us",
-		probe->njobs, (unsigned long long)probe->stats->reanchors, matched, unclean, api_misses, trace_misses,
-		borderline, TOL / US, on_grid, idle_periods, outliers, (unsigned long long)(max_rel / US),
+	tl_note("yield probe: %zu jobs by the API (%llu re-anchorings), %zu trace jobs (the trace's grid moved %zu times), %zu compared; misses: API %zu, trace %zu (%zu within %llu us of the deadline); %zu outliers, %zu releases off the trace's grid; worst gaps API-trace: release %llu us, start %llu us, end %llu us",
+		probe->njobs, (unsigned long long)probe->stats->reanchors, ntj, moves, matched, api_misses,
+		trace_misses, borderline, TOL / US, outliers, off_grid, (unsigned long long)(max_rel / US),
 		(unsigned long long)(max_start / US), (unsigned long long)(max_end / US));
-	free(kstart);
-	free(kend);
-	free(kins);
+	free(tj);
 	free(ev);
 	free(text);
 	CHECK(matched * 10 >= probe->njobs * 8, "only %zu of %zu jobs found in the trace", matched, probe->njobs);
-	CHECK(on_grid * 10 >= idle_periods * 8, "the kernel's grid moved (a stall?)");
-	CHECK(max_rel <= WAKE_TOL, "releases off the trace's grid");
+	CHECK(outliers * 20 <= matched, "%zu of %zu jobs more than %llu us off the trace", outliers, matched, TOL / US);
+	CHECK(off_grid * 20 <= matched, "%zu of %zu releases off the trace's grid", off_grid, matched);
 	CHECK(disagree == 0, "%zu verdicts differ", disagree);
 	CHECK(absdiff(api_misses, trace_misses) <= borderline, "miss counts differ");
-	CHECK(outliers * 50 <= matched, "%zu of %zu jobs more than %llu us off the trace", outliers, matched, TOL / US);
 	CHECK(trace_misses * 10 >= matched && trace_misses * 10 <= matched * 9,
 	      "%zu of %zu missed: the run did not test both verdicts", trace_misses, matched);
 	dl_load_free(l);

@@ -277,6 +277,28 @@ START_TEST(test_yield_late_timer_reanchor)
 	dl_book_end(&book, T0 + 42 * MS, &job);
 	ck_assert_uint_eq(job.release, T0 + 40 * MS);
 	ck_assert_uint_eq(job.reanchor, 0);
+	/* A stall ends 13.4 ms after release 1 (deadline 8 ms): the kernel
+	 * re-anchors there; the job ends at 15.8 ms, after the old grid's
+	 * next release, and the timer wakes it at 21.4 ms, the new grid,
+	 * 5.4 ms after the old one's: less than the deadline, but late
+	 * again after a late release, so the grid follows. */
+	init(DL_PERIODIC_YIELD, 2500 * US, 8 * MS, 8 * MS);
+	yield_job(T0 + 2400 * US, T0 + 21400 * US, false);
+	dl_book_end(&book, T0 + 23800 * US, &job);
+	ck_assert_uint_eq(job.release, T0 + 8 * MS);
+	ck_assert(!job.met);
+	yield_job(T0 + 23800 * US, T0 + 29400 * US, false);
+	dl_book_end(&book, T0 + 31800 * US, &job);
+	ck_assert_uint_eq(job.index, 3);
+	ck_assert_uint_eq(job.skipped, 1);
+	ck_assert_uint_eq(job.release, T0 + 29400 * US);
+	ck_assert_uint_eq(job.reanchor, 5400 * US);
+	ck_assert(job.met);
+	yield_job(T0 + 31800 * US, T0 + 37400 * US + 20 * US, false);
+	dl_book_end(&book, T0 + 39800 * US, &job);
+	ck_assert_uint_eq(job.release, T0 + 37400 * US);
+	ck_assert_uint_eq(job.reanchor, 0);
+	ck_assert_uint_eq(job.response, 2400 * US);
 	/* Late by less than the deadline, every time (a task that always
 	 * runs second): the same grid, every job late by as much. */
 	init(DL_PERIODIC_YIELD, 2 * MS, 8 * MS, 8 * MS);
