@@ -35,7 +35,6 @@ START_TEST(test_own_messages)
 {
 	struct dl_params bad = { .runtime = 3000000, .deadline = 2000000, .period = 10000000 };
 	struct dl_params ok = { .runtime = 1000000, .period = 10000000 };
-	struct dl_periodic pt = { 0 };
 	struct dl_policy *pol = NULL;
 	struct dl_layout *l = dl_layout_new();
 	struct dl_rd rd;
@@ -54,7 +53,7 @@ START_TEST(test_own_messages)
 	FAILS_WITH(dl_part_set_process(DL_CLUSTER, -1, &ok, 0, NULL, NULL), "invalid process id");
 	FAILS_WITH(dl_explain(-EBUSY, 0, &ok, NULL, 0), "no buffer");
 	FAILS_WITH(dl_predict(0, false, &ok, NULL, 0), "no buffer");
-	FAILS_WITH(dl_periodic_next(&pt, NULL), "no period");
+	FAILS_WITH(dl_periodic_next(NULL, NULL), "dl_periodic_start");
 	FAILS_WITH(dl_rd_of_cpu(DL_CPUS_MAX - 1, &rd), "CPU");
 	FAILS_WITH(dl_layout_add_partition(l, "../x", &set), "invalid partition name");
 	FAILS_WITH(dl_layout_set_mems(l, "x"), "invalid memory node list");

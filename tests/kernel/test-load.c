@@ -1,0 +1,332 @@
+/*
+ * dl_load_run() and dl-load on the real kernel, in a layout of the
+ * suite's own (dl-part --no-move: partition0 on CPU 0, the cluster on
+ * CPU 1; the machine's tasks are not moved):
+ *  - two light tasks alone in the one-CPU cluster miss almost nothing,
+ *    in both modes, and the kernel puts them (and a command task) where
+ *    place= says;
+ *  - a task whose work exceeds its runtime is throttled by the kernel:
+ *    every job waits for a replenishment, its SIGXCPU overruns and its
+ *    misses are counted;
+ *  - a refused task stops the whole load, with the kernel's reason.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define US 1000ULL
+#define MS 1000000ULL
+#define CPUSET "/sys/fs/cgroup/cpuset"
+
+static char root_lb[16];
+static char probe_file[64];
+
+static struct dl_taskset *tasks(const char *text)
+{
+	struct dl_taskset *ts = NULL;
+
+	ck_assert_msg(dl_taskset_parse(text, strlen(text), "test", &ts) == 0, "%s", dl_errmsg());
+	return ts;
+}
+
+static const struct dl_load_task *task_named(const struct dl_load *l, const char *name)
+{
+	for (size_t i = 0; i < dl_load_count(l); i++)
+		if (strcmp(dl_load_task(l, i)->spec->name, name) == 0)
+			return dl_load_task(l, i);
+	ck_abort_msg("no task %s", name);
+	return NULL;
+}
+
+static void layout_up(void)
+{
+	struct dl_layout *lay = dl_layout_new();
+	dl_cpus_t cpu0;
+	int err;
+
+	dl_cpus_zero(&cpu0);
+	dl_cpus_set(&cpu0, 0);
+	ck_assert_ptr_nonnull(lay);
+	ck_assert_int_eq(dl_layout_add_partition(lay, "partition0", &cpu0), 0);
+	ck_assert_int_eq(dl_layout_set_flags(lay, DL_LAYOUT_NO_MOVE), 0);
+	err = dl_layout_create(lay, NULL);
+	dl_layout_free(lay);
+	ck_assert_msg(err == 0, "layout: %s", dl_errmsg());
+}
+
+static void layout_down(void)
+{
+	char now[16] = "";
+
+	if (access("/run/libdl/layout", F_OK) == 0 && dl_layout_destroy(NULL) < 0)
+		tl_note("cleanup: destroy failed: %s", dl_errmsg());
+	dl_read_file(CPUSET "/cpuset.sched_load_balance", now, sizeof(now));
+	if (root_lb[0] && strcmp(now, root_lb) != 0) {
+		tl_note("cleanup: root sched_load_balance was %s, restoring %s", now, root_lb);
+		dl_write_file(CPUSET "/cpuset.sched_load_balance", root_lb);
+	}
+	unlink(probe_file);
+}
+
+/* One run of the two light tasks (and a command probe) in the cluster.
+ * Returns true when both missed almost nothing; what does not depend on
+ * the machine's noise is asserted here. */
+static bool lights_once(int mode, const char *name, int attempt)
+{
+	char text[512], got[512] = "", *pol;
+	struct dl_taskset *ts;
+	struct dl_load *l;
+	bool quiet = true;
+	int err;
+
+	snprintf(probe_file, sizeof(probe_file), "/tmp/libdl-test-load.%d", (int)getpid());
+	unlink(probe_file);
+	snprintf(text, sizeof(text),
+		 "light 2.5ms 8ms 8ms work=2.4ms count=2 place=cluster\n"
+		 "probe 1ms 100ms 100ms place=cluster flags=reset-on-fork -- sh -c 'cat /proc/self/cpuset > %s; grep ^policy /proc/$$/sched >> %s; exec sleep 10'\n",
+		 probe_file, probe_file);
+	ts = tasks(text);
+	err = dl_load_run(ts, mode, 2000 * MS, 0, 0, &l);
+	ck_assert_msg(err == 0, "%s", dl_errmsg());
+	for (int i = 1; i <= 2; i++) {
+		char n[16];
+		const struct dl_load_task *t;
+		const struct dl_periodic_stats *s;
+
+		snprintf(n, sizeof(n), "light.%d", i);
+		t = task_named(l, n);
+		s = t->stats;
+		tl_note("%s mode, try %d, %s in the one-CPU cluster: %llu jobs, %llu missed, %llu skipped, %llu shifts; response p50 %.3f p99 %.3f max %.3f ms",
+			name, attempt, n, (unsigned long long)s->jobs, (unsigned long long)s->misses,
+			(unsigned long long)s->skipped, (unsigned long long)s->reanchors,
+			s->response_p50 / 1e6, s->response_p99 / 1e6, s->response_max / 1e6);
+		ck_assert_int_eq(t->err, 0);
+		/* 2 s of 8 ms periods: 250 at most, fewer when a stall of the
+		 * machine ate the last ones. */
+		ck_assert_uint_le(s->jobs + s->skipped, 252);
+		/* A job burns 2.4 ms of CPU: no response is shorter; and with
+		 * only the other light task on the CPU, most jobs end within
+		 * two jobs' work, however noisy the machine (the old release
+		 * grid measured no response under 7.5 ms here). */
+		ck_assert_uint_ge(s->response_min, 2400 * US);
+		ck_assert_uint_le(s->response_p50, 5800 * US);
+		/* 0.6 of one CPU under EDF: only the machine's noise misses.
+		 * This VM's, when its host is busy, is jobs kept 8-10 ms off
+		 * their CPU (2 to 8% missed) and stalls of 100 ms; quiet, 0
+		 * to 2 of 250.  The old release grid counted 30 to 78% here.
+		 * A run that a stall hit (a response of two periods, lost
+		 * periods) is tried again. */
+		if (s->jobs + s->skipped < 245 || s->misses * 10 > s->jobs ||
+		    s->response_max > 16 * MS)
+			quiet = false;
+	}
+	/* The command ran under its reservation in the cluster, as the
+	 * kernel reports it, and was stopped at the end. */
+	dl_read_file(probe_file, got, sizeof(got));
+	ck_assert_msg(strstr(got, "/libdl/cluster\n"), "the command's cpuset: %s", got);
+	pol = strstr(got, "policy");
+	ck_assert_msg(pol && strchr(pol, ':') && atoi(strchr(pol, ':') + 1) == DL_SCHED_DEADLINE,
+		      "the command's policy: %s", got);
+	ck_assert(WIFSIGNALED(task_named(l, "probe")->status));
+	dl_load_free(l);
+	dl_taskset_free(ts);
+	return quiet;
+}
+
+/* This machine is a virtual one whose host stops it now and then for
+ * 100 ms or more, and keeps a CPU from it for 8-10 ms, when the host is
+ * busy: a run that this hit is tried again, four times at most, and the
+ * notes say so. */
+static void run_lights(int mode, const char *name)
+{
+	for (int attempt = 1; attempt <= 5; attempt++) {
+		if (lights_once(mode, name, attempt))
+			return;
+		if (attempt < 5)
+			sleep(3);
+	}
+	ck_abort_msg("%s mode: the light tasks missed more than 10%% of their deadlines, or a stall hit them, in 5 runs of 2 s: see the notes",
+		     name);
+}
+
+START_TEST(test_lights_sleep)
+{
+	run_lights(DL_PERIODIC_SLEEP, "sleep");
+}
+END_TEST
+
+START_TEST(test_lights_yield)
+{
+	run_lights(DL_PERIODIC_YIELD, "yield");
+}
+END_TEST
+
+/* 3 ms of work on a 2 ms runtime every 10 ms: the kernel throttles each
+ * job when its runtime runs out and lets it go on only at the next
+ * replenishment, so no job ends before its next period and every one
+ * misses; DL_OVERRUN's SIGXCPU says so. */
+static bool overrun_once(int mode, const char *name, int attempt)
+{
+	struct dl_taskset *ts = tasks("over 2ms 10ms 10ms work=3ms flags=overrun-signal place=partition0\n");
+	const struct dl_periodic_stats *s;
+	const struct dl_load_task *t;
+	struct dl_load *l;
+	uint64_t sum = 0;
+	bool ok;
+
+	ck_assert_msg(dl_load_run(ts, mode, 1000 * MS, 0, DL_LOAD_KEEP_JOBS, &l) == 0, "%s", dl_errmsg());
+	t = task_named(l, "over");
+	s = t->stats;
+	tl_note("%s mode, try %d, 3 ms of work on 2 ms / 10 ms: %llu jobs, %llu missed, %llu skipped, %llu overruns; response min %.3f max %.3f ms",
+		name, attempt, (unsigned long long)s->jobs, (unsigned long long)s->misses, (unsigned long long)s->skipped,
+		(unsigned long long)s->overruns, s->response_min / 1e6, s->response_max / 1e6);
+	/* Whatever the machine does: every job missed, burned its 3 ms,
+	 * and its overruns add up. */
+	ck_assert_int_eq(t->err, 0);
+	ck_assert_msg(WIFEXITED(t->status) && WEXITSTATUS(t->status) == 0, "status %d", t->status);
+	ck_assert_uint_eq(s->misses, s->jobs);
+	ck_assert_uint_eq(t->njobs, s->jobs);
+	for (size_t i = 0; i < t->njobs; i++) {
+		ck_assert(!t->jobs[i].met);
+		ck_assert_uint_ge(t->jobs[i].cpu, 3 * MS);
+		sum += t->jobs[i].overruns;
+	}
+	ck_assert_uint_eq(sum, s->overruns);
+	/* 100 periods, 3 ms of work for 2 ms of budget: at most 2/3 of them
+	 * run a job, the others are skipped; throttled, a job of 3 ms of
+	 * CPU on an idle CPU takes more than a period; the kernel flags an
+	 * overrun and sends SIGXCPU from a tick that finds the task
+	 * running, so overruns between two such ticks make one signal: at
+	 * least one, at most one per job's throttling. */
+	ok = s->jobs >= 25 && s->jobs <= 70 && s->skipped >= 25 && s->response_min > 10 * MS &&
+	     s->overruns >= 1 && s->overruns <= s->jobs + 1;
+	/* A stall of the machine (a job of two periods and more) charges
+	 * the running task and shifts everything: then try again.  So is a
+	 * run without a single SIGXCPU: seen here now and then (one run of
+	 * about eight, in either mode, quiet or not) while the others got
+	 * one per job. */
+	if (!ok && s->response_max <= 25 * MS && s->overruns)
+		ck_abort_msg("%s mode: %llu jobs, %llu skipped, response min %llu ns, %llu overruns: not what a throttled task does",
+			     name, (unsigned long long)s->jobs, (unsigned long long)s->skipped,
+			     (unsigned long long)s->response_min, (unsigned long long)s->overruns);
+	dl_load_free(l);
+	dl_taskset_free(ts);
+	return ok;
+}
+
+static void run_overrun(int mode, const char *name)
+{
+	for (int attempt = 1; attempt <= 3; attempt++) {
+		if (overrun_once(mode, name, attempt))
+			return;
+		if (attempt < 3)
+			sleep(2);
+	}
+	ck_abort_msg("%s mode: 3 runs, each hit by a stall of the machine or without a single SIGXCPU: see the notes", name);
+}
+
+START_TEST(test_overrun_sleep)
+{
+	run_overrun(DL_PERIODIC_SLEEP, "sleep");
+}
+END_TEST
+
+START_TEST(test_overrun_yield)
+{
+	run_overrun(DL_PERIODIC_YIELD, "yield");
+}
+END_TEST
+
+/* The partition admits 0.90: a third task of 0.4 is refused, nothing of
+ * the load runs, and the bandwidth is all given back. */
+START_TEST(test_refused)
+{
+	struct dl_taskset *ts = tasks("a 4ms 10ms 10ms place=partition0 count=3\n");
+	struct dl_load *l = NULL;
+	struct dl_rd rd;
+	int err;
+
+	err = dl_load_run(ts, DL_PERIODIC_SLEEP, 1000 * MS, 0, 0, &l);
+	ck_assert_int_eq(err, -EBUSY);
+	ck_assert_ptr_null(l);
+	ck_assert_msg(strstr(dl_errmsg(), "task a.") && strstr(dl_errmsg(), "admission refused"), "%s", dl_errmsg());
+	tl_settle();
+	ck_assert_int_eq(dl_rd_of_cpu(0, &rd), 0);
+	ck_assert_uint_eq(rd.ntasks, 0);
+	dl_taskset_free(ts);
+	/* No layout member of that name. */
+	ts = tasks("b 1ms 10ms 10ms place=nowhere\n");
+	ck_assert_int_eq(dl_load_run(ts, DL_PERIODIC_SLEEP, 100 * MS, 0, 0, &l), -ENOENT);
+	ck_assert_msg(strstr(dl_errmsg(), "task b: "), "%s", dl_errmsg());
+	dl_taskset_free(ts);
+}
+END_TEST
+
+/* The tool: the table, and a task set it cannot read (exit 2, the file
+ * and line named). */
+START_TEST(test_tool)
+{
+	static char out[8192], err[8192];
+	char path[64];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "/tmp/libdl-test-load.%d.tasks", (int)getpid());
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "# two tasks\nt1 1ms 10ms 10ms place=cluster\nt2 1ms 5ms 10ms work=0.5ms place=partition0\n");
+	fclose(f);
+	rc = tl_run_tool("dl-load", (char *[]){ "--jobs", "20", "--json", path, NULL }, out, sizeof(out), err, sizeof(err));
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	ck_assert_msg(strstr(out, "\"name\":\"t1\"") && strstr(out, "\"place\":\"cluster\""), "%s", out);
+	ck_assert_msg(strstr(out, "\"jobs\":20,") && strstr(out, "\"work\":500000,"), "%s", out);
+	rc = tl_run_tool("dl-load", (char *[]){ "-n", "5", path, NULL }, out, sizeof(out), err, sizeof(err));
+	ck_assert_msg(rc == 0 && strstr(out, "TASK") && strstr(out, "\nt2 "), "rc %d: %s%s", rc, out, err);
+	f = fopen(path, "we");
+	fprintf(f, "t1 1ms 10ms 10ms\nt1 1ms 10ms 10ms\n");
+	fclose(f);
+	rc = tl_run_tool("dl-load", (char *[]){ "-n", "5", path, NULL }, out, sizeof(out), err, sizeof(err));
+	unlink(path);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_msg(strstr(err, ":2: name: a second task named \"t1\""), "%s", err);
+}
+END_TEST
+
+static Suite *make(void)
+{
+	Suite *s = suite_create("load");
+	TCase *tc = tcase_create("load");
+	dl_cpus_t online;
+
+	if (dl_cpuset_version() != 1)
+		tl_skip_all("the host suites need cgroup v1 cpusets (cgroup v2 is tested in the VM suites)");
+	dl_cpus_online(&online);
+	if (dl_cpus_count(&online) != 2)
+		tl_skip_all("the host suites are written for the 2-CPU machines (this one has %d)", dl_cpus_count(&online));
+	if (access("/run/libdl/layout", F_OK) == 0)
+		tl_skip_all("a dl-part layout is in place on this machine: the tests will not touch it");
+	dl_read_file(CPUSET "/cpuset.sched_load_balance", root_lb, sizeof(root_lb));
+	tcase_set_timeout(tc, 60);
+	tcase_add_unchecked_fixture(tc, layout_up, layout_down);
+	tcase_add_test(tc, test_lights_sleep);
+	tcase_add_test(tc, test_lights_yield);
+	tcase_add_test(tc, test_overrun_sleep);
+	tcase_add_test(tc, test_overrun_yield);
+	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_tool);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	int ret = tl_main(make, TL_KERNEL);
+
+	layout_down();
+	return ret;
+}
