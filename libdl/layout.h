@@ -34,6 +34,7 @@ struct dl_layout {
 	int root_lb;            /* v1: the root's sched_load_balance before; -1 unknown */
 	bool enabled_subtree;   /* v2: create wrote +cpuset into the root's subtree_control */
 	bool cluster_partition; /* v2: the cluster is a root partition of its own */
+	bool systemd;           /* v2 under systemd: made of its units (cg-systemd.c) */
 };
 
 /* layout.c */

@@ -216,6 +216,47 @@ static int show_layout(bool json, struct json *j)
 	return 0;
 }
 
+/*
+ * Every partition of the layout in place, as the kernel reads it now: one
+ * line per partition that is not what create made (gone, invalid, its
+ * cpuset files vanished).  Returns how many; -1 when there is no layout.
+ */
+static int check_partitions(bool print)
+{
+	struct dl_part_info *info;
+	struct dl_layout *l = NULL;
+	size_t n;
+	int bad = 0;
+
+	if (dl_layout_report(&info, &n) < 0)
+		return -1;
+	dl_layout_load(&l);
+	for (size_t i = 0; i < n; i++) {
+		const struct dl_part_info *p = &info[i];
+		const char *why = NULL;
+
+		if (!p->partition)
+			continue;
+		if (!strcmp(p->state, "gone"))
+			why = "its cgroup no longer exists (removed by someone else)";
+		else if (dl_layout_version(l) == 1 && strcmp(p->state, "exclusive"))
+			why = "it is no longer cpu_exclusive";
+		else if (dl_layout_version(l) == 2 && !strcmp(p->state, "unknown"))
+			why = "it has no cpuset.cpus.partition any more (the cpuset controller was disabled above it)";
+		else if (dl_layout_version(l) == 2 && strcmp(p->state, "root") && strcmp(p->state, "isolated"))
+			why = "the kernel no longer makes it a partition";
+		if (!why)
+			continue;
+		bad++;
+		if (print)
+			printf("INVALID: partition %s (/%s): %s; it reads \"%s\": run dl-part destroy, then create again\n",
+			       p->name, p->cgroup, why, p->state);
+	}
+	dl_layout_free(l);
+	free(info);
+	return bad;
+}
+
 static int cmd_create(struct opts *o)
 {
 	struct dl_layout_result res;
@@ -238,7 +279,18 @@ static int cmd_create(struct opts *o)
 static int cmd_destroy(void)
 {
 	struct dl_layout_result res;
+	struct dl_part_info *info;
+	size_t n, gone = 0, parts = 0;
 
+	if (dl_layout_report(&info, &n) >= 0) {
+		for (size_t i = 0; i < n; i++) {
+			parts += info[i].partition;
+			gone += info[i].partition && !strcmp(info[i].state, "gone");
+		}
+		free(info);
+		if (parts && gone == parts)
+			printf("the layout was already gone: none of its partitions' cgroups exists any more\n");
+	}
 	if (dl_layout_destroy(&res) < 0)
 		die(EXIT_FAILURE, "cannot destroy the layout: %s", dl_errmsg());
 	printf("layout destroyed: %" PRIu64 " tasks moved back to the root, settings restored\n", res.moved);
@@ -288,6 +340,7 @@ static int cmd_status(const struct opts *o)
 	struct dl_rd *rds;
 	size_t nrd, nd = 0;
 	struct json j;
+	bool invalid = false;
 	int ret, err;
 
 	ret = dl_drift_check(1500, &drifts, &nd);
@@ -299,6 +352,8 @@ static int cmd_status(const struct opts *o)
 		json_obj_begin(&j, NULL);
 		if (show_layout(true, &j) == -ENOENT)
 			json_null(&j, "cpusets");
+		invalid = check_partitions(false) > 0;
+		json_bool(&j, "partitions_valid", !invalid);
 		json_bool(&j, "accounting_checked", ret >= 0);
 		json_arr_begin(&j, "root_domains");
 		for (size_t i = 0; i < nrd; i++) {
@@ -333,6 +388,8 @@ static int cmd_status(const struct opts *o)
 				printf("    DRIFTED: the kernel counts %s admitted, the fair servers and live deadline tasks hold %s: run dl-part repair\n",
 				       dl_bw_format(d->kernel_bw, k, sizeof(k)), dl_bw_format(d->expected_bw, e, sizeof(e)));
 		}
+		if (check_partitions(true) > 0)
+			invalid = true;
 		if (ret < 0)
 			printf("accounting not checked: %s\n", dl_errmsg());
 		else if (nd == 0)
@@ -340,7 +397,7 @@ static int cmd_status(const struct opts *o)
 	}
 	free(rds);
 	free(drifts);
-	return nd ? EXIT_FAILURE : EXIT_SUCCESS;
+	return nd || invalid ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 static int cmd_repair(void)
