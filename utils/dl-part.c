@@ -3,6 +3,7 @@
  *
  *   dl-part create --partition [NAME=]CPUS [--partition ...] [--cluster CPUS]
  *                  [--mems NODES] [--isolated] [--no-move]
+ *   dl-part create --config FILE
  *   dl-part list [--json]
  *   dl-part destroy
  *   dl-part status [--json]
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "json.h"
 #include "util.h"
 
@@ -26,6 +28,7 @@ static noreturn void usage(void)
 	printf("Usage:\n"
 	       " %1$s create --partition [NAME=]CPUS [--partition ...] [--cluster CPUS]\n"
 	       "                [--mems NODES] [--isolated] [--no-move]\n"
+	       " %1$s create --config FILE\n"
 	       " %1$s list [--json]\n"
 	       " %1$s destroy\n"
 	       " %1$s status [--json]\n"
@@ -47,7 +50,9 @@ static noreturn void usage(void)
 	       "\n"
 	       "Options of create:\n"
 	       " -P, --partition [NAME=]CPUS  a partition (NAME default: partitionN)\n"
-	       " -c, --cluster CPUS           the cluster's CPUs (default: the rest)\n"
+	       " -C, --config FILE            the layout from FILE (dl-part.conf(5))\n"
+	       " -c, --cluster CPUS           the cluster's CPUs (default: the rest; on a\n"
+	       "                              systemd host always the rest of the machine)\n"
 	       " -m, --mems NODES             memory nodes (default: every online node)\n"
 	       "     --isolated               cgroup v2: \"isolated\" partitions (no load\n"
 	       "                              balancing inside them)\n"
@@ -94,6 +99,7 @@ static void parse_args(struct opts *o, const char *cmd, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "partition", required_argument, NULL, 'P' },
+		{ "config", required_argument, NULL, 'C' },
 		{ "cluster", required_argument, NULL, 'c' },
 		{ "mems", required_argument, NULL, 'm' },
 		{ "isolated", no_argument, NULL, 'I' },
@@ -103,18 +109,30 @@ static void parse_args(struct opts *o, const char *cmd, int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool creating = strcmp(cmd, "create") == 0;
+	bool creating = strcmp(cmd, "create") == 0, config = false;
 	unsigned int flags = 0;
 	dl_cpus_t cpus;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+:P:c:m:jhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:P:C:c:m:jhV", longopts, NULL)) != -1) {
 		if (!creating && c != 'j' && c != 'h' && c != 'V' && c != '?' && c != ':')
 			usage_error("%s takes no option %s", cmd, argv[optind - 1]);
 		switch (c) {
 		case 'P':
+			if (config)
+				usage_error("--config and --partition: give the layout one way");
 			add_partition(o, optarg);
 			break;
+		case 'C': {
+			char msg[1024];
+
+			if (o->nparts)
+				usage_error("--config and --partition: give the layout one way");
+			config = true;
+			if (conf_load(optarg, o->layout, &flags, &o->nparts, msg, sizeof(msg)) < 0)
+				die(EXIT_USAGE, "%s", msg);
+			break;
+		}
 		case 'c':
 			if (dl_cpus_parse(optarg, &cpus) < 0)
 				usage_error("--cluster %s: %s", optarg, dl_errmsg());
