@@ -257,8 +257,10 @@ int dl_sd_check(const struct dl_layout *l)
 	if (!dl_cpus_equal(&rest, &l->cluster))
 		return dl_fail(-EINVAL, "on a systemd host the cluster is the rest of the machine (CPUs %s here), where systemd's other units run: leave the cluster out",
 			       dl_cpus_format(&rest, a, sizeof(a)));
-	if (dl_cs_exists(DL_SD_PARENT ".slice") || access(UNIT_DIR "/" DL_SD_PARENT ".slice", F_OK) == 0)
-		return dl_fail(-EEXIST, "%s/" DL_SD_PARENT ".slice or its cgroup exists but no layout is recorded: stop and remove it (systemctl stop " DL_SD_PARENT ".slice), then create again",
+	/* Its cgroup may exist: systemd makes a slice that a unit names in
+	 * Slice= (one waiting for the layout at boot) without a file. */
+	if (access(UNIT_DIR "/" DL_SD_PARENT ".slice", F_OK) == 0)
+		return dl_fail(-EEXIST, "%s/" DL_SD_PARENT ".slice exists but no layout is recorded: stop the slice (systemctl stop " DL_SD_PARENT ".slice) and remove the file, then create again",
 			       UNIT_DIR);
 	return 0;
 }
