@@ -334,7 +334,7 @@ int dl_sd_destroy(const struct dl_layout *l, struct dl_layout_result *res)
 	/* Member first, children before the parent, once no deadline exit
 	 * is in flight (libdeadline(3), BUGS). */
 	dl_wait_quiet(5000);
-	for (int i = (int)l->nparts; i >= 0; i--) {
+	for (int i = 0; i <= (int)l->nparts; i++) {
 		dl_sd_cgroup(i < (int)l->nparts ? l->parts[i].name : NULL, cg, sizeof(cg));
 		if (dl_cs_read(cg, "cpuset.cpus.partition", state, sizeof(state)) == 0 &&
 		    strcmp(state, "member") != 0 && (e = dl_cs_write(cg, "cpuset.cpus.partition", "member")) &&
@@ -343,7 +343,7 @@ int dl_sd_destroy(const struct dl_layout *l, struct dl_layout_result *res)
 	}
 	if (err)
 		goto out;
-	for (int i = (int)l->nparts; i >= 0 && !err; i--) {
+	for (int i = 0; i <= (int)l->nparts && !err; i++) {
 		const char *m = i < (int)l->nparts ? l->parts[i].name : NULL;
 
 		unit_name(name, sizeof(name), m);
@@ -351,7 +351,7 @@ int dl_sd_destroy(const struct dl_layout *l, struct dl_layout_result *res)
 		if (dl_cs_exists(cg) && !(err = bus_call(bus, "StopUnit", "stop the slice", "ss", name, "replace")))
 			err = wait_gone(cg);
 	}
-	for (int i = (int)l->nparts; i >= 0 && !err; i--) {
+	for (int i = 0; i <= (int)l->nparts && !err; i++) {
 		unit_path(path, sizeof(path), i < (int)l->nparts ? l->parts[i].name : NULL);
 		if (unlink(path) < 0 && errno != ENOENT)
 			err = dl_fail(-errno, "cannot remove %s: %s", path, strerror(errno));
