@@ -363,10 +363,11 @@ out:
 	return err;
 }
 
-/* Until the process is in the scope's cgroup (/proc/PID/cgroup). */
-static int wait_in(pid_t pid, const char *cg)
+/* Until the process is in a cgroup below cg (/proc/PID/cgroup), for up
+ * to ms milliseconds. */
+static int wait_in(pid_t pid, const char *cg, unsigned int ms)
 {
-	uint64_t until = dl_now_ns() + WAIT_MS * 1000000ULL;
+	uint64_t until = dl_now_ns() + ms * 1000000ULL;
 	char path[64], now[4200];
 
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
@@ -378,8 +379,8 @@ static int wait_in(pid_t pid, const char *cg)
 		    now[4 + strlen(cg)] == '/')
 			return 0;
 		if (dl_now_ns() >= until)
-			return dl_fail(-ETIMEDOUT, "systemd did not move process %d into /%s in %d s",
-				       (int)pid, cg, WAIT_MS / 1000);
+			return dl_fail(-ETIMEDOUT, "systemd did not move process %d into /%s in %u s",
+				       (int)pid, cg, ms / 1000);
 		dl_sleep_ns(5000000);
 	}
 }
@@ -407,6 +408,9 @@ int dl_sd_attach(const char *member, pid_t pid)
 	}
 	unit_name(slice, sizeof(slice), member);
 	dl_sd_cgroup(member, cg, sizeof(cg));
+	/* Already in the slice (a unit with Slice=): it stays in its unit. */
+	if (wait_in(pid, cg, 0) == 0)
+		return 0;
 	snprintf(scope, sizeof(scope), DL_SD_PARENT "-%s-%d.scope", member, (int)pid);
 	snprintf(desc, sizeof(desc), "process %d in libdl partition %s", (int)pid, member);
 	r = bus_open(&bus);
@@ -430,7 +434,7 @@ int dl_sd_attach(const char *member, pid_t pid)
 			e.message ? e.message : strerror(-r));
 		goto out;
 	}
-	r = wait_in(pid, cg);
+	r = wait_in(pid, cg, WAIT_MS);
 out:
 	sd_bus_error_free(&e);
 	sd_bus_message_unref(reply);
