@@ -4,7 +4,9 @@
 #  1. Installs the missing build and test dependencies with apt-get when run
 #     as root; otherwise prints the apt-get command to run and stops.
 #  2. Fetches (never installs) the Debian kernel and busybox the VM suites
-#     boot in qemu, into tests/vm/cache/ (see tests/vm/fetch-kernel.sh).
+#     boot in qemu, into tests/vm/cache/ (see tests/vm/fetch-kernel.sh),
+#     and builds there once the Debian 12 root file system with systemd
+#     that the systemd VM suites boot (tests/vm/fetch-systemd-rootfs.sh).
 #  3. Runs autoreconf and configure when needed, then make.
 #
 # It never installs a kernel package.  Extra arguments go to configure.
@@ -14,7 +16,9 @@ cd "$(dirname "$0")"
 
 # Package -> a file that proves it is installed.  Build: autotools, the
 # three libraries.  Tests: qemu and cpio for the VM suites, setpriv and
-# setcap for the privilege tests, debugfs access via mount (util-linux).
+# setcap for the privilege tests, debugfs access via mount (util-linux),
+# mmdebstrap for the systemd VM image.  libsystemd-dev (sd-bus) and
+# bash-completion (its pkg-config file) are optional for configure.
 PKGS="
 gcc:/usr/bin/gcc
 make:/usr/bin/make
@@ -32,6 +36,9 @@ cpio:/usr/bin/cpio
 xz-utils:/usr/bin/xz
 valgrind:/usr/bin/valgrind
 binutils:/usr/bin/strings
+mmdebstrap:/usr/bin/mmdebstrap
+libsystemd-dev:/usr/include/systemd/sd-bus.h
+bash-completion:/usr/share/pkgconfig/bash-completion.pc
 "
 
 missing=""
@@ -58,6 +65,9 @@ fi
 # The VM suites' kernel and busybox: downloaded, unpacked, never installed.
 if ! tests/vm/fetch-kernel.sh; then
 	echo "bootstrap: could not fetch the VM kernel; the VM suites will skip and say why" >&2
+fi
+if ! tests/vm/fetch-systemd-rootfs.sh; then
+	echo "bootstrap: could not build the systemd VM image; the systemd VM suites will skip and say why" >&2
 fi
 
 if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then

@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "layout.h"
+#include "cg-systemd.h"
 
 DL_EXPORT struct dl_layout *dl_layout_new(void)
 {
@@ -185,6 +186,8 @@ DL_EXPORT unsigned int dl_layout_flags(const struct dl_layout *l)
  * a partition root, so they are children of the root cgroup. */
 int dl_layout_cgroup(const struct dl_layout *l, const char *member, char *buf, size_t len)
 {
+	if (l->systemd)
+		return dl_sd_cgroup(member, buf, len);
 	if (!member)
 		return dl_pathf(buf, len, "%s", l->version == 2 ? "" : DL_LAYOUT_PARENT);
 	if (l->version == 2)
@@ -376,6 +379,7 @@ int dl_layout_save(const struct dl_layout *l)
 	fprintf(f, "root_lb %d\n", l->root_lb);
 	fprintf(f, "enabled_subtree %d\n", l->enabled_subtree);
 	fprintf(f, "cluster_partition %d\n", l->cluster_partition);
+	fprintf(f, "systemd %d\n", l->systemd);
 	fprintf(f, "mems %s\n", dl_cpus_format(&l->mems, a, sizeof(a)));
 	fprintf(f, "cluster %s\n", dl_cpus_format(&l->cluster, a, sizeof(a)));
 	for (size_t i = 0; i < l->nparts; i++)
@@ -444,6 +448,8 @@ static int load_line(struct dl_layout *l, char *line)
 		l->enabled_subtree = n != 0;
 	else if (strcmp(key, "cluster_partition") == 0)
 		l->cluster_partition = n != 0;
+	else if (strcmp(key, "systemd") == 0)
+		l->systemd = n != 0;
 	else if (strcmp(key, "mems") == 0 && k >= 2) {
 		l->mems_set = true;
 		return dl_cpus_parse(v1, &l->mems);

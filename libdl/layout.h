@@ -49,6 +49,7 @@ struct dl_layout {
 	bool cluster_partition; /* v2: the cluster is a root partition of its own */
 	struct dl_origin *origins; /* tasks placed in the layout from other cgroups */
 	size_t norigins;
+	bool systemd;           /* v2 under systemd: made of its units (cg-systemd.c) */
 };
 
 /* layout.c */

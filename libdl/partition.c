@@ -32,6 +32,7 @@
 
 #include "internal.h"
 #include "layout.h"
+#include "cg-systemd.h"
 
 #define QUIET_TIMEOUT_MS 5000
 #define SETTLE_MS 1500
@@ -439,7 +440,7 @@ static int destroy_any(struct dl_layout *l, struct dl_layout_result *res)
 
 	snprintf(l->phase, sizeof(l->phase), "destroying");
 	dl_layout_save(l);
-	err = l->version == 1 ? destroy_v1(l, res) : destroy_v2(l, res);
+	err = l->systemd ? dl_sd_destroy(l, res) : l->version == 1 ? destroy_v1(l, res) : destroy_v2(l, res);
 	if (err)
 		return err;
 	check_accounting(res);
@@ -480,7 +481,8 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 		goto out;
 	}
 	l->version = dl_cpuset_version();
-	if ((err = dl_layout_validate(l)) || (err = leftovers(l)))
+	l->systemd = l->version == 2 && dl_sd_host();
+	if ((err = dl_layout_validate(l)) || (err = l->systemd ? dl_sd_check(l) : leftovers(l)))
 		goto out;
 	w.l = l;
 	all_cpus(l, &w.all);
@@ -513,7 +515,7 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 		goto out;
 	}
 	dl_step(res, "state");
-	err = l->version == 1 ? create_v1(l, res) : create_v2(l, res);
+	err = l->systemd ? dl_sd_create(l, res) : l->version == 1 ? create_v1(l, res) : create_v2(l, res);
 	if (!err)
 		err = verify_domains(l);
 	if (!err) {

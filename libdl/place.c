@@ -14,6 +14,7 @@
 
 #include "internal.h"
 #include "layout.h"
+#include "cg-systemd.h"
 
 /* The cgroup of member `name` of the layout in place. */
 static int member_cgroup(const char *name, char *buf, size_t len, struct dl_layout **out)
@@ -248,7 +249,7 @@ static int attach_locked(struct dl_layout *l, const char *cg, pid_t tid, unsigne
 DL_EXPORT int dl_part_attach(const char *name, pid_t tid, unsigned int flags)
 {
 	char cg[4200];
-	struct dl_layout *l;
+	struct dl_layout *l = NULL;
 	int err, lock;
 
 	if (flags & ~(unsigned int)DL_ATTACH_PROCESS)
@@ -261,10 +262,18 @@ DL_EXPORT int dl_part_attach(const char *name, pid_t tid, unsigned int flags)
 	if (lock < 0)
 		return lock;
 	err = member_cgroup(name, cg, sizeof(cg), &l);
-	if (!err) {
+	if (!err && l->systemd) {
+		/* Under systemd: a scope of the partition's slice, never a
+		 * move behind systemd's back (the scope ends with the process,
+		 * so there is no origin to record). */
+		err = dl_sd_attach(name, tid);
+		if (!err)
+			wait_migrated(cg, tid, true);
+	} else if (!err) {
 		err = attach_locked(l, cg, tid, flags);
-		dl_layout_free(l);
 	}
+	if (l)
+		dl_layout_free(l);
 	close(lock);
 	return err;
 }
@@ -404,18 +413,29 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 
 		snprintf(pi->name, sizeof(pi->name), "%s", member);
 		pi->partition = i < (int)l->nparts;
-		if (dl_layout_cgroup(l, member, pi->cgroup, sizeof(pi->cgroup)) < 0 ||
-		    !dl_cs_exists(pi->cgroup))
-			continue; /* a half-made layout: report what exists */
+		if (dl_layout_cgroup(l, member, pi->cgroup, sizeof(pi->cgroup)) < 0)
+			continue;
+		if (!dl_cs_exists(pi->cgroup)) {
+			/* Removed, or a half-made layout: say so. */
+			snprintf(pi->state, sizeof(pi->state), "gone");
+			n++;
+			continue;
+		}
 		dl_cs_effective(pi->cgroup, &pi->cpus);
-		if (l->version == 2) {
+		if (l->systemd && !pi->partition) {
+			/* The cluster is the root cgroup: every other unit. */
+			snprintf(pi->state, sizeof(pi->state), "the rest of the machine");
+		} else if (l->version == 2) {
 			if (dl_cs_read(pi->cgroup, "cpuset.cpus.partition", pi->state, sizeof(pi->state)) < 0)
 				snprintf(pi->state, sizeof(pi->state), "unknown");
 		} else {
 			snprintf(pi->state, sizeof(pi->state), "%s",
 				 dl_cs_flag(pi->cgroup, "cpuset.cpu_exclusive") ? "exclusive" : "not exclusive");
 		}
-		dl_cs_count_threads(pi->cgroup, &pi->nthreads, &pi->ndeadline);
+		if (l->systemd && pi->partition) /* its scopes and services */
+			dl_sd_count(pi->cgroup, &pi->nthreads, &pi->ndeadline);
+		else
+			dl_cs_count_threads(pi->cgroup, &pi->nthreads, &pi->ndeadline);
 		first = dl_cpus_first(&pi->cpus);
 		for (size_t k = 0; first >= 0 && k < nrd; k++)
 			if (dl_cpus_isset(&rds[k].cpus, first))

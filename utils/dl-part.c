@@ -3,6 +3,7 @@
  *
  *   dl-part create --partition [NAME=]CPUS [--partition ...] [--cluster CPUS]
  *                  [--mems NODES] [--isolated] [--no-move]
+ *   dl-part create --config FILE
  *   dl-part list [--json]
  *   dl-part destroy
  *   dl-part status [--json]
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "json.h"
 #include "util.h"
 
@@ -26,6 +28,7 @@ static noreturn void usage(void)
 	printf("Usage:\n"
 	       " %1$s create --partition [NAME=]CPUS [--partition ...] [--cluster CPUS]\n"
 	       "                [--mems NODES] [--isolated] [--no-move]\n"
+	       " %1$s create --config FILE\n"
 	       " %1$s list [--json]\n"
 	       " %1$s destroy\n"
 	       " %1$s status [--json]\n"
@@ -47,7 +50,9 @@ static noreturn void usage(void)
 	       "\n"
 	       "Options of create:\n"
 	       " -P, --partition [NAME=]CPUS  a partition (NAME default: partitionN)\n"
-	       " -c, --cluster CPUS           the cluster's CPUs (default: the rest)\n"
+	       " -C, --config FILE            the layout from FILE (dl-part.conf(5))\n"
+	       " -c, --cluster CPUS           the cluster's CPUs (default: the rest; on a\n"
+	       "                              systemd host always the rest of the machine)\n"
 	       " -m, --mems NODES             memory nodes (default: every online node)\n"
 	       "     --isolated               cgroup v2: \"isolated\" partitions (no load\n"
 	       "                              balancing inside them)\n"
@@ -94,6 +99,7 @@ static void parse_args(struct opts *o, const char *cmd, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "partition", required_argument, NULL, 'P' },
+		{ "config", required_argument, NULL, 'C' },
 		{ "cluster", required_argument, NULL, 'c' },
 		{ "mems", required_argument, NULL, 'm' },
 		{ "isolated", no_argument, NULL, 'I' },
@@ -103,14 +109,14 @@ static void parse_args(struct opts *o, const char *cmd, int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool creating = strcmp(cmd, "create") == 0;
+	bool creating = strcmp(cmd, "create") == 0, config = false;
 	unsigned int flags = 0;
 	dl_cpus_t cpus;
 	int c;
 
 	int idx;
 
-	while ((idx = -1, c = getopt_long(argc, argv, "+:P:c:m:jhV", longopts, &idx)) != -1) {
+	while ((idx = -1, c = getopt_long(argc, argv, "+:P:C:c:m:jhV", longopts, &idx)) != -1) {
 		if (!creating && c != 'j' && c != 'h' && c != 'V' && c != '?' && c != ':') {
 			char shortname[3] = { '-', (char)c, '\0' };
 
@@ -121,8 +127,20 @@ static void parse_args(struct opts *o, const char *cmd, int argc, char **argv)
 		}
 		switch (c) {
 		case 'P':
+			if (config)
+				usage_error("--config and --partition: give the layout one way");
 			add_partition(o, optarg);
 			break;
+		case 'C': {
+			char msg[1024];
+
+			if (o->nparts)
+				usage_error("--config and --partition: give the layout one way");
+			config = true;
+			if (conf_load(optarg, o->layout, &flags, &o->nparts, msg, sizeof(msg)) < 0)
+				die(EXIT_USAGE, "%s", msg);
+			break;
+		}
 		case 'c':
 			if (dl_cpus_parse(optarg, &cpus) < 0)
 				usage_error("--cluster %s: %s", optarg, dl_errmsg());
@@ -225,6 +243,47 @@ static int show_layout(bool json, struct json *j)
 	return 0;
 }
 
+/*
+ * Every partition of the layout in place, as the kernel reads it now: one
+ * line per partition that is not what create made (gone, invalid, its
+ * cpuset files vanished).  Returns how many; -1 when there is no layout.
+ */
+static int check_partitions(bool print)
+{
+	struct dl_part_info *info;
+	struct dl_layout *l = NULL;
+	size_t n;
+	int bad = 0;
+
+	if (dl_layout_report(&info, &n) < 0)
+		return -1;
+	dl_layout_load(&l);
+	for (size_t i = 0; i < n; i++) {
+		const struct dl_part_info *p = &info[i];
+		const char *why = NULL;
+
+		if (!p->partition)
+			continue;
+		if (!strcmp(p->state, "gone"))
+			why = "its cgroup no longer exists (removed by someone else)";
+		else if (dl_layout_version(l) == 1 && strcmp(p->state, "exclusive"))
+			why = "it is no longer cpu_exclusive";
+		else if (dl_layout_version(l) == 2 && !strcmp(p->state, "unknown"))
+			why = "it has no cpuset.cpus.partition any more (the cpuset controller was disabled above it)";
+		else if (dl_layout_version(l) == 2 && strcmp(p->state, "root") && strcmp(p->state, "isolated"))
+			why = "the kernel no longer makes it a partition";
+		if (!why)
+			continue;
+		bad++;
+		if (print)
+			printf("INVALID: partition %s (/%s): %s; it reads \"%s\": run dl-part destroy, then create again\n",
+			       p->name, p->cgroup, why, p->state);
+	}
+	dl_layout_free(l);
+	free(info);
+	return bad;
+}
+
 static int cmd_create(struct opts *o)
 {
 	struct dl_layout_result res;
@@ -247,7 +306,18 @@ static int cmd_create(struct opts *o)
 static int cmd_destroy(void)
 {
 	struct dl_layout_result res;
+	struct dl_part_info *info;
+	size_t n, gone = 0, parts = 0;
 
+	if (dl_layout_report(&info, &n) >= 0) {
+		for (size_t i = 0; i < n; i++) {
+			parts += info[i].partition;
+			gone += info[i].partition && !strcmp(info[i].state, "gone");
+		}
+		free(info);
+		if (parts && gone == parts)
+			printf("the layout was already gone: none of its partitions' cgroups exists any more\n");
+	}
 	if (dl_layout_destroy(&res) < 0)
 		die(EXIT_FAILURE, "cannot destroy the layout: %s", dl_errmsg());
 	printf("layout destroyed: %" PRIu64 " tasks moved back to the root, settings restored\n", res.moved);
@@ -297,6 +367,7 @@ static int cmd_status(const struct opts *o)
 	struct dl_rd *rds;
 	size_t nrd, nd = 0;
 	struct json j;
+	bool invalid = false;
 	int ret, err;
 
 	ret = dl_drift_check(1500, &drifts, &nd);
@@ -308,6 +379,8 @@ static int cmd_status(const struct opts *o)
 		json_obj_begin(&j, NULL);
 		if (show_layout(true, &j) == -ENOENT)
 			json_null(&j, "cpusets");
+		invalid = check_partitions(false) > 0;
+		json_bool(&j, "partitions_valid", !invalid);
 		json_bool(&j, "accounting_checked", ret >= 0);
 		json_arr_begin(&j, "root_domains");
 		for (size_t i = 0; i < nrd; i++) {
@@ -342,6 +415,8 @@ static int cmd_status(const struct opts *o)
 				printf("    DRIFTED: the kernel counts %s admitted, the fair servers and live deadline tasks hold %s: run dl-part repair\n",
 				       dl_bw_format(d->kernel_bw, k, sizeof(k)), dl_bw_format(d->expected_bw, e, sizeof(e)));
 		}
+		if (check_partitions(true) > 0)
+			invalid = true;
 		if (ret < 0)
 			printf("accounting not checked: %s\n", dl_errmsg());
 		else if (nd == 0)
@@ -349,7 +424,7 @@ static int cmd_status(const struct opts *o)
 	}
 	free(rds);
 	free(drifts);
-	return nd ? EXIT_FAILURE : EXIT_SUCCESS;
+	return nd || invalid ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 static int cmd_repair(void)

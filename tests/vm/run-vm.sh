@@ -10,6 +10,12 @@
 #                     /sys/fs/cgroup (cpuset is then a v2 controller);
 #                     default: a tmpfs at /sys/fs/cgroup with the v1 cpuset
 #                     hierarchy at /sys/fs/cgroup/cpuset, as on the hosts
+#   --systemd         boot Debian 12's systemd as PID 1 on cgroup v2 instead
+#                     of busybox (the root file system fetch-systemd-rootfs.sh
+#                     caches); see "systemd" below
+#   --enable UNIT     with --systemd: start UNIT at boot (a wants link from
+#                     multi-user.target; UNIT's file comes with --file, or
+#                     is one of the image's) (repeatable)
 #   --timeout SECONDS kill the VM after this long (default 300)
 #   --bin FILE        copy FILE to the guest's /bin/ with every shared
 #                     library `ldd` lists for it, at the same absolute paths
@@ -49,6 +55,16 @@
 # (an uninstalled libdeadline in libdl/.libs, say) has its folder put on
 # LD_LIBRARY_PATH in the guest, as the wrapper does on the host.  Passing
 # .libs/NAME yourself with LD_LIBRARY_PATH set works the same way.
+#
+# systemd: the cached root file system is the initramfs, with a second
+# cpio of this run's files appended (the kernel unpacks both; merged /usr:
+# --bin programs go to /usr/bin, libraries to /usr/lib/..., so /bin/NAME
+# works).  SCRIPT runs as /test.sh from libdl-vm-test.service, a oneshot
+# service ordered after multi-user.target, by /bin/sh (dash) with its
+# stdout and stderr on the guest's second serial port, /dev/ttyS1, whose
+# output alone goes to stdout; the marker line follows, then `systemctl
+# poweroff -ff`.  The console (boot messages) is shown only when the marker
+# never appears.  Default memory 1536 MB.
 #
 # Note: Debian's busybox shell runs its own applets before it searches PATH,
 # so a --bin whose name is also an applet (setpriv, taskset, nproc...) must
@@ -90,9 +106,11 @@ shq() {
 }
 
 v2=no
+sysd=no
 timeout=300
 smp=2
-mem=512
+mem=""
+enables=""
 append=""
 bins=""   # newline-separated
 files=""  # newline-separated
@@ -104,6 +122,8 @@ need_arg() { [ $# -ge 2 ] || hard "$1 needs an argument (--help for usage)"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--v2) v2=yes ;;
+	--systemd) sysd=yes ;;
+	--enable) need_arg "$@"; enables="$enables $2"; shift ;;
 	--timeout) need_arg "$@"; timeout=$2; shift ;;
 	--bin) need_arg "$@"; bins="$bins$2$nl"; shift ;;
 	--file) need_arg "$@"; files="$files$2$nl"; shift ;;
@@ -118,6 +138,11 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ $# -ge 1 ] || hard "no SCRIPT given (--help for usage)"
+if [ -z "$mem" ]; then
+	mem=512
+	[ "$sysd" = yes ] && mem=1536
+fi
+[ -z "$enables" ] || [ "$sysd" = yes ] || hard "--enable needs --systemd"
 script=$1
 shift
 if ! [ -f "$script" ] || ! [ -r "$script" ]; then
@@ -140,6 +165,14 @@ if ! [ -r "$cache/vmlinuz" ] || ! [ -x "$cache/busybox" ]; then
 	if ! [ -r "$cache/vmlinuz" ] || ! [ -x "$cache/busybox" ]; then
 		skip "no kernel and busybox in $cache (tests/vm/fetch-kernel.sh could not fetch them)"
 	fi
+fi
+
+image=$cache/systemd-rootfs.cpio.gz
+if [ "$sysd" = yes ] && ! [ -s "$image" ]; then
+	say "no systemd root file system in $cache: running fetch-systemd-rootfs.sh"
+	LIBDL_VM_CACHE=$cache "$here/fetch-systemd-rootfs.sh" >&2
+	[ -s "$image" ] ||
+		skip "no systemd root file system in $cache (tests/vm/fetch-systemd-rootfs.sh could not build it)"
 fi
 
 # The uncompressed kernel boots in half the time under TCG (fetch-kernel.sh).
@@ -165,26 +198,46 @@ trap cleanup EXIT
 trap 'say "interrupted"; exit 99' HUP INT TERM
 
 root=$tmp/root
-mkdir -p "$root/bin" "$root/usr" "$root/etc" "$root/root" \
-	"$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/run" ||
-	hard "cannot fill $root"
-ln -s bin "$root/sbin"
-ln -s ../bin "$root/usr/bin"
-ln -s ../bin "$root/usr/sbin"
-cp "$cache/busybox" "$root/bin/busybox" || hard "cannot copy busybox"
-# Hard links to the copy (symlinks from --install -s would name the host's path).
-"$root/bin/busybox" --install "$root/bin" || hard "busybox --install failed"
-printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$root/etc/passwd"
-printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
-ln -s /proc/mounts "$root/etc/mtab"
+if [ "$sysd" = yes ]; then
+	# Only real folders of the image: an entry named like one of its
+	# symlinks (bin, lib, sbin) would replace the symlink.
+	bindir=$root/usr/bin
+	mkdir -p "$bindir" "$root/etc/systemd/system/multi-user.target.wants" ||
+		hard "cannot fill $root"
+else
+	bindir=$root/bin
+	mkdir -p "$root/bin" "$root/usr" "$root/etc" "$root/root" \
+		"$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/run" ||
+		hard "cannot fill $root"
+	ln -s bin "$root/sbin"
+	ln -s ../bin "$root/usr/bin"
+	ln -s ../bin "$root/usr/sbin"
+	cp "$cache/busybox" "$root/bin/busybox" || hard "cannot copy busybox"
+	# Hard links to the copy (symlinks from --install -s would name the host's path).
+	"$root/bin/busybox" --install "$root/bin" || hard "busybox --install failed"
+	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$root/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+	ln -s /proc/mounts "$root/etc/mtab"
+fi
 cp "$script" "$root/test.sh" || hard "cannot copy $script"
 
 ldpath=""
 
+# The guest's path of a host file: the systemd image has a merged /usr.
+gpath() {
+	if [ "$sysd" = yes ]; then
+		case $1 in
+		/lib/* | /lib64/* | /bin/* | /sbin/*) printf '/usr%s\n' "$1"; return ;;
+		esac
+	fi
+	printf '%s\n' "$1"
+}
+
 # Copy one file to the same absolute path in the guest (following symlinks).
 put() {
-	[ -e "$root$1" ] && return 0
-	if ! mkdir -p "$root${1%/*}" || ! cp -L "$1" "$root$1"; then
+	g=$(gpath "$1")
+	[ -e "$root$g" ] && return 0
+	if ! mkdir -p "$root${g%/*}" || ! cp -L "$1" "$root$g"; then
 		hard "cannot copy $1 into the guest"
 	fi
 }
@@ -225,9 +278,9 @@ add_bin() {
 		[ -f "$real" ] || hard "--bin $f: $lt --mode=execute echo did not name its program"
 		runner="$lt --mode=execute"
 	fi
-	rm -f "$root/bin/$name"
-	cp -L "$real" "$root/bin/$name" || hard "cannot copy $real into the guest"
-	chmod +x "$root/bin/$name"
+	rm -f "$bindir/$name"
+	cp -L "$real" "$bindir/$name" || hard "cannot copy $real into the guest"
+	chmod +x "$bindir/$name"
 	# shellcheck disable=SC2086
 	if ! out=$($runner ldd "$f" 2>&1); then
 		case $out in
@@ -240,11 +293,18 @@ add_bin() {
 	for lib in $(printf '%s\n' "$out" | sed -n \
 		-e 's/^[[:space:]]*[^[:space:]]* => \(\/[^[:space:]]*\) (0x.*/\1/p' \
 		-e 's/^[[:space:]]*\(\/[^[:space:]]*\) (0x.*/\1/p'); do
-		put "$lib"
 		dir=${lib%/*}
 		case $dir in
-		/lib/x86_64-linux-gnu | /usr/lib/x86_64-linux-gnu | /lib64) ;;
+		/lib/x86_64-linux-gnu | /usr/lib/x86_64-linux-gnu | /lib64) put "$lib" ;;
 		*)
+			if [ "$sysd" = yes ]; then
+				# Services started by systemd get no LD_LIBRARY_PATH.
+				mkdir -p "$root/usr/lib/x86_64-linux-gnu" &&
+					cp -L "$lib" "$root/usr/lib/x86_64-linux-gnu/" ||
+					hard "cannot copy $lib into the guest"
+				continue
+			fi
+			put "$lib"
 			case :$ldpath: in
 			*:"$dir":*) ;;
 			*) ldpath=${ldpath:+$ldpath:}$dir ;;
@@ -290,6 +350,75 @@ args=""
 for a in "$@"; do
 	args="$args $(shq "$a")"
 done
+
+if [ "$sysd" = yes ]; then
+	cat >"$root/etc/systemd/system/libdl-vm-test.service" <<EOF
+# Generated by run-vm.sh: the suite, once the system is up.
+[Unit]
+Description=libdl VM suite
+After=multi-user.target
+
+[Service]
+Type=oneshot
+Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+WorkingDirectory=/
+StandardInput=null
+ExecStart=/bin/sh -c 'sh /test.sh$args >/dev/ttyS1 2>&1; s=\$\$?; echo >/dev/ttyS1; echo "$marker \$\$s" >/dev/ttyS1; systemctl poweroff -ff'
+EOF
+	ln -s ../libdl-vm-test.service "$root/etc/systemd/system/multi-user.target.wants/" ||
+		hard "cannot enable the test service"
+	for unit in $enables; do
+		target=/etc/systemd/system/$unit
+		[ -e "$root$target" ] || target=/lib/systemd/system/$unit
+		ln -sf "$target" "$root/etc/systemd/system/multi-user.target.wants/$unit" ||
+			hard "cannot enable $unit"
+	done
+	(cd "$root" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$tmp/overlay.gz" ||
+		hard "cannot pack this run's files"
+	cat "$image" "$tmp/overlay.gz" >"$tmp/initrd.gz" || hard "cannot build the initramfs"
+	rm -f "$tmp/overlay.gz"
+	start=$(date +%s)
+	"$qemu" -accel "$accel" -smp "$smp" -m "$mem" \
+		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
+		-append "console=ttyS0 rdinit=/sbin/init panic=-1 quiet$append" \
+		-nodefaults -no-user-config -display none -no-reboot \
+		-serial "file:$tmp/console.raw" -serial "file:$tmp/out" \
+		</dev/null >"$tmp/qemu.log" 2>&1 &
+	qpid=$!
+	(
+		spid=""
+		trap 'kill $spid 2>/dev/null; exit 0' TERM
+		sleep "$timeout" &
+		spid=$!
+		wait $spid
+		: >"$tmp/timedout"
+		kill "$qpid"
+		sleep 5 &
+		spid=$!
+		wait $spid
+		kill -KILL "$qpid"
+	) >/dev/null 2>&1 &
+	wpid=$!
+	wait "$qpid"
+	qrc=$?
+	qpid=""
+	kill "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
+	wpid=""
+	elapsed=$(($(date +%s) - start))
+	tr -d '\r' <"$tmp/out" >"$tmp/out.txt" 2>/dev/null
+	status=$(sed -n "s/^$marker \([0-9][0-9]*\)\$/\1/p" "$tmp/out.txt" | tail -n 1)
+	sed "/^$marker /d" "$tmp/out.txt"
+	if [ -z "$status" ]; then
+		echo "== the guest's console, last 60 lines"
+		tr -d '\r' <"$tmp/console.raw" 2>/dev/null | tail -n 60
+		cat "$tmp/qemu.log"
+		[ -e "$tmp/timedout" ] && hard "timed out after $timeout s: no $marker line from the guest"
+		hard "the guest ended without a $marker line (qemu exit status $qrc, after $elapsed s)"
+	fi
+	say "guest script exit status $status, after $elapsed s"
+	exit "$status"
+fi
 
 if [ "$v2" = yes ]; then
 	cgroup_mount='mount -t cgroup2 cgroup2 /sys/fs/cgroup || fail cgroup2'

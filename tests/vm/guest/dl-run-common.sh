@@ -19,10 +19,22 @@ count=0
 while [ $count -lt 40 ]; do
 	/bin/dl-run -r 1ms -p 10ms -- /bin/sleep 600 2>/tmp/refused &
 	p=$!
-	sleep 0.2
-	if ! kill -0 $p 2>/dev/null; then
-		break
-	fi
+	# Admitted: the process is SCHED_DEADLINE (dl-run sets it, then execs
+	# the command); refused: dl-run exits.  Whichever the kernel says
+	# first: a fixed pause miscounts a dl-run still starting under TCG.
+	state=""
+	tries=0
+	while [ -z "$state" ] && [ $tries -lt 100 ]; do
+		if ! kill -0 $p 2>/dev/null; then
+			state=refused
+		elif [ "$(awk '$1 == "policy" { print $3 }' /proc/$p/sched 2>/dev/null)" = 6 ]; then
+			state=admitted
+		else
+			sleep 0.05
+		fi
+		tries=$((tries + 1))
+	done
+	[ "$state" = admitted ] || break
 	pids="$pids $p"
 	count=$((count + 1))
 done

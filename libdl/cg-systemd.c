@@ -1,0 +1,474 @@
+/*
+ * cg-systemd.c: a layout on a host whose PID 1 is systemd, on cgroup v2,
+ * made of systemd units so that systemd keeps it.
+ *
+ * systemd owns the cgroup tree: it rewrites a cgroup's subtree_control on
+ * every daemon-reload to what its units need, so a cpuset cgroup made
+ * behind its back loses its controller and its partition (FACTS.md,
+ * "systemd on cgroup v2").  A unit with AllowedCPUs= makes systemd keep
+ * cpuset enabled on its path (systemd.resource-control(5)).  So:
+ *
+ *   libdl.slice              AllowedCPUs= every partition's CPUs, "root"
+ *   libdl.slice/libdl-NAME.slice   AllowedCPUs= NAME's CPUs, "root" or
+ *                            "isolated" (systemd nests slices by the
+ *                            dashes of their names, systemd.slice(5); the
+ *                            kernel makes a cgroup a partition only when
+ *                            its parent is one)
+ *
+ * as unit files in /run/systemd/system (gone at reboot, like the
+ * partitions), loaded with the manager's Reload and started with
+ * StartUnit over D-Bus (sd-bus); then the partition types are written
+ * into cpuset.cpus.partition and read back.  The cluster is the rest of
+ * the machine: the root cgroup's own root domain, where every other unit
+ * is.  Processes join a partition through systemd too: a transient scope
+ * in the slice (StartTransientUnit, as systemd-run --scope does).
+ *
+ * Without libsystemd at build time dl_sd_host() is false and the direct
+ * cgroupfs path (partition.c) is used everywhere.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "layout.h"
+#include "cg-systemd.h"
+
+#define UNIT_DIR "/run/systemd/system"
+#define WAIT_MS 10000
+
+/* Like sd_booted(3): systemd is PID 1 when /run/systemd/system is a
+ * folder.  And cgroup v2 with the cpuset controller. */
+bool dl_sd_host(void)
+{
+#ifdef HAVE_LIBSYSTEMD
+	struct stat st;
+
+	if (secure_getenv("LIBDL_NO_SYSTEMD"))
+		return false;
+	return lstat("/run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode) &&
+	       dl_cpuset_version() == 2;
+#else
+	return false;
+#endif
+}
+
+int dl_sd_cgroup(const char *member, char *buf, size_t len)
+{
+	if (!member)
+		return dl_pathf(buf, len, DL_SD_PARENT ".slice");
+	if (strcmp(member, DL_CLUSTER) == 0)
+		return dl_pathf(buf, len, "%s", ""); /* the rest: the root cgroup */
+	return dl_pathf(buf, len, DL_SD_PARENT ".slice/" DL_SD_PARENT "-%s.slice", member);
+}
+
+/* Threads in a cgroup and below (a slice's scopes and services). */
+int dl_sd_count(const char *cg, uint64_t *threads, uint64_t *deadline)
+{
+	char path[4096], sub[4200], line[64];
+	struct dirent *de;
+	FILE *f;
+	DIR *d;
+	int err;
+
+	if ((err = dl_cs_path(cg, "cgroup.threads", path, sizeof(path))))
+		return err;
+	if ((f = fopen(path, "re"))) {
+		while (fgets(line, sizeof(line), f)) {
+			struct dl_sched_attr a;
+
+			if (dl_sys_getattr((pid_t)atoi(line), &a) < 0)
+				continue; /* exited */
+			(*threads)++;
+			if (a.sched_policy == DL_SCHED_DEADLINE)
+				(*deadline)++;
+		}
+		fclose(f);
+	}
+	if ((err = dl_cs_path(cg, NULL, path, sizeof(path))) || !(d = opendir(path)))
+		return err;
+	while ((de = readdir(d)))
+		if (de->d_type == DT_DIR && de->d_name[0] != '.' &&
+		    dl_pathf(sub, sizeof(sub), "%s/%s", cg, de->d_name) == 0)
+			dl_sd_count(sub, threads, deadline);
+	closedir(d);
+	return 0;
+}
+
+#ifdef HAVE_LIBSYSTEMD
+#include <systemd/sd-bus.h>
+
+#define DEST "org.freedesktop.systemd1"
+#define PATH "/org/freedesktop/systemd1"
+#define MANAGER "org.freedesktop.systemd1.Manager"
+
+/* systemd's own bus first as root (as systemctl does: it works before
+ * and without dbus-daemon), else the system bus. */
+static int bus_open(sd_bus **out)
+{
+	sd_bus *bus = NULL;
+	int r;
+
+	if (geteuid() == 0 && access("/run/systemd/private", F_OK) == 0) {
+		r = sd_bus_new(&bus);
+		if (r >= 0)
+			r = sd_bus_set_address(bus, "unix:path=/run/systemd/private");
+		if (r >= 0)
+			r = sd_bus_start(bus);
+		if (r >= 0) {
+			*out = bus;
+			return 0;
+		}
+		sd_bus_unref(bus);
+		bus = NULL;
+	}
+	r = sd_bus_open_system(&bus);
+	if (r < 0)
+		return dl_fail(r, "cannot talk to systemd over D-Bus: %s", strerror(-r));
+	*out = bus;
+	return 0;
+}
+
+static int bus_call(sd_bus *bus, const char *method, const char *what, const char *types, ...)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	va_list ap;
+	int r;
+
+	va_start(ap, types);
+	r = sd_bus_call_methodv(bus, DEST, PATH, MANAGER, method, &e, &reply, types, ap);
+	va_end(ap);
+	if (r < 0)
+		dl_fail(r, "systemd refused to %s: %s", what, e.message ? e.message : strerror(-r));
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(reply);
+	return r < 0 ? r : 0;
+}
+
+static int unit_path(char *buf, size_t len, const char *member)
+{
+	if (!member)
+		return dl_pathf(buf, len, UNIT_DIR "/" DL_SD_PARENT ".slice");
+	return dl_pathf(buf, len, UNIT_DIR "/" DL_SD_PARENT "-%s.slice", member);
+}
+
+static int unit_name(char *buf, size_t len, const char *member)
+{
+	if (!member)
+		return dl_pathf(buf, len, DL_SD_PARENT ".slice");
+	return dl_pathf(buf, len, DL_SD_PARENT "-%s.slice", member);
+}
+
+/* A unit file, whole or not at all (a temporary file renamed). */
+static int write_unit(const char *member, const dl_cpus_t *cpus, const dl_cpus_t *mems)
+{
+	char path[4096], tmp[4200], c[4096], m[1024], text[10000];
+	int fd, n, err = 0;
+
+	if ((err = unit_path(path, sizeof(path), member)) ||
+	    (err = dl_pathf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid())))
+		return err;
+	n = snprintf(text, sizeof(text),
+		     "# Written by libdeadline (dl-part create); dl-part destroy removes it.\n"
+		     "[Unit]\nDescription=%s%s\n\n[Slice]\nAllowedCPUs=%s\nAllowedMemoryNodes=%s\n",
+		     member ? "libdl partition " : "libdl partitions (SCHED_DEADLINE root domains)",
+		     member ? member : "", dl_cpus_format(cpus, c, sizeof(c)), dl_cpus_format(mems, m, sizeof(m)));
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return dl_fail(-errno, "cannot write %s: %s", tmp, strerror(errno));
+	if (write(fd, text, (size_t)n) != n || fsync(fd) < 0)
+		err = -(errno ? errno : EIO);
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		return dl_fail(err, "cannot write the unit %s: %s", path, strerror(-err));
+	}
+	return 0;
+}
+
+/* Until the cgroup exists with these CPUs (systemd realizes it with its
+ * cpuset.cpus), or a timeout. */
+static int wait_cgroup(const char *cg, const dl_cpus_t *cpus)
+{
+	uint64_t until = dl_now_ns() + WAIT_MS * 1000000ULL;
+	dl_cpus_t now;
+	char a[256];
+
+	for (;;) {
+		if (dl_cs_cpus(cg, "cpuset.cpus", &now) == 0 && dl_cpus_equal(&now, cpus))
+			return 0;
+		if (dl_now_ns() >= until)
+			break;
+		dl_sleep_ns(10000000);
+	}
+	return dl_fail(-ETIMEDOUT, "systemd did not make cgroup /%s with cpuset.cpus %s in %d s",
+		       cg, dl_cpus_format(cpus, a, sizeof(a)), WAIT_MS / 1000);
+}
+
+static int wait_gone(const char *cg)
+{
+	uint64_t until = dl_now_ns() + WAIT_MS * 1000000ULL;
+
+	while (dl_cs_exists(cg)) {
+		if (dl_now_ns() >= until)
+			return dl_fail(-ETIMEDOUT, "systemd did not remove cgroup /%s in %d s", cg, WAIT_MS / 1000);
+		dl_sleep_ns(10000000);
+	}
+	return 0;
+}
+
+/* Write the partition type and read back what the kernel made of it. */
+static int set_partition(const char *cg, const char *type)
+{
+	char state[256];
+	int err = dl_cs_write(cg, "cpuset.cpus.partition", type);
+
+	if (err)
+		return dl_fail(err, "cannot make /%s a %s partition: %s", cg, type, strerror(-err));
+	err = dl_cs_read(cg, "cpuset.cpus.partition", state, sizeof(state));
+	if (err)
+		return dl_fail(err, "cannot read back /%s's cpuset.cpus.partition", cg);
+	if (strcmp(state, type) != 0)
+		return dl_fail(-EINVAL, "the kernel made /%s an invalid partition: it reads \"%s\"", cg, state);
+	return 0;
+}
+
+int dl_sd_check(const struct dl_layout *l)
+{
+	dl_cpus_t online, rest;
+	char a[256];
+
+	for (size_t i = 0; i < l->nparts; i++)
+		if (strchr(l->parts[i].name, '-'))
+			return dl_fail(-EINVAL, "partition name \"%s\" holds a '-': on a systemd host a partition is the slice " DL_SD_PARENT "-NAME.slice and systemd nests slices at each '-'; use '_'",
+				       l->parts[i].name);
+	dl_cpus_online(&online);
+	rest = online;
+	for (size_t i = 0; i < l->nparts; i++)
+		dl_cpus_andnot(&rest, &l->parts[i].cpus);
+	if (!dl_cpus_equal(&rest, &l->cluster))
+		return dl_fail(-EINVAL, "on a systemd host the cluster is the rest of the machine (CPUs %s here), where systemd's other units run: leave the cluster out",
+			       dl_cpus_format(&rest, a, sizeof(a)));
+	/* Its cgroup may exist: systemd makes a slice that a unit names in
+	 * Slice= (one waiting for the layout at boot) without a file. */
+	if (access(UNIT_DIR "/" DL_SD_PARENT ".slice", F_OK) == 0)
+		return dl_fail(-EEXIST, "%s/" DL_SD_PARENT ".slice exists but no layout is recorded: stop the slice (systemctl stop " DL_SD_PARENT ".slice) and remove the file, then create again",
+			       UNIT_DIR);
+	return 0;
+}
+
+int dl_sd_create(struct dl_layout *l, struct dl_layout_result *res)
+{
+	const char *type = l->flags & DL_LAYOUT_ISOLATED ? "isolated" : "root";
+	char name[256], cg[4200];
+	dl_cpus_t all;
+	sd_bus *bus;
+	int err;
+
+	dl_cpus_zero(&all);
+	for (size_t i = 0; i < l->nparts; i++)
+		dl_cpus_or(&all, &l->parts[i].cpus);
+	err = bus_open(&bus);
+	if (err)
+		return err;
+	err = write_unit(NULL, &all, &l->mems);
+	for (size_t i = 0; !err && i < l->nparts; i++)
+		err = write_unit(l->parts[i].name, &l->parts[i].cpus, &l->mems);
+	if (!err)
+		err = dl_step(res, "unit files");
+	if (!err)
+		err = bus_call(bus, "Reload", "reload its units", "");
+	/* Starting a slice starts its parent first. */
+	for (size_t i = 0; !err && i < l->nparts; i++) {
+		unit_name(name, sizeof(name), l->parts[i].name);
+		err = bus_call(bus, "StartUnit", "start the slice", "ss", name, "replace");
+		if (!err)
+			err = dl_step(res, "slice started");
+	}
+	if (!err && !(err = dl_sd_cgroup(NULL, cg, sizeof(cg))) && !(err = wait_cgroup(cg, &all)))
+		err = set_partition(cg, "root");
+	for (size_t i = 0; !err && i < l->nparts; i++) {
+		dl_sd_cgroup(l->parts[i].name, cg, sizeof(cg));
+		err = wait_cgroup(cg, &l->parts[i].cpus);
+		if (!err)
+			err = set_partition(cg, type);
+		if (!err)
+			err = dl_step(res, "partition");
+	}
+	sd_bus_flush_close_unref(bus);
+	return err;
+}
+
+static uint64_t busy(const char *cg)
+{
+	uint64_t threads = 0, dl = 0;
+
+	dl_sd_count(cg, &threads, &dl);
+	return threads;
+}
+
+int dl_sd_destroy(const struct dl_layout *l, struct dl_layout_result *res)
+{
+	char name[256], cg[4200], path[4096], state[256];
+	int err = 0, e;
+	sd_bus *bus;
+
+	(void)res;
+	for (size_t i = 0; i < l->nparts; i++) {
+		dl_sd_cgroup(l->parts[i].name, cg, sizeof(cg));
+		if (dl_cs_exists(cg) && busy(cg))
+			return dl_fail(-EBUSY, "partition %s still runs tasks (systemctl status %s-%s.slice lists their units): stop them first; destroying the slice would stop them",
+				       l->parts[i].name, DL_SD_PARENT, l->parts[i].name);
+	}
+	err = bus_open(&bus);
+	if (err)
+		return err;
+	/* Member first, children before the parent, once no deadline exit
+	 * is in flight (libdeadline(3), BUGS). */
+	dl_wait_quiet(5000);
+	for (int i = 0; i <= (int)l->nparts; i++) {
+		dl_sd_cgroup(i < (int)l->nparts ? l->parts[i].name : NULL, cg, sizeof(cg));
+		if (dl_cs_read(cg, "cpuset.cpus.partition", state, sizeof(state)) == 0 &&
+		    strcmp(state, "member") != 0 && (e = dl_cs_write(cg, "cpuset.cpus.partition", "member")) &&
+		    !err)
+			err = dl_fail(e, "cannot turn /%s back into a member: %s", cg, strerror(-e));
+	}
+	if (err)
+		goto out;
+	for (int i = 0; i <= (int)l->nparts && !err; i++) {
+		const char *m = i < (int)l->nparts ? l->parts[i].name : NULL;
+
+		unit_name(name, sizeof(name), m);
+		dl_sd_cgroup(m, cg, sizeof(cg));
+		if (dl_cs_exists(cg) && !(err = bus_call(bus, "StopUnit", "stop the slice", "ss", name, "replace")))
+			err = wait_gone(cg);
+	}
+	for (int i = 0; i <= (int)l->nparts && !err; i++) {
+		unit_path(path, sizeof(path), i < (int)l->nparts ? l->parts[i].name : NULL);
+		if (unlink(path) < 0 && errno != ENOENT)
+			err = dl_fail(-errno, "cannot remove %s: %s", path, strerror(errno));
+	}
+	if (!err)
+		err = bus_call(bus, "Reload", "reload its units", "");
+out:
+	sd_bus_flush_close_unref(bus);
+	return err;
+}
+
+/* Until the process is in a cgroup below cg (/proc/PID/cgroup), for up
+ * to ms milliseconds. */
+static int wait_in(pid_t pid, const char *cg, unsigned int ms)
+{
+	uint64_t until = dl_now_ns() + ms * 1000000ULL;
+	char path[64], now[4200];
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	for (;;) {
+		if (dl_read_file(path, now, sizeof(now)) < 0)
+			return dl_fail(-ESRCH, "no process %d", (int)pid);
+		/* "0::/libdl.slice/libdl-rt.slice/libdl-rt-123.scope" */
+		if (strncmp(now, "0::/", 4) == 0 && strncmp(now + 4, cg, strlen(cg)) == 0 &&
+		    now[4 + strlen(cg)] == '/')
+			return 0;
+		if (dl_now_ns() >= until)
+			return dl_fail(-ETIMEDOUT, "systemd did not move process %d into /%s in %u s",
+				       (int)pid, cg, ms / 1000);
+		dl_sleep_ns(5000000);
+	}
+}
+
+int dl_sd_attach(const char *member, pid_t pid)
+{
+	char slice[256], scope[256], cg[4200], desc[256];
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *m = NULL, *reply = NULL;
+	sd_bus *bus;
+	int r;
+
+	if (strcmp(member, DL_CLUSTER) == 0) {
+		/* The cluster is the rest of the machine: any unit outside the
+		 * layout's slice is in it already. */
+		char path[64], now[4200];
+
+		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+		if (dl_read_file(path, now, sizeof(now)) < 0)
+			return dl_fail(-ESRCH, "no process %d", (int)pid);
+		if (strstr(now, "::/" DL_SD_PARENT ".slice/"))
+			return dl_fail(-EBUSY, "process %d runs in a partition (%s): on a systemd host the cluster is every unit outside " DL_SD_PARENT ".slice; start it outside the partition",
+				       (int)pid, now + 3);
+		return 0;
+	}
+	unit_name(slice, sizeof(slice), member);
+	dl_sd_cgroup(member, cg, sizeof(cg));
+	/* Already in the slice (a unit with Slice=): it stays in its unit. */
+	if (wait_in(pid, cg, 0) == 0)
+		return 0;
+	snprintf(scope, sizeof(scope), DL_SD_PARENT "-%s-%d.scope", member, (int)pid);
+	snprintf(desc, sizeof(desc), "process %d in libdl partition %s", (int)pid, member);
+	r = bus_open(&bus);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_new_method_call(bus, &m, DEST, PATH, MANAGER, "StartTransientUnit");
+	if (r >= 0)
+		r = sd_bus_message_append(m, "ss", scope, "fail");
+	if (r >= 0)
+		r = sd_bus_message_append(m, "a(sv)", 3, "Slice", "s", slice, "Description", "s", desc,
+					  "PIDs", "au", 1, (uint32_t)pid);
+	if (r >= 0)
+		r = sd_bus_message_append(m, "a(sa(sv))", 0);
+	if (r < 0) {
+		dl_fail(r, "cannot build the D-Bus call for scope %s: %s", scope, strerror(-r));
+		goto out;
+	}
+	r = sd_bus_call(bus, m, 0, &e, &reply);
+	if (r < 0) {
+		dl_fail(r, "systemd refused to start scope %s in %s: %s", scope, slice,
+			e.message ? e.message : strerror(-r));
+		goto out;
+	}
+	r = wait_in(pid, cg, WAIT_MS);
+out:
+	sd_bus_error_free(&e);
+	sd_bus_message_unref(reply);
+	sd_bus_message_unref(m);
+	sd_bus_flush_close_unref(bus);
+	return r;
+}
+
+#else /* !HAVE_LIBSYSTEMD */
+
+int dl_sd_check(const struct dl_layout *l)
+{
+	(void)l;
+	return dl_fail(-ENOTSUP, "built without libsystemd");
+}
+
+int dl_sd_create(struct dl_layout *l, struct dl_layout_result *res)
+{
+	(void)l;
+	(void)res;
+	return dl_fail(-ENOTSUP, "built without libsystemd");
+}
+
+int dl_sd_destroy(const struct dl_layout *l, struct dl_layout_result *res)
+{
+	(void)l;
+	(void)res;
+	return dl_fail(-ENOTSUP, "this layout was made through systemd, and this libdeadline was built without libsystemd");
+}
+
+int dl_sd_attach(const char *member, pid_t pid)
+{
+	(void)member;
+	(void)pid;
+	return dl_fail(-ENOTSUP, "this layout was made through systemd, and this libdeadline was built without libsystemd");
+}
+#endif

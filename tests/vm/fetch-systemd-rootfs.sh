@@ -1,0 +1,80 @@
+#!/bin/sh
+# fetch-systemd-rootfs.sh: build (once) the root file system the systemd VM
+# suites boot: Debian 12's own systemd as PID 1, on cgroup v2.
+#
+# Usage: tests/vm/fetch-systemd-rootfs.sh
+#
+# Environment:
+#   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
+#   LIBDL_VM_SUITE   Debian suite to bootstrap (default bookworm)
+#
+# Leaves in the cache:
+#   systemd-rootfs.cpio.gz   a gzip'd newc cpio of the whole root file system,
+#                            ready to be an initramfs (the kernel runs its
+#                            /sbin/init, i.e. systemd, with rdinit=/sbin/init)
+#
+# How: `mmdebstrap --variant=minbase` with systemd, systemd-sysv, udev,
+# procps, libcgroup2 and libcap2 from the machine's apt sources (about a
+# minute, 170 MB; FACTS.md, "systemd on cgroup v2"), without docs, man
+# pages and locales, then a few settings for a VM without a terminal:
+# serial-getty@ttyS0 masked (its vhangup cuts the console), no getty on
+# tty1, no timers, an empty machine-id (systemd makes a transient one).
+# Needs root (mmdebstrap --mode=root), as bootstrap.sh runs it.
+#
+# Exit status: 0 when the cache holds the image (at once when it already
+# does); 1 with one line on stderr saying why otherwise.
+set -eu
+
+me=fetch-systemd-rootfs.sh
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${LIBDL_VM_CACHE:-$here/cache}
+suite=${LIBDL_VM_SUITE:-bookworm}
+image=$cache/systemd-rootfs.cpio.gz
+
+die() {
+	echo "$me: $*" >&2
+	exit 1
+}
+
+[ -s "$image" ] && exit 0
+
+command -v mmdebstrap >/dev/null 2>&1 ||
+	die "mmdebstrap not found: install the Debian package mmdebstrap (bootstrap.sh does)"
+command -v cpio >/dev/null 2>&1 || die "cpio not found: install the Debian package cpio"
+[ "$(id -u)" = 0 ] || die "building the systemd image needs root (mmdebstrap --mode=root)"
+
+mkdir -p "$cache" 2>/dev/null || die "cannot create the cache folder $cache"
+work=$(mktemp -d "$cache/.systemd.XXXXXX") || die "cannot create a temporary folder in $cache"
+trap 'rm -rf "$work"' EXIT
+trap 'exit 1' HUP INT TERM
+
+if ! mmdebstrap --variant=minbase \
+	--include=systemd,systemd-sysv,udev,procps,libcgroup2,libcap2 \
+	--dpkgopt='path-exclude=/usr/share/doc/*' \
+	--dpkgopt='path-exclude=/usr/share/man/*' \
+	--dpkgopt='path-exclude=/usr/share/locale/*' \
+	--dpkgopt='path-exclude=/usr/share/zoneinfo/*' \
+	--mode=root "$suite" "$work/rootfs.tar" >"$work/mmdebstrap.log" 2>&1; then
+	why=$(grep -E '^E:' "$work/mmdebstrap.log" | head -n 1)
+	die "mmdebstrap $suite failed${why:+: $why}"
+fi
+
+r=$work/root
+mkdir "$r"
+tar -C "$r" -xf "$work/rootfs.tar" || die "cannot unpack the mmdebstrap tarball"
+rm -f "$work/rootfs.tar"
+
+# A VM with no terminal: nothing waits on a console or a timer.
+ln -sf /dev/null "$r/etc/systemd/system/serial-getty@ttyS0.service"
+ln -sf /dev/null "$r/etc/systemd/system/getty@tty1.service"
+rm -rf "$r/etc/systemd/system/getty.target.wants" "$r/etc/systemd/system/timers.target.wants"
+rm -f "$r/etc/systemd/system/multi-user.target.wants/e2scrub_reap.service"
+: >"$r/etc/machine-id"
+echo libdl-vm >"$r/etc/hostname"
+: >"$r/etc/fstab"
+rm -rf "$r"/var/cache/apt/* "$r"/var/lib/apt/lists/*
+
+(cd "$r" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$work/image" ||
+	die "cannot pack the root file system"
+mv -f "$work/image" "$image"
+echo "$me: Debian $suite with systemd packed into $image ($(du -m "$image" | cut -f1) MB)"
