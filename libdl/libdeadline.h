@@ -123,39 +123,97 @@ int dl_have_cap_sys_nice(void);
 int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,
 	       char *why, size_t len);
 
-/* Periodic tasks: the article's "compute, then sched_yield()" loop.
+/* Periodic tasks (dl_periodic_start(3)): a loop of jobs, each measured.
  *
- *	dl_periodic_start(&pt, &params);
+ *	dl_periodic_start(&pt, &params, DL_PERIODIC_SLEEP, 0);
  *	for (;;) {
  *		do_the_computation();
- *		dl_periodic_next(&pt, &job);   (job: the one just done)
+ *		dl_periodic_next(pt, &job);   (job: the one just done)
  *	}
  *
- * Releases are on the grid of the first period's start plus whole
- * periods (moved earlier when a wake-up comes before it); a job that
- * starts a whole period late counts the periods it skipped. */
+ * DL_PERIODIC_YIELD: the article's pattern; sched_yield() ends a job and
+ * the kernel's next replenishment releases the next: releases follow the
+ * kernel's own period grid, and the CBS moving that grid later is
+ * reported (dl_job.reanchor), not counted as every later job late.
+ * DL_PERIODIC_SLEEP: releases on an absolute grid, first_release + i x
+ * period, slept to with clock_nanosleep(TIMER_ABSTIME), as sporadic
+ * tasks, rt-app and cyclicdeadline do. */
 int dl_yield(void);
 
-struct dl_periodic {
-	uint64_t period;   /* ns */
-	uint64_t deadline; /* ns, relative */
-	uint64_t index;    /* the current job */
-	uint64_t release;  /* CLOCK_MONOTONIC ns: the current job's period start */
-	uint64_t start;    /* when the current job began to run */
-	uint64_t skipped;  /* whole periods lost before the current job */
-};
+#define DL_PERIODIC_YIELD 0
+#define DL_PERIODIC_SLEEP 1
 
-struct dl_job {
-	uint64_t index;    /* job number, from 0 */
-	uint64_t release;  /* CLOCK_MONOTONIC ns: the start of its period */
+struct dl_periodic; /* opaque */
+
+struct dl_job {            /* allocated by the library: fields may be added at the end */
+	uint64_t index;    /* its period's number, from 0 (skipped periods count) */
+	uint64_t release;  /* CLOCK_MONOTONIC ns: when it was released (see the mode) */
 	uint64_t deadline; /* absolute: release + the relative deadline */
-	uint64_t start;    /* when the job began to run */
-	uint64_t end;      /* when it finished */
-	uint64_t skipped;  /* whole periods lost before this job */
+	uint64_t start;    /* when it began to run */
+	uint64_t end;      /* when it ended (dl_periodic_next() was called) */
+	uint64_t response; /* end - release */
+	uint64_t tardiness;/* end - deadline when late, else 0 */
+	uint64_t skipped;  /* periods with no job just before this one */
+	uint64_t reanchor; /* yield: ns the kernel moved its grid later just before it */
+	uint64_t cpu;      /* CPU time the job used (its thread's clock) */
+	uint32_t overruns; /* SIGXCPU (DL_FLAG_DL_OVERRUN) received during it */
+	bool met;          /* end <= deadline */
 };
 
-int dl_periodic_start(struct dl_periodic *pt, const struct dl_params *p);
-int dl_periodic_next(struct dl_periodic *pt, struct dl_job *done);
+struct dl_periodic_stats { /* allocated by the library: fields may be added at the end */
+	uint64_t jobs, misses, skipped, overruns;
+	uint64_t reanchors, reanchor_ns;   /* the kernel's grid moves, and their sum */
+	uint64_t response_min, response_p50, response_p90, response_p99, response_max;
+	uint64_t tardiness_max;
+};
+
+int dl_periodic_start(struct dl_periodic **pt, const struct dl_params *p, int mode,
+		      uint64_t first_release);
+int dl_periodic_next(struct dl_periodic *pt, const struct dl_job **done);
+const struct dl_periodic_stats *dl_periodic_stats(struct dl_periodic *pt);
+void dl_periodic_free(struct dl_periodic *pt);
+
+/* Task sets (the format of libdl-taskset(5)): one task per line. */
+struct dl_taskset;                 /* opaque */
+struct dl_taskspec {               /* allocated by the library only: fields may be added at the end */
+	const char *name;          /* "heavy"; count=N copies are "light.1".."light.N" */
+	struct dl_params params;   /* normalized: deadline and period filled in */
+	uint64_t work;             /* CPU ns burned per job by dl-load; default 90% of runtime */
+	uint64_t offset;           /* ns: first release after the common start */
+	const char *place;         /* NULL: anywhere; DL_CLUSTER; or a partition name */
+	char *const *argv;         /* NULL-terminated COMMAND ARG..., or NULL */
+	int line;                  /* line in the file it came from (0 when added by API) */
+};
+struct dl_taskset *dl_taskset_new(void);
+int dl_taskset_add(struct dl_taskset *ts, const char *name, const struct dl_params *p); /* work 90%, offset 0, no place */
+int dl_taskset_read(const char *path, struct dl_taskset **ts);          /* "-" = stdin */
+int dl_taskset_parse(const char *text, size_t len, const char *origin, struct dl_taskset **ts);
+size_t dl_taskset_count(const struct dl_taskset *ts);
+const struct dl_taskspec *dl_taskset_task(const struct dl_taskset *ts, size_t i);
+void dl_taskset_free(struct dl_taskset *ts);
+
+/* Running a task set (dl_load_run(3), dl-load(1)): one process per task,
+ * each placed and admitted before all are released from one common
+ * start, each job burning the task's work of CPU time. */
+#define DL_LOAD_KEEP_JOBS    0x1 /* keep every job's record */
+#define DL_LOAD_IGNORE_PLACE 0x2 /* run every task where the caller is */
+struct dl_load; /* opaque */
+struct dl_load_task {                    /* allocated by the library: fields may be added at the end */
+	const struct dl_taskspec *spec;  /* the task (the set's) */
+	pid_t pid;                       /* the process that ran it */
+	int err;                         /* 0, or how its run failed (negative errno) */
+	const char *errmsg;              /* why, when err */
+	int status;                      /* its process's wait status */
+	const struct dl_periodic_stats *stats;
+	const struct dl_job *jobs;       /* with DL_LOAD_KEEP_JOBS; else NULL */
+	size_t njobs;
+};
+int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t duration, uint64_t jobs,
+		unsigned int flags, struct dl_load **out);
+size_t dl_load_count(const struct dl_load *l);
+const struct dl_load_task *dl_load_task(const struct dl_load *l, size_t i);
+uint64_t dl_load_start(const struct dl_load *l); /* the common start, CLOCK_MONOTONIC ns */
+void dl_load_free(struct dl_load *l);
 
 /* Root domains and their deadline bandwidth. */
 struct dl_rd {

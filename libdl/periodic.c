@@ -1,15 +1,79 @@
 /*
- * periodic.c: the periodic-task pattern of the deadline scheduler.
+ * periodic.c: periodic deadline tasks, every job measured.
  *
- * sched_yield() in a SCHED_DEADLINE task gives up the rest of the current
- * runtime; the task sleeps until its next replenishment, the start of its
- * next period (Documentation/scheduler/sched-deadline.rst, 4.4).
+ * The loop's two activation modes and what "release" means in each are
+ * in release.c; this file does the waiting, reads the clocks and keeps
+ * the statistics.  Times are CLOCK_MONOTONIC, the clock the kernel's
+ * replenishment timer runs on (start_dl_timer() converts the deadline
+ * from the runqueue clock to it).
  */
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
-#include "internal.h"
+#include "periodic.h"
+
+struct dl_periodic {
+	struct dl_book book;
+	struct dl_job last;
+	struct dl_periodic_stats stats;
+	uint64_t *resp;     /* every job's response, for the percentiles */
+	size_t nresp, cap;
+	uint64_t cpu0;      /* the thread's CPU clock when the job began */
+	long nvcsw0;        /* its voluntary switches then */
+	uint32_t xcpu0;     /* SIGXCPU count then */
+};
+
+/* DL_FLAG_DL_OVERRUN sends SIGXCPU to the process, whose default action
+ * kills it: count them instead (process-wide, as the signal is). */
+static volatile uint32_t xcpu_count;
+
+static void on_xcpu(int sig)
+{
+	(void)sig;
+	__atomic_add_fetch(&xcpu_count, 1, __ATOMIC_RELAXED);
+}
+
+static void count_overruns(void)
+{
+	struct sigaction old, sa;
+
+	if (sigaction(SIGXCPU, NULL, &old) < 0 || old.sa_handler != SIG_DFL)
+		return; /* the program handles it */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_xcpu;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGXCPU, &sa, NULL);
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static long voluntary_switches(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nvcsw : 0;
+}
+
+/* Sleep until the CLOCK_MONOTONIC instant t (at once if it has passed). */
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ULL), .tv_nsec = (long)(t % 1000000000ULL) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
 
 DL_EXPORT int dl_yield(void)
 {
@@ -18,11 +82,26 @@ DL_EXPORT int dl_yield(void)
 	return 0;
 }
 
-DL_EXPORT int dl_periodic_start(struct dl_periodic *pt, const struct dl_params *p)
+static void job_begins(struct dl_periodic *pt)
 {
+	pt->cpu0 = thread_cpu_ns();
+	pt->xcpu0 = __atomic_load_n(&xcpu_count, __ATOMIC_RELAXED);
+	if (pt->book.mode == DL_PERIODIC_YIELD)
+		pt->nvcsw0 = voluntary_switches();
+}
+
+DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params *p, int mode,
+				uint64_t first_release)
+{
+	struct dl_periodic *pt;
 	struct dl_params norm;
+	uint64_t now, release;
 	int err;
 
+	if (!out)
+		return dl_fail(-EINVAL, "dl_periodic_start needs somewhere to put the task");
+	if (mode != DL_PERIODIC_YIELD && mode != DL_PERIODIC_SLEEP)
+		return dl_fail(-EINVAL, "unknown periodic mode %d: use DL_PERIODIC_YIELD or DL_PERIODIC_SLEEP", mode);
 	if (p) {
 		err = dl_params_normalize(p, &norm);
 		if (!err)
@@ -37,48 +116,120 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic *pt, const struct dl_params *
 	}
 	if (err)
 		return err;
-	memset(pt, 0, sizeof(*pt));
-	pt->period = norm.period;
-	pt->deadline = norm.deadline;
-	/* Begin on a period boundary: the first replenishment after this. */
-	err = dl_yield();
-	if (err)
-		return err;
-	pt->release = pt->start = dl_now_ns();
+	pt = calloc(1, sizeof(*pt));
+	if (!pt)
+		return dl_fail(-ENOMEM, "out of memory");
+	if (norm.flags & DL_FLAG_DL_OVERRUN)
+		count_overruns();
+	now = dl_now_ns();
+	if (first_release > now) {
+		/* In yield mode too: the CBS wake-up rule gives the task a
+		 * fresh deadline, now + D, when it wakes here, so the
+		 * kernel's periods start at the release. */
+		sleep_until(first_release);
+		release = first_release;
+	} else if (mode == DL_PERIODIC_YIELD) {
+		/* Begin on a period boundary: the next replenishment. */
+		err = dl_yield();
+		if (err) {
+			free(pt);
+			return err;
+		}
+		release = dl_now_ns();
+	} else {
+		release = first_release ? first_release : now;
+	}
+	dl_book_init(&pt->book, mode, &norm, release, dl_now_ns());
+	job_begins(pt);
+	*out = pt;
 	return 0;
 }
 
-DL_EXPORT int dl_periodic_next(struct dl_periodic *pt, struct dl_job *done)
+static void record(struct dl_periodic *pt, const struct dl_job *job)
 {
-	uint64_t end = dl_now_ns(), now, release;
+	struct dl_periodic_stats *st = &pt->stats;
+
+	st->jobs++;
+	st->misses += !job->met;
+	st->skipped += job->skipped;
+	st->overruns += job->overruns;
+	if (job->reanchor) {
+		st->reanchors++;
+		st->reanchor_ns += job->reanchor;
+	}
+	if (job->tardiness > st->tardiness_max)
+		st->tardiness_max = job->tardiness;
+	if (pt->nresp == pt->cap) {
+		size_t cap = pt->cap ? 2 * pt->cap : 1024;
+		uint64_t *r = realloc(pt->resp, cap * sizeof(*r));
+
+		if (!r)
+			return; /* the percentiles lose this job; the counts do not */
+		pt->resp = r;
+		pt->cap = cap;
+	}
+	pt->resp[pt->nresp++] = job->response;
+}
+
+DL_EXPORT int dl_periodic_next(struct dl_periodic *pt, const struct dl_job **done)
+{
+	uint64_t end = dl_now_ns(), cpu = thread_cpu_ns(), wake, release;
+	bool blocked = false;
 	int err;
 
-	if (done) {
-		done->index = pt->index;
-		done->release = pt->release;
-		done->deadline = pt->release + pt->deadline;
-		done->start = pt->start;
-		done->end = end;
-		done->skipped = pt->skipped;
+	if (!pt)
+		return dl_fail(-EINVAL, "dl_periodic_next needs the task dl_periodic_start made");
+	if (pt->book.mode == DL_PERIODIC_YIELD)
+		blocked = voluntary_switches() != pt->nvcsw0;
+	dl_book_end(&pt->book, end, &pt->last);
+	pt->last.cpu = cpu - pt->cpu0;
+	pt->last.overruns = __atomic_load_n(&xcpu_count, __ATOMIC_RELAXED) - pt->xcpu0;
+	record(pt, &pt->last);
+	if (pt->book.mode == DL_PERIODIC_SLEEP) {
+		release = dl_book_sleep_next(&pt->book, end);
+		sleep_until(release);
+		dl_book_started(&pt->book, dl_now_ns());
+	} else {
+		err = dl_yield();
+		if (err)
+			return err;
+		wake = dl_now_ns();
+		dl_book_yield_next(&pt->book, end, wake, pt->last.cpu > pt->book.runtime, blocked);
+		dl_book_started(&pt->book, wake);
 	}
-	err = dl_yield();
-	if (err)
-		return err;
-	now = dl_now_ns();
-	release = pt->release + pt->period;
-	pt->skipped = 0;
-	/* Woken a whole period (or more) after the next release: the job of
-	 * that period never ran on time. */
-	while (now >= release + pt->period) {
-		release += pt->period;
-		pt->skipped++;
-	}
-	/* Woken before the grid's release: the grid was late (the first
-	 * wake-up had latency the replenishments do not).  Move it. */
-	if (now < release)
-		release = now;
-	pt->index++;
-	pt->release = release;
-	pt->start = now;
+	job_begins(pt);
+	if (done)
+		*done = &pt->last;
 	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+DL_EXPORT const struct dl_periodic_stats *dl_periodic_stats(struct dl_periodic *pt)
+{
+	struct dl_periodic_stats *st;
+
+	if (!pt)
+		return NULL;
+	st = &pt->stats;
+	qsort(pt->resp, pt->nresp, sizeof(*pt->resp), cmp_u64);
+	st->response_min = pt->nresp ? pt->resp[0] : 0;
+	st->response_p50 = dl_percentile(pt->resp, pt->nresp, 50);
+	st->response_p90 = dl_percentile(pt->resp, pt->nresp, 90);
+	st->response_p99 = dl_percentile(pt->resp, pt->nresp, 99);
+	st->response_max = pt->nresp ? pt->resp[pt->nresp - 1] : 0;
+	return st;
+}
+
+DL_EXPORT void dl_periodic_free(struct dl_periodic *pt)
+{
+	if (!pt)
+		return;
+	free(pt->resp);
+	free(pt);
 }

@@ -278,45 +278,58 @@ START_TEST(test_process_reports_and_rolls_back)
 }
 END_TEST
 
-/* dl_periodic_next() wakes once per period, on the period's grid. */
+/* Yield mode: dl_periodic_next() wakes once per period, on the kernel's
+ * grid: the wake-up (the replenishment) follows the release closely. */
 START_TEST(test_periodic)
 {
 	struct dl_params p = { .runtime = 2 * MS, .period = 20 * MS };
-	struct dl_periodic pt;
-	struct dl_job job;
+	struct dl_periodic *pt;
+	const struct dl_job *job;
+	const struct dl_periodic_stats *st;
 	uint64_t first = 0, last = 0;
 
-	ck_assert_msg(dl_periodic_start(&pt, &p) == 0, "%s", dl_errmsg());
+	ck_assert_msg(dl_periodic_start(&pt, &p, DL_PERIODIC_YIELD, 0) == 0, "%s", dl_errmsg());
 	for (int i = 0; i < 25; i++) {
-		ck_assert_int_eq(dl_periodic_next(&pt, &job), 0);
-		ck_assert_uint_eq(job.index, (uint64_t)i);
-		ck_assert_uint_eq(job.deadline, job.release + 20 * MS);
-		ck_assert_uint_ge(job.end, job.start);
+		ck_assert_int_eq(dl_periodic_next(pt, &job), 0);
+		ck_assert_uint_eq(job->index, (uint64_t)i + job->skipped);
+		ck_assert_uint_eq(job->deadline, job->release + 20 * MS);
+		ck_assert_uint_ge(job->start, job->release);
+		ck_assert_uint_ge(job->end, job->start);
+		ck_assert_uint_eq(job->response, job->end - job->release);
+		ck_assert_uint_lt(job->start - job->release, 20 * MS);
 		if (i == 0)
-			first = job.release;
-		last = job.release;
+			first = job->release;
+		last = job->release;
 	}
 	/* 24 periods between the first job and the last, give or take the
-	 * periods a loaded machine made it skip and the grid's moves to
-	 * the kernel's earlier wake-ups. */
+	 * grid's moves to the kernel's earlier wake-ups and what a loaded
+	 * machine made it skip or shift. */
 	ck_assert_uint_ge(last - first, 24 * 20 * MS - 2 * MS);
 	ck_assert_uint_le(last - first, 24 * 20 * MS + 200 * MS);
-	/* The wake-up follows the release closely: it is the replenishment. */
-	ck_assert_uint_lt(pt.start - pt.release, 20 * MS);
+	st = dl_periodic_stats(pt);
+	ck_assert_uint_eq(st->jobs, 25);
+	ck_assert_uint_le(st->response_min, st->response_p50);
+	ck_assert_uint_le(st->response_p50, st->response_p99);
+	ck_assert_uint_le(st->response_p99, st->response_max);
+	dl_periodic_free(pt);
 }
 END_TEST
 
 START_TEST(test_periodic_adopts_reservation)
 {
 	struct dl_params p = { .runtime = 1 * MS, .period = 10 * MS };
-	struct dl_periodic pt;
+	struct dl_periodic *pt;
+	const struct dl_job *job;
 
-	ck_assert_int_eq(dl_periodic_start(&pt, NULL), -EINVAL);
+	ck_assert_int_eq(dl_periodic_start(&pt, NULL, DL_PERIODIC_SLEEP, 0), -EINVAL);
 	ck_assert(strstr(dl_errmsg(), "not under SCHED_DEADLINE"));
 	ck_assert_int_eq(dl_set(0, &p), 0);
-	ck_assert_msg(dl_periodic_start(&pt, NULL) == 0, "%s", dl_errmsg());
-	ck_assert_uint_eq(pt.period, 10 * MS);
-	ck_assert_uint_eq(pt.deadline, 10 * MS);
+	ck_assert_msg(dl_periodic_start(&pt, NULL, DL_PERIODIC_SLEEP, 0) == 0, "%s", dl_errmsg());
+	ck_assert_int_eq(dl_periodic_next(pt, &job), 0);
+	ck_assert_uint_eq(job->deadline - job->release, 10 * MS); /* the adopted deadline */
+	ck_assert_int_eq(dl_periodic_next(pt, &job), 0);
+	ck_assert_uint_eq(job->index, 1 + job->skipped);
+	dl_periodic_free(pt);
 }
 END_TEST
 
