@@ -416,6 +416,7 @@ DL_EXPORT int dl_global_test(const struct dl_params *tasks, size_t n, int ncpus,
 		snprintf(r->why, sizeof(r->why),
 			 "infeasible: the tasks%s need %s CPUs, more than the %d there are",
 			 nfix ? " and fair servers" : "", u, ncpus);
+		r->scaling = dl_an_global_scaling(ts, total, nfix, ncpus, total <= 200 ? 0x1f : 1u << DL_TEST_GFB);
 		goto done;
 	}
 	r->result[DL_TEST_NM] = total <= (size_t)ncpus;

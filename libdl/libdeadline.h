@@ -416,6 +416,12 @@ struct dl_plan {
 int dl_plan_compute(const struct dl_params *tasks, size_t n, const struct dl_platform *pf,
 		    struct dl_plan **plan);
 void dl_plan_free(struct dl_plan *plan);
+/* The same for a task set's tasks (task i of the plan is the set's i). */
+int dl_plan_taskset(const struct dl_taskset *set, const struct dl_platform *pf,
+		    struct dl_plan **plan);
+/* The layout that makes a feasible plan with partitions real, for
+ * dl_layout_create(). */
+int dl_plan_layout(const struct dl_plan *plan, struct dl_layout **layout);
 
 #ifdef __cplusplus
 }

@@ -389,7 +389,7 @@ static void explain_none(struct ctx *c, char *why, size_t len)
 	struct dl_qpa_out o;
 
 	if (u < 0) {
-		snprintf(why, len, "no layout found: no task set split passes the kernel's admission and the tests");
+		snprintf(why, len, "no split of the tasks passes the kernel's admission and the tests");
 		return;
 	}
 	dl_bw_format((int64_t)c->bw[u], a, sizeof(a));
@@ -398,8 +398,8 @@ static void explain_none(struct ctx *c, char *why, size_t len)
 	dl_bw_format(c->bins[0].room, room, sizeof(room));
 	if (!c->pf->unlimited && c->bins[0].room < (int64_t)c->bw[u]) {
 		snprintf(why, len,
-			 "task %zd cannot be placed: it needs %s of a CPU, but the kernel admits at most %s on one CPU (%s per CPU%s), and no test guarantees it in a cluster",
-			 u, a, room, dl_bw_format((int64_t)c->pf->cpu_bw, b, sizeof(b)),
+			 "it needs %s of a CPU, but the kernel admits at most %s on one CPU (%s per CPU%s), and no test guarantees it in a cluster",
+			 a, room, dl_bw_format((int64_t)c->pf->cpu_bw, b, sizeof(b)),
 			 c->has_sv ? " minus the fair server" : "");
 		return;
 	}
@@ -407,14 +407,14 @@ static void explain_none(struct ctx *c, char *why, size_t len)
 	dl_qpa(c->bins[0].ts, c->bins[0].n + 1, &o);
 	if (o.verdict != DL_SCHEDULABLE) {
 		snprintf(why, len,
-			 "task %zd cannot be placed: even alone on one CPU%s its demand %s exceeds the %s before a deadline, and no test guarantees it in a cluster",
-			 u, c->has_sv ? " with the fair server" : "",
+			 "even alone on one CPU%s its demand %s exceeds the %s before a deadline, and no test guarantees it in a cluster",
+			 c->has_sv ? " with the fair server" : "",
 			 dl_time_format(o.fail_demand, a, sizeof(a)), dl_time_format(o.fail_t, b, sizeof(b)));
 		return;
 	}
 	snprintf(why, len,
-		 "task %zd (%s of a CPU, deadline %s) cannot be placed: after the denser tasks no CPU has room for it (admission or a deadline on that CPU), and no cluster that holds the rest is guaranteed by a test",
-		 u, a, d);
+		 "it needs %s of a CPU by a deadline of %s, and after the denser tasks no CPU has room for it (the admission or a deadline on that CPU), and no cluster holding the rest is guaranteed by a test",
+		 a, d);
 }
 
 static int cmp_density(const void *a, const void *b, void *arg)

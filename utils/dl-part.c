@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "dl-part-plan.h"
 #include "util.h"
 
 static noreturn void usage(void)
@@ -389,6 +390,8 @@ int main(int argc, char **argv)
 		usage();
 	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version"))
 		print_version();
+	if (!strcmp(cmd, "plan") || !strcmp(cmd, "apply")) /* dl-part-plan.c */
+		return dl_part_plan_main(cmd, argc, argv);
 	if (strcmp(cmd, "create") && strcmp(cmd, "list") && strcmp(cmd, "destroy") &&
 	    strcmp(cmd, "status") && strcmp(cmd, "repair"))
 		usage_error("unknown command '%s': create, list, destroy, status or repair", cmd);

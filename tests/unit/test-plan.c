@@ -88,7 +88,7 @@ START_TEST(test_no_plan)
 	ck_assert_int_eq(dl_plan_compute(p, 3, pf, &plan), 0);
 	ck_assert(!plan->feasible);
 	ck_assert_int_ge(plan->unplaced, 0);
-	ck_assert_ptr_nonnull(strstr(plan->why, "cannot be placed"));
+	ck_assert_ptr_nonnull(strstr(plan->why, "needs 0.9300 of a CPU"));
 	ck_assert_ptr_nonnull(strstr(plan->why, "0.9000"));
 	ck_assert_int_eq(plan->global->verdict, DL_INFEASIBLE);
 	dl_plan_free(plan);
