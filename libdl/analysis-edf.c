@@ -153,7 +153,16 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 int dl_an_util_cmp(const struct dl_an_task *ts, size_t n, uint64_t m)
 {
 	dl_u128 lo = 0, hi = 0, num = 0, den = 1, lim = (dl_u128)m << DL_FP_SHIFT;
+	double u = 0;
 
+	/* Doubles first: each ratio is within 2^-52 of the truth, so a sum
+	 * more than 1e-9 per task away from m decides. */
+	for (size_t i = 0; i < n; i++)
+		u += (double)ts[i].c / (double)ts[i].t;
+	if (u < (double)m - 1e-9 * (double)(n + 1))
+		return -1;
+	if (u > (double)m + 1e-9 * (double)(n + 1))
+		return 1;
 	for (size_t i = 0; i < n; i++) {
 		lo += dl_fp_ratio_down(ts[i].c, ts[i].t);
 		hi += dl_fp_ratio_up(ts[i].c, ts[i].t);
@@ -209,15 +218,18 @@ static uint64_t deadline_at_or_before(const struct dl_an_task *ts, size_t n, uin
 	return best;
 }
 
-/* The synchronous busy period, iterated from sum C; stops past limit. */
-static uint64_t busy_period(const struct dl_an_task *ts, size_t n, uint64_t limit)
+/* The synchronous busy period, iterated from sum C; UINT64_MAX past limit
+ * or when it converges slowly. */
+static uint64_t busy_period(const struct dl_an_task *ts, size_t n, uint64_t limit, int rounds)
 {
 	dl_u128 w = 0, next;
 
 	for (size_t i = 0; i < n; i++)
 		w += ts[i].c;
-	for (;;) {
-		if (w > limit)
+	/* Each round is O(n) and small runtimes make it creep: past the
+	 * rounds given La* alone bounds the check (it is a valid bound too). */
+	for (int round = 0;; round++) {
+		if (w > limit || round >= rounds)
 			return UINT64_MAX;
 		next = 0;
 		for (size_t i = 0; i < n; i++)
@@ -231,8 +243,24 @@ static uint64_t busy_period(const struct dl_an_task *ts, size_t n, uint64_t limi
 /* Zhang and Burns' La*, rounded up; UINT64_MAX when U is not below 1. */
 static uint64_t la_star(const struct dl_an_task *ts, size_t n)
 {
-	uint64_t u = dl_an_util_up(ts, n);
+	double ud = 0, nd = 0;
+	uint64_t u;
 	dl_u128 num = 0;
+
+	/* In doubles while 1 - U is not tiny: their error is far below the
+	 * 1e-6 added, so the bound stays an upper bound. */
+	for (size_t i = 0; i < n; i++) {
+		double ui = (double)ts[i].c / (double)ts[i].t;
+
+		ud += ui;
+		nd += ui * (double)(ts[i].t - ts[i].d);
+	}
+	if (ud < 1.0 - 1e-6) {
+		double la = nd / (1.0 - ud) * (1.0 + 1e-6) + 1.0;
+
+		return la >= 9.2e18 ? UINT64_MAX : (uint64_t)la + 1;
+	}
+	u = dl_an_util_up(ts, n);
 
 	if (u >= DL_FP_ONE)
 		return UINT64_MAX;
@@ -246,7 +274,32 @@ static uint64_t la_star(const struct dl_an_task *ts, size_t n)
 	return num > UINT64_MAX ? UINT64_MAX : (uint64_t)num;
 }
 
+/* A sufficient test: each demand bound below its linear upper bound
+ * C + U (t - D) (t >= D); t minus their sum grows between the relative
+ * deadlines (U < 1), so checking at each D is enough.  In doubles with
+ * a margin far above their error; a refusal here only means "run QPA". */
+static bool approx_demand_ok(const struct dl_an_task *ts, size_t n)
+{
+	if (n > 256)
+		return false;
+	for (size_t k = 0; k < n; k++) {
+		double dk = (double)ts[k].d, sum = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (ts[i].d <= ts[k].d)
+				sum += (double)ts[i].c + (double)ts[i].c * (double)(ts[k].d - ts[i].d) / (double)ts[i].t;
+		if (sum > dk * (1.0 - 1e-9 * (double)(n + 1)))
+			return false;
+	}
+	return true;
+}
+
 int dl_qpa(const struct dl_an_task *ts, size_t n, struct dl_qpa_out *o)
+{
+	return dl_qpa_limited(ts, n, o, UINT64_MAX);
+}
+
+int dl_qpa_limited(const struct dl_an_task *ts, size_t n, struct dl_qpa_out *o, uint64_t max_steps)
 {
 	uint64_t dmin = UINT64_MAX, l, t, h;
 	int ucmp;
@@ -296,8 +349,29 @@ int dl_qpa(const struct dl_an_task *ts, size_t n, struct dl_qpa_out *o)
 			t1 = next;
 		}
 	} else {
+		double dens = 0;
+
+		/* Shortcuts: density at most 1 (with room for the doubles'
+		 * error) passes; a demand above the first deadlines fails. */
+		for (size_t i = 0; i < n; i++)
+			dens += (double)ts[i].c / (double)ts[i].d;
+		if (dens <= 1.0 - 1e-9 * (double)(n + 1))
+			return 0;
+		if (approx_demand_ok(ts, n))
+			return 0;
+		for (size_t i = 0; n <= 64 && i < n; i++) {
+			o->steps++;
+			h = dl_an_demand(ts, n, ts[i].d);
+			if (h > ts[i].d) {
+				o->verdict = DL_INFEASIBLE;
+				o->fail_t = deadline_at_or_before(ts, n, ts[i].d, &o->limiting);
+				o->fail_demand = h;
+				return 0;
+			}
+		}
 		l = la_star(ts, n);
-		l = busy_period(ts, n, l == UINT64_MAX ? (1ULL << 62) : l);
+		/* With U = 1 there is no La*: the busy period must do. */
+		l = l == UINT64_MAX ? busy_period(ts, n, 1ULL << 62, 10000000) : busy_period(ts, n, l, 64);
 		if (l == UINT64_MAX) {
 			l = la_star(ts, n);
 			if (l == UINT64_MAX) {
@@ -311,7 +385,10 @@ int dl_qpa(const struct dl_an_task *ts, size_t n, struct dl_qpa_out *o)
 	if (t == 0)
 		return 0;
 	for (;;) {
-		o->steps++;
+		if (++o->steps > max_steps) {
+			o->verdict = DL_NOT_GUARANTEED;
+			return 0;
+		}
 		h = dl_an_demand(ts, n, t);
 		if (h > t) {
 			ssize_t who = -1;
@@ -332,6 +409,13 @@ int dl_qpa(const struct dl_an_task *ts, size_t n, struct dl_qpa_out *o)
 			return 0;
 	}
 }
+
+/* Near the critical factor the interval to check grows without bound:
+ * the search gives up on a factor after this many QPA steps and takes it
+ * as failing, so the factor found is a lower bound (exact in practice). */
+#define SCALING_STEPS 500
+/* ...and it stops within 1/4096 of it (DL_BW units). */
+#define SCALING_PRECISION 256
 
 /* Runtimes times alpha (DL_BW units), rounded up; false when one would
  * pass its deadline. */
@@ -366,7 +450,7 @@ uint64_t dl_an_edf_scaling(const struct dl_an_task *ts, size_t n, size_t nfixed,
 		memcpy(tmp, ts, n * sizeof(*tmp));
 		if (!scale_tasks(ts, n - nfixed, hi, tmp))
 			break;
-		dl_qpa(tmp, n, &o);
+		dl_qpa_limited(tmp, n, &o, SCALING_STEPS);
 		if (o.verdict != DL_SCHEDULABLE)
 			break;
 		lo = hi;
@@ -374,11 +458,11 @@ uint64_t dl_an_edf_scaling(const struct dl_an_task *ts, size_t n, size_t nfixed,
 			break;
 		hi <<= 1;
 	}
-	while (hi - lo > 1) {
+	while (hi - lo > SCALING_PRECISION) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
 		memcpy(tmp, ts, n * sizeof(*tmp));
-		if (scale_tasks(ts, n - nfixed, mid, tmp) && (dl_qpa(tmp, n, &o), o.verdict == DL_SCHEDULABLE))
+		if (scale_tasks(ts, n - nfixed, mid, tmp) && (dl_qpa_limited(tmp, n, &o, SCALING_STEPS), o.verdict == DL_SCHEDULABLE))
 			lo = mid;
 		else
 			hi = mid;
@@ -391,7 +475,7 @@ uint64_t dl_an_edf_scaling(const struct dl_an_task *ts, size_t n, size_t nfixed,
 				if (tmp[i].c == 0 || (((dl_u128)ts[i].c * hi + DL_BW_UNIT - 1) >> DL_BW_SHIFT) > ts[i].d)
 					*limiting = (ssize_t)i;
 		} else {
-			dl_qpa(tmp, n, &o);
+			dl_qpa_limited(tmp, n, &o, SCALING_STEPS);
 			*limiting = o.limiting;
 		}
 		if (*limiting >= (ssize_t)(n - nfixed))
@@ -399,6 +483,38 @@ uint64_t dl_an_edf_scaling(const struct dl_an_task *ts, size_t n, size_t nfixed,
 	}
 	free(tmp);
 	return lo;
+}
+
+uint64_t dl_an_edf_scaling_bound(const struct dl_an_task *ts, size_t n, size_t nfixed)
+{
+	double best = 1e18;
+
+	/* alpha x (each scaled task's C + U (t - D)) + the fixed ones' must
+	 * stay below t at every relative deadline, and alpha U + U_fixed
+	 * below 1: the linear demand bound, solved for alpha. */
+	for (size_t k = 0; k <= n; k++) {
+		double lim = k < n ? (double)ts[k].d : 1.0, var = 0, fix = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			double x;
+
+			if (k < n && ts[i].d > ts[k].d)
+				continue;
+			x = k < n ? (double)ts[i].c + (double)ts[i].c * (double)(ts[k].d - ts[i].d) / (double)ts[i].t
+				  : (double)ts[i].c / (double)ts[i].t;
+			if (i < n - nfixed)
+				var += x;
+			else
+				fix += x;
+		}
+		if (var > 0 && (lim - fix) / var < best)
+			best = (lim - fix) / var;
+	}
+	for (size_t i = 0; i < n - nfixed; i++)
+		if ((double)ts[i].d / (double)ts[i].c < best)
+			best = (double)ts[i].d / (double)ts[i].c;
+	best *= 1.0 - 1e-9 * (double)(n + 1);
+	return best <= 0 ? 0 : best >= 1e12 ? UINT64_MAX : (uint64_t)(best * (double)DL_BW_UNIT);
 }
 
 DL_EXPORT int dl_edf_test(const struct dl_params *tasks, size_t n, const struct dl_params *server,

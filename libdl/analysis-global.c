@@ -38,6 +38,7 @@
  * accepted, and the simulation not at all. */
 #define QUADRATIC_ALWAYS_MAX 1000
 #define QUADRATIC_MAX 2000
+#define RTA_MAX 300
 #define SIM_TASKS_MAX 64
 #define SIM_EVENTS_MAX 2000000
 #define RTA_ROUNDS_MAX 64
@@ -80,6 +81,24 @@ int dl_bak(const struct dl_an_task *ts, size_t n, int m, ssize_t *limit)
 		uint64_t lambda = dl_fp_ratio_up(ts[k].c, ts[k].d);
 		int64_t bound = (int64_t)((uint64_t)m * DL_FP_ONE) - (int64_t)((uint64_t)(m - 1) * lambda);
 		uint64_t sum = 0;
+		double lk = (double)ts[k].c / (double)ts[k].d, sd = 0, eps = 1e-9 * (double)(n + 1);
+
+		/* Doubles decide unless the sum is within eps of the bound;
+		 * then the fixed point below, rounded against acceptance. */
+		for (size_t i = 0; i < n; i++) {
+			double ui = (double)ts[i].c / (double)ts[i].t;
+			double b = ui * (1.0 + (double)(ts[i].t - ts[i].d) / (double)ts[k].d);
+
+			if (lk < ui)
+				b += ((double)ts[i].c - lk * (double)ts[i].t) / (double)ts[k].d;
+			sd += b < 1.0 ? b : 1.0;
+		}
+		if (sd < (double)m * (1.0 - lk) + lk - eps)
+			continue;
+		if (sd > (double)m * (1.0 - lk) + lk + eps) {
+			*limit = (ssize_t)k;
+			return 0;
+		}
 
 		for (size_t i = 0; i < n && (int64_t)sum <= bound; i++) {
 			dl_u128 num = (dl_u128)ts[i].c * (ts[k].d + ts[i].t - ts[i].d);
@@ -348,7 +367,7 @@ uint64_t dl_an_global_scaling(const struct dl_an_task *ts, size_t n, size_t nfix
 		uint64_t a = grow > 0 ? hi : lo + (hi - lo) / 2;
 		bool ok = true;
 
-		if (grow < 0 && hi - lo <= 1)
+		if (grow < 0 && hi - lo <= 256) /* within 1/4096 */
 			break;
 		memcpy(tmp, ts, n * sizeof(*tmp));
 		for (size_t i = 0; i + nfixed < n && ok; i++) {
@@ -426,11 +445,13 @@ DL_EXPORT int dl_global_test(const struct dl_params *tasks, size_t n, int ncpus,
 	if ((!r->result[DL_TEST_GFB] && total <= QUADRATIC_MAX) || total <= QUADRATIC_ALWAYS_MAX) {
 		r->result[DL_TEST_BAK] = dl_bak(ts, total, ncpus, &lim);
 		r->result[DL_TEST_BCL] = dl_bcl(ts, total, ncpus, &lim);
-		r->result[DL_TEST_RTA] = dl_rta(ts, total, ncpus, r->response, &lim);
-		if (!r->result[DL_TEST_RTA] && lim >= 0)
-			r->limiting = lim;
-		if (!r->result[DL_TEST_RTA])
-			memset(r->response, 0, n * sizeof(uint64_t));
+		if (total <= RTA_MAX) {
+			r->result[DL_TEST_RTA] = dl_rta(ts, total, ncpus, r->response, &lim);
+			if (!r->result[DL_TEST_RTA] && lim >= 0)
+				r->limiting = lim;
+			if (!r->result[DL_TEST_RTA])
+				memset(r->response, 0, n * sizeof(uint64_t));
+		}
 	}
 	for (int t = DL_TEST_NM; t <= DL_TEST_RTA; t++)
 		if (r->result[t] == 1) {

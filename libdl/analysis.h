@@ -54,6 +54,8 @@ struct dl_qpa_out {
 	uint64_t steps;
 };
 int dl_qpa(const struct dl_an_task *ts, size_t n, struct dl_qpa_out *o);
+/* The same, giving up (DL_NOT_GUARANTEED) after max_steps demand checks. */
+int dl_qpa_limited(const struct dl_an_task *ts, size_t n, struct dl_qpa_out *o, uint64_t max_steps);
 
 /* Total utilization against 1: -1 below, 0 equal, 1 above (exact). */
 int dl_an_util_cmp(const struct dl_an_task *ts, size_t n, uint64_t m);
@@ -78,6 +80,8 @@ uint64_t dl_an_edf_scaling(const struct dl_an_task *ts, size_t n, size_t nfixed,
 			   ssize_t *limiting);
 uint64_t dl_an_global_scaling(const struct dl_an_task *ts, size_t n, size_t nfixed, int m,
 			      unsigned mask);
+/* A lower bound of the first, from the linear demand bound: cheap. */
+uint64_t dl_an_edf_scaling_bound(const struct dl_an_task *ts, size_t n, size_t nfixed);
 bool dl_an_any_accepts(const struct dl_an_task *ts, size_t n, int m, unsigned mask);
 
 /* The kernel's admission of a root domain of ncpus CPUs: the sum of

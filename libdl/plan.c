@@ -26,8 +26,13 @@
 
 /* Pairs the quadratic global tests may look at in one plan, over all
  * candidates; past it only n <= m and GFB judge a cluster. */
-#define QUAD_BUDGET 40000000L
+#define QUAD_BUDGET 4000000L
 #define RTA_TASKS_MAX 300
+/* Past this many partitions, each one's scaling factor is the cheap
+ * lower bound of the linear demand bound, not the search with QPA. */
+#define EXACT_SCALING_PARTS 16
+/* Past this many tasks, fully partitioned means first fit only. */
+#define FIT_ALL_MAX 2000
 
 struct bin {
 	struct dl_an_task *ts; /* the fair server first when there is one */
@@ -177,76 +182,102 @@ static int cmp_room_desc(struct ctx *c, int a, int b)
 	return c->bins[a].room > c->bins[b].room;
 }
 
-/* EDF(k), k = 0, 1, ... while k is below the best partition count. */
+/* The k densest isolatable tasks alone on CPUs 0..k-1, the rest in the
+ * cluster. */
+static void isolate(struct ctx *c, const size_t *iso, int k)
+{
+	for (size_t i = 0; i < c->n; i++)
+		c->where[i] = -1;
+	for (int j = 0; j < k; j++) {
+		bin_reset(c, &c->bins[j]);
+		bin_add(c, &c->bins[j], iso[j]);
+		c->where[iso[j]] = j;
+	}
+}
+
+/* EDF(k) with the cluster's tasks, densest first, packed worst-fit into
+ * the spare room of the k CPUs (a max-heap of rooms). */
+static void try_packed(struct ctx *c, const size_t *iso, int k, int *heap)
+{
+	ssize_t lim;
+	int nh = 0;
+
+	isolate(c, iso, k);
+	for (int j = 0; j < k; j++) {
+		int x = nh++;
+
+		heap[x] = j;
+		while (x && cmp_room_desc(c, heap[x], heap[(x - 1) / 2])) {
+			int t = heap[x];
+
+			heap[x] = heap[(x - 1) / 2];
+			heap[(x - 1) / 2] = t;
+			x = (x - 1) / 2;
+		}
+	}
+	for (size_t jj = 0; jj < c->n; jj++) {
+		size_t i = c->order[jj];
+		struct bin *b = &c->bins[heap[0]];
+		int x = 0;
+
+		if (c->where[i] >= 0 || !bin_fits(c, b, i))
+			continue;
+		bin_add(c, b, i);
+		c->where[i] = heap[0];
+		for (;;) { /* sift the emptier root down */
+			int l = 2 * x + 1, r = l + 1, big = x, t;
+
+			if (l < nh && cmp_room_desc(c, heap[l], heap[big]))
+				big = l;
+			if (r < nh && cmp_room_desc(c, heap[r], heap[big]))
+				big = r;
+			if (big == x)
+				break;
+			t = heap[x];
+			heap[x] = heap[big];
+			heap[big] = t;
+			x = big;
+		}
+	}
+	consider(c, DL_PLAN_EDFK_PACKED, k, k, &lim);
+}
+
+/* EDF(k): every k from 0 until one passes (k*), then, with packing, the
+ * powers of two below k* and k* - 1 (every k would cost n packings of n
+ * tasks; these find most of what packing can save). */
 static void try_edfk(struct ctx *c)
 {
-	size_t *iso = malloc((c->n ? c->n : 1) * sizeof(*iso));
+	int kmax = c->m - 1, kstar = -1;
+	size_t *iso = malloc(((size_t)c->m + 1) * sizeof(*iso));
 	int *heap = malloc(((size_t)c->m + 1) * sizeof(*heap));
 	size_t niso = 0;
 
 	if (!iso || !heap)
 		goto out;
-	for (size_t j = 0; j < c->n; j++) {
+	for (size_t j = 0; j < c->n && niso < (size_t)kmax; j++) {
 		size_t i = c->order[j];
 
 		bin_reset(c, &c->bins[0]);
 		if (bin_fits(c, &c->bins[0], i))
 			iso[niso++] = i;
 	}
-	for (int k = 0; k < c->m && (size_t)k <= niso; k++) {
+	if ((size_t)kmax > niso)
+		kmax = (int)niso;
+	for (int k = 0; k <= kmax; k++) {
 		ssize_t lim;
-		int nh = 0;
 
-		if (c->have && k > c->nparts)
+		isolate(c, iso, k);
+		if (consider(c, k ? DL_PLAN_EDFK : DL_PLAN_GLOBAL, k, k, &lim)) {
+			kstar = k;
 			break;
-		for (size_t i = 0; i < c->n; i++)
-			c->where[i] = -1;
-		for (int j = 0; j < k; j++) {
-			bin_reset(c, &c->bins[j]);
-			bin_add(c, &c->bins[j], iso[j]);
-			c->where[iso[j]] = j;
 		}
-		if (consider(c, k ? DL_PLAN_EDFK : DL_PLAN_GLOBAL, k, k, &lim) || k == 0)
-			continue;
-		/* Pack the rest, densest first, worst-fit: a max-heap of rooms. */
-		for (int j = 0; j < k; j++) {
-			int x = nh++;
-
-			heap[x] = j;
-			while (x && cmp_room_desc(c, heap[x], heap[(x - 1) / 2])) {
-				int t = heap[x];
-
-				heap[x] = heap[(x - 1) / 2];
-				heap[(x - 1) / 2] = t;
-				x = (x - 1) / 2;
-			}
-		}
-		for (size_t jj = 0; jj < c->n; jj++) {
-			size_t i = c->order[jj];
-			struct bin *b = &c->bins[heap[0]];
-			int x = 0;
-
-			if (c->where[i] >= 0 || !bin_fits(c, b, i))
-				continue;
-			bin_add(c, b, i);
-			c->where[i] = heap[0];
-			for (;;) { /* sift the emptier root down */
-				int l = 2 * x + 1, r = l + 1, big = x, t;
-
-				if (l < nh && cmp_room_desc(c, heap[l], heap[big]))
-					big = l;
-				if (r < nh && cmp_room_desc(c, heap[r], heap[big]))
-					big = r;
-				if (big == x)
-					break;
-				t = heap[x];
-				heap[x] = heap[big];
-				heap[big] = t;
-				x = big;
-			}
-		}
-		consider(c, DL_PLAN_EDFK_PACKED, k, k, &lim);
 	}
+	for (int k = 1; k <= kmax && (kstar < 0 || k < kstar); k *= 2)
+		try_packed(c, iso, k, heap);
+	if (kstar > 1 && (kstar - 1) & (kstar - 2))
+		try_packed(c, iso, kstar - 1, heap);
+	else if (kstar < 0 && kmax > 0 && (kmax & (kmax - 1)))
+		try_packed(c, iso, kmax, heap);
 out:
 	free(iso);
 	free(heap);
@@ -375,6 +406,8 @@ static struct dl_plan_part *make_part(struct ctx *c, int id, const dl_cpus_t *cp
 		c->scratch[total++] = c->sv;
 	if (nt == 0)
 		p->scaling = 0;
+	else if (test == DL_TEST_QPA && c->nparts > EXACT_SCALING_PARTS)
+		p->scaling = dl_an_edf_scaling_bound(c->scratch, total, total - nt);
 	else if (test == DL_TEST_QPA)
 		p->scaling = dl_an_edf_scaling(c->scratch, total, total - nt, NULL);
 	else
@@ -527,9 +560,27 @@ DL_EXPORT int dl_plan_compute(const struct dl_params *tasks, size_t n, const str
 	if (err)
 		goto fail;
 	try_edfk(&c);
-	try_packing(&c, DL_PLAN_FFD);
-	try_packing(&c, DL_PLAN_BFD);
-	try_packing(&c, DL_PLAN_WFD);
+	/* Fully partitioned needs one CPU per cap's worth of bandwidth, all
+	 * but one of them partitions: skip it when EDF(k) did with fewer. */
+	{
+		uint64_t sum = 0, per = c.bins[0].room;
+		int64_t need;
+
+		bin_reset(&c, &c.bins[0]);
+		per = pf->unlimited ? DL_BW_UNIT : (uint64_t)c.bins[0].room;
+		for (size_t i = 0; i < n; i++)
+			sum += c.bw[i];
+		need = per ? (int64_t)((sum + per - 1) / per) - 1 : 0;
+		if (!c.have || c.nparts > need) {
+			try_packing(&c, DL_PLAN_FFD);
+			/* Best and worst fit scan every CPU for every task:
+			 * on big sets first fit alone (the planner's time). */
+			if (n <= FIT_ALL_MAX) {
+				try_packing(&c, DL_PLAN_BFD);
+				try_packing(&c, DL_PLAN_WFD);
+			}
+		}
+	}
 
 	plan->unplaced = -1;
 	if (!c.have) {
