@@ -231,7 +231,15 @@ START_TEST(test_random_plans_rechecked)
 		}
 		ck_assert_int_eq(dl_plan_compute(p, n, pf, &plan), 0);
 		if (plan->feasible) {
+			uint64_t sum = bw(&sv) * (uint64_t)m;
+
 			feasible++;
+			/* Fewest partitions first: a set the global tests and the
+			 * kernel's admission accept on every CPU needs none. */
+			for (size_t i = 0; i < n; i++)
+				sum += bw(&ts[i]);
+			if (plan->global->verdict == DL_SCHEDULABLE && sum <= pf->cpu_bw * (uint64_t)m)
+				ck_assert_uint_eq(plan->nparts, 0);
 			partitioned += plan->nparts > 0;
 			for (size_t j = 0; j < plan->nparts; j++) {
 				ck_assert_int_eq(plan->parts[j]->ncpus, 1);
