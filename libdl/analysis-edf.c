@@ -277,7 +277,8 @@ static uint64_t la_star(const struct dl_an_task *ts, size_t n)
 /* A sufficient test: each demand bound below its linear upper bound
  * C + U (t - D) (t >= D); t minus their sum grows between the relative
  * deadlines (U < 1), so checking at each D is enough.  In doubles with
- * a margin far above their error; a refusal here only means "run QPA". */
+ * a margin far above their error; a refusal here only means "run QPA".
+ * Needs U < 1. */
 static bool approx_demand_ok(const struct dl_an_task *ts, size_t n)
 {
 	if (n > 256)
@@ -355,9 +356,9 @@ int dl_qpa_limited(const struct dl_an_task *ts, size_t n, struct dl_qpa_out *o, 
 		 * error) passes; a demand above the first deadlines fails. */
 		for (size_t i = 0; i < n; i++)
 			dens += (double)ts[i].c / (double)ts[i].d;
-		if (dens <= 1.0 - 1e-9 * (double)(n + 1))
+		if (ucmp < 0 && dens <= 1.0 - 1e-9 * (double)(n + 1))
 			return 0;
-		if (approx_demand_ok(ts, n))
+		if (ucmp < 0 && approx_demand_ok(ts, n))
 			return 0;
 		for (size_t i = 0; n <= 64 && i < n; i++) {
 			o->steps++;
