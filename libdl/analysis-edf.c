@@ -610,7 +610,20 @@ DL_EXPORT int dl_platform_get(int ncpus, struct dl_platform **pfp)
 			dl_cpus_set(&pf->cpus, c);
 		pf->ncpus = ncpus;
 	}
-	dl_rt_bw(&pf->cpu_bw, &pf->unlimited);
+	/* The kernel's own figure from debugfs first: on Linux 6.18 even a
+	 * read of the sched_rt sysctls rebuilds the root domains (see
+	 * dl_rt_bw()), which is best avoided. */
+	{
+		uint64_t kbw;
+		int64_t total;
+
+		if (dl_kernel_bw(dl_cpus_first(&online), &kbw, &total) == 0) {
+			pf->unlimited = (int64_t)kbw == -1;
+			pf->cpu_bw = pf->unlimited ? DL_BW_UNIT : kbw;
+		} else {
+			dl_rt_bw(&pf->cpu_bw, &pf->unlimited);
+		}
+	}
 	dl_fair_server_bw(dl_cpus_first(&online), &fair);
 	if (fair) {
 		/* Its bandwidth as the kernel reports it, on the default period. */

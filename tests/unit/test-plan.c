@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testlib.h"
 
@@ -278,6 +279,49 @@ START_TEST(test_bad_platform)
 }
 END_TEST
 
+/* dl-part plan: exit 0 with a plan, 1 without, 2 for bad input; the
+ * JSON fields scripts rely on. */
+static int plan_tool(const char *text, char *const *opts, char *out, size_t len)
+{
+	char path[] = "/tmp/libdl-test-plan-XXXXXX", err[4096];
+	char *args[8] = { "plan" };
+	int fd = mkstemp(path), n = 1, ret;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	for (; opts && *opts && n < 6; opts++)
+		args[n++] = *opts;
+	args[n++] = path;
+	args[n] = NULL;
+	ret = tl_run_tool("dl-part", args, out, len, err, sizeof(err));
+	unlink(path);
+	if (ret == 2)
+		snprintf(out, len, "%s", err);
+	return ret;
+}
+
+START_TEST(test_tool)
+{
+	char out[16384];
+
+	ck_assert_int_eq(plan_tool("heavy 8ms 9ms 9ms\nlight 2.5ms 8ms 8ms count=2\n",
+				   (char *[]){ "--json", "--cpus", "2", NULL }, out, sizeof(out)), 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"feasible\":true"));
+	ck_assert_ptr_nonnull(strstr(out, "\"cpus\":2"));
+	ck_assert_ptr_nonnull(strstr(out, "\"global\":{\"verdict\":\"infeasible\""));
+	ck_assert_ptr_nonnull(strstr(out, "\"partitions\":[{\"name\":\"cpu0\",\"cpus\":\"0\",\"ncpus\":1,\"tasks\":[\"heavy\"]"));
+	ck_assert_ptr_nonnull(strstr(out, "\"cluster\":{\"name\":\"cluster\",\"cpus\":\"1\",\"ncpus\":1,\"tasks\":[\"light.1\",\"light.2\"],\"test\":\"QPA\""));
+	ck_assert_int_eq(plan_tool("a 9.3ms 10ms 10ms count=3\n", (char *[]){ "--cpus", "2", NULL },
+				   out, sizeof(out)), 1);
+	ck_assert_ptr_nonnull(strstr(out, "no plan: a."));
+	ck_assert_ptr_nonnull(strstr(out, " cannot be placed: "));
+	ck_assert_int_eq(plan_tool("a 11ms 10ms 10ms\n", NULL, out, sizeof(out)), 2);
+	ck_assert_ptr_nonnull(strstr(out, "longer than the deadline"));
+	ck_assert_int_eq(plan_tool("a 1ms 10ms 10ms\n", (char *[]){ "--cpus", "0", NULL }, out, sizeof(out)), 2);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("plan");
@@ -289,6 +333,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_no_plan);
 	tcase_add_test(tc, test_random_plans_rechecked);
 	tcase_add_test(tc, test_bad_platform);
+	tcase_add_test(tc, test_tool);
 	suite_add_tcase(s, tc);
 	return s;
 }
