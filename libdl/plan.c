@@ -474,33 +474,6 @@ static void ctx_free(struct ctx *c)
 	free((void *)c->ts);
 }
 
-DL_EXPORT void dl_plan_free(struct dl_plan *plan)
-{
-	if (!plan)
-		return;
-	for (size_t j = 0; j < plan->nparts; j++)
-		if (plan->parts[j]) {
-			free(plan->parts[j]->tasks);
-			free(plan->parts[j]);
-		}
-	free(plan->parts);
-	if (plan->cluster)
-		free(plan->cluster->tasks);
-	free(plan->cluster);
-	free(plan->global);
-	free(plan);
-}
-
-DL_EXPORT const char *dl_plan_method_name(int method)
-{
-	static const char *const names[] = {
-		"global", "EDF(k)", "EDF(k) packed", "first-fit decreasing",
-		"best-fit decreasing", "worst-fit decreasing",
-	};
-
-	return method >= 0 && method < (int)ARRAY_SIZE(names) ? names[method] : "none";
-}
-
 DL_EXPORT int dl_plan_compute(const struct dl_params *tasks, size_t n, const struct dl_platform *pf,
 			      struct dl_plan **out)
 {
