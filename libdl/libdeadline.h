@@ -345,6 +345,111 @@ int dl_part_set(const char *name, pid_t tid, const struct dl_params *p);
 int dl_part_set_process(const char *name, pid_t pid, const struct dl_params *p,
 			unsigned int flags, struct dl_thread_status **status, size_t *count);
 
+/*
+ * Schedulability analysis (dl_edf_test(3), dl_global_test(3)) and partition
+ * plans (dl_plan_compute(3)).  Times are exact integer nanoseconds;
+ * results are allocated by the library: release them with free() or
+ * dl_plan_free().
+ */
+#define DL_SCHEDULABLE     1  /* proven to meet every deadline */
+#define DL_NOT_GUARANTEED  0  /* no sufficient test accepted; a miss is not proven */
+#define DL_INFEASIBLE    (-1) /* proven to miss a deadline */
+
+/* What the analysis assumes of the machine (dl_platform_get(3)). */
+struct dl_platform {
+	int ncpus;               /* CPUs to plan for */
+	dl_cpus_t cpus;          /* which: the online ones, or 0..ncpus-1 */
+	uint64_t cpu_bw;         /* the admission cap per CPU, DL_BW units */
+	bool unlimited;          /* sched_rt_runtime_us = -1: no admission test */
+	struct dl_params server; /* the fair server on each CPU; runtime 0: none */
+};
+int dl_platform_get(int ncpus, struct dl_platform **pf);
+
+/* One CPU, exact: the processor demand criterion with QPA. */
+struct dl_edf_result {
+	int verdict;          /* DL_SCHEDULABLE or DL_INFEASIBLE (or DL_NOT_GUARANTEED, see the page) */
+	uint64_t util;        /* tasks and server, DL_BW units, rounded up */
+	uint64_t bound;       /* ns: the deadlines checked, up to min(busy period, La*) */
+	uint64_t fail_t;      /* infeasible: a deadline t with demand(t) > t */
+	uint64_t fail_demand; /* the demand at fail_t */
+	ssize_t limiting;     /* the task due at fail_t, or the first to fail as runtimes grow; -1 */
+	uint64_t scaling;     /* critical scaling factor, DL_BW units (1.0 = DL_BW_UNIT) */
+	uint64_t steps;       /* demand evaluations */
+};
+int dl_edf_test(const struct dl_params *tasks, size_t n, const struct dl_params *server,
+		struct dl_edf_result **res);
+
+/* Global EDF on ncpus CPUs: sufficient tests, cheapest first. */
+#define DL_TEST_NM   0 /* n <= m */
+#define DL_TEST_GFB  1 /* Goossens, Funk, Baruah, density form */
+#define DL_TEST_BAK  2 /* Baker */
+#define DL_TEST_BCL  3 /* Bertogna, Cirinei, Lipari 2005 */
+#define DL_TEST_RTA  4 /* Bertogna, Cirinei 2007 response times */
+#define DL_TEST_QPA  5 /* one CPU: the exact test */
+#define DL_TEST_COUNT 6
+const char *dl_test_name(int test);
+
+struct dl_global_result {
+	int verdict;
+	int ncpus;
+	int accepted_by;       /* the cheapest test that accepted, or -1 */
+	int result[8];         /* per DL_TEST_*: 1 accepted, 0 refused, -1 not run */
+	ssize_t limiting;      /* the task that limits the verdict, or -1 */
+	int64_t margin;        /* GFB: bound - density sum, DL_BW units */
+	uint64_t util;         /* tasks and servers, DL_BW units, rounded up */
+	uint64_t scaling;      /* critical scaling factor of the tests, DL_BW units */
+	char why[256];         /* the verdict in a sentence */
+	size_t ntasks;
+	uint64_t *response;    /* RTA: each task's response-time bound (ns), 0 = none */
+	uint64_t miss_at;      /* infeasible by simulation: the missed deadline */
+};
+int dl_global_test(const struct dl_params *tasks, size_t n, int ncpus,
+		   const struct dl_params *server, struct dl_global_result **res);
+
+/* A plan: one-CPU partitions and a cluster that the kernel admits and
+ * the tests accept. */
+#define DL_PLAN_GLOBAL  0 /* every task in the cluster, on every CPU */
+#define DL_PLAN_EDFK    1 /* the k densest tasks alone on a CPU each */
+#define DL_PLAN_EDFK_PACKED 2 /* the same, light tasks packed beside them */
+#define DL_PLAN_FFD     3 /* fully partitioned, first-fit decreasing */
+#define DL_PLAN_BFD     4 /* best-fit decreasing */
+#define DL_PLAN_WFD     5 /* worst-fit decreasing */
+const char *dl_plan_method_name(int method);
+
+struct dl_plan_part {
+	char name[DL_LAYOUT_NAME_MAX + 1]; /* "cpuN", or DL_CLUSTER */
+	dl_cpus_t cpus;
+	int ncpus;
+	size_t ntasks;
+	size_t *tasks;     /* indices into the caller's tasks */
+	uint64_t load;     /* its tasks and fair servers, DL_BW units */
+	int64_t free_bw;   /* what the kernel's admission leaves */
+	int test;          /* DL_TEST_* that accepted; -1 for an empty cluster */
+	uint64_t scaling;  /* critical scaling factor under that test */
+};
+
+struct dl_plan {
+	bool feasible;
+	int method;                  /* DL_PLAN_* */
+	int k;                       /* EDF(k): tasks isolated */
+	size_t nparts;
+	struct dl_plan_part **parts; /* the one-CPU partitions */
+	struct dl_plan_part *cluster;
+	int64_t margin;              /* the smallest free_bw of its root domains */
+	struct dl_global_result *global; /* every task on every CPU */
+	ssize_t unplaced;            /* no plan: the task that cannot be placed */
+	char why[512];               /* no plan: why */
+};
+int dl_plan_compute(const struct dl_params *tasks, size_t n, const struct dl_platform *pf,
+		    struct dl_plan **plan);
+void dl_plan_free(struct dl_plan *plan);
+/* The same for a task set's tasks (task i of the plan is the set's i). */
+int dl_plan_taskset(const struct dl_taskset *set, const struct dl_platform *pf,
+		    struct dl_plan **plan);
+/* The layout that makes a feasible plan with partitions real, for
+ * dl_layout_create(). */
+int dl_plan_layout(const struct dl_plan *plan, struct dl_layout **layout);
+
 #ifdef __cplusplus
 }
 #endif

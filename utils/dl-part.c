@@ -21,6 +21,7 @@
 
 #include "conf.h"
 #include "json.h"
+#include "dl-part-plan.h"
 #include "util.h"
 
 static noreturn void usage(void)
@@ -33,6 +34,8 @@ static noreturn void usage(void)
 	       " %1$s destroy\n"
 	       " %1$s status [--json]\n"
 	       " %1$s repair\n"
+	       " %1$s plan [--cpus N] [--json] TASKSET\n"
+	       " %1$s apply [--no-move] [--isolated] TASKSET\n"
 	       "\n"
 	       "Partition the CPUs for SCHED_DEADLINE: each partition becomes a root domain\n"
 	       "of its own, for heavy deadline tasks; the cluster (by default every other\n"
@@ -47,6 +50,9 @@ static noreturn void usage(void)
 	       "           the kernel's accounting has drifted (exit 1 if it has)\n"
 	       " repair    make the kernel recount its deadline bandwidth (a root-domain\n"
 	       "           rebuild), and say what it was and what it is now\n"
+	       " plan      will a task set (libdl-taskset(5)) meet its deadlines: the\n"
+	       "           schedulability tests, and a layout that makes it (exit 1: none)\n"
+	       " apply     create the plan's layout and start the task set's commands\n"
 	       "\n"
 	       "Options of create:\n"
 	       " -P, --partition [NAME=]CPUS  a partition (NAME default: partitionN)\n"
@@ -467,15 +473,17 @@ int main(int argc, char **argv)
 
 	util_init(argv[0]);
 	if (argc < 2)
-		usage_error("no command: create, list, destroy, status or repair");
+		usage_error("no command: create, list, destroy, status, repair, plan or apply");
 	cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))
 		usage();
 	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version"))
 		print_version();
+	if (!strcmp(cmd, "plan") || !strcmp(cmd, "apply")) /* dl-part-plan.c */
+		return dl_part_plan_main(cmd, argc, argv);
 	if (strcmp(cmd, "create") && strcmp(cmd, "list") && strcmp(cmd, "destroy") &&
 	    strcmp(cmd, "status") && strcmp(cmd, "repair"))
-		usage_error("unknown command '%s': create, list, destroy, status or repair", cmd);
+		usage_error("unknown command '%s': create, list, destroy, status, repair, plan or apply", cmd);
 	o.layout = dl_layout_new();
 	if (!o.layout)
 		die(EXIT_FAILURE, "out of memory");

@@ -81,10 +81,17 @@ static void remove_copies(void)
 	unlink(POLICY);
 }
 
-/* \s blank, \t tab, \e empty, \xNN a byte. */
+/* \s blank, \t tab, \e empty, \xNN a byte; a leading @SRC@ is the
+ * source tree. */
 static char *unescape(const char *in)
 {
-	char *o = malloc(strlen(in) + 1), *p = o;
+	const char *src = getenv("top_srcdir");
+	char *o = malloc(strlen(in) + 4096 + 1), *p = o;
+
+	if (strncmp(in, "@SRC@", 5) == 0) {
+		p += sprintf(p, "%.4000s", src && *src ? src : ".");
+		in += 5;
+	}
 
 	for (; *in; in++) {
 		if (*in != '\\' || !in[1]) {

@@ -1,0 +1,94 @@
+/*
+ * analysis.h: what the schedulability analysis files share inside the
+ * library (analysis-edf.c, analysis-global.c, plan.c).  Never installed.
+ *
+ * Times are integer nanoseconds.  Ratios (utilization, density) that the
+ * tests add up are fixed point with DL_FP_SHIFT fractional bits, always
+ * rounded against acceptance: a sum is rounded up, a bound down, so a
+ * rounding can only make a test refuse, never accept wrongly.  The
+ * demand-based tests (QPA, BCL, the RTA) use exact integers only.
+ */
+#ifndef LIBDL_ANALYSIS_H
+#define LIBDL_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "libdeadline.h"
+
+#define DL_FP_SHIFT 40
+#define DL_FP_ONE ((uint64_t)1 << DL_FP_SHIFT)
+
+typedef unsigned __int128 dl_u128;
+
+/* A task as the analysis sees it: runtime, deadline, period, normalized
+ * (runtime <= deadline <= period, all non-zero). */
+struct dl_an_task {
+	uint64_t c, d, t;
+};
+
+/* Normalize n parameter sets (and, when server is non-NULL with a
+ * runtime, append nserver copies of it at the end). */
+int dl_an_tasks(const struct dl_params *p, size_t n, const struct dl_params *server,
+		int nserver, struct dl_an_task **out, size_t *count);
+
+/* ceil(num * 2^DL_FP_SHIFT / den), saturating. */
+uint64_t dl_fp_ratio_up(dl_u128 num, dl_u128 den);
+uint64_t dl_fp_ratio_down(dl_u128 num, dl_u128 den);
+
+/* The processor demand h(t) of the synchronous arrival sequence,
+ * saturating at UINT64_MAX. */
+uint64_t dl_an_demand(const struct dl_an_task *ts, size_t n, uint64_t t);
+
+/* One CPU, exact.  verdict: DL_SCHEDULABLE, DL_INFEASIBLE, or
+ * DL_NOT_GUARANTEED when the interval to check cannot be bounded (total
+ * utilization exactly 1 with a busy period beyond 2^62 ns).  fail_t: the
+ * latest absolute deadline t with h(t) > t that QPA met. */
+struct dl_qpa_out {
+	int verdict;
+	uint64_t bound;
+	uint64_t fail_t;
+	uint64_t fail_demand;
+	ssize_t limiting; /* the task with a deadline at fail_t, or -1 */
+	uint64_t steps;
+};
+int dl_qpa(const struct dl_an_task *ts, size_t n, struct dl_qpa_out *o);
+/* The same, giving up (DL_NOT_GUARANTEED) after max_steps demand checks. */
+int dl_qpa_limited(const struct dl_an_task *ts, size_t n, struct dl_qpa_out *o, uint64_t max_steps);
+
+/* Total utilization against 1: -1 below, 0 equal, 1 above (exact). */
+int dl_an_util_cmp(const struct dl_an_task *ts, size_t n, uint64_t m);
+uint64_t dl_an_util_up(const struct dl_an_task *ts, size_t n);   /* DL_FP units */
+
+/* Global EDF tests on m CPUs; 1 accepted, 0 not.  rta fills resp[]
+ * (0: not bounded) when resp is non-NULL. */
+int dl_gfb(const struct dl_an_task *ts, size_t n, int m, int64_t *margin, ssize_t *limit);
+int dl_bak(const struct dl_an_task *ts, size_t n, int m, ssize_t *limit);
+int dl_bcl(const struct dl_an_task *ts, size_t n, int m, ssize_t *limit);
+int dl_rta(const struct dl_an_task *ts, size_t n, int m, uint64_t *resp, ssize_t *limit);
+/* Synchronous periodic release, every job its whole runtime, global EDF
+ * on m CPUs: 1 when a deadline is missed (task in *who, at *when), 0
+ * when none was found within the budget. */
+int dl_gedf_sim(const struct dl_an_task *ts, size_t n, int m, ssize_t *who, uint64_t *when);
+
+/* Critical scaling factors (DL_BW units): the largest alpha with the
+ * first n - nfixed runtimes x alpha still accepted (QPA on one CPU; any
+ * test of mask, bits 1 << DL_TEST_*, on m CPUs); *limiting: the task
+ * that fails first beyond it. */
+uint64_t dl_an_edf_scaling(const struct dl_an_task *ts, size_t n, size_t nfixed,
+			   ssize_t *limiting);
+uint64_t dl_an_global_scaling(const struct dl_an_task *ts, size_t n, size_t nfixed, int m,
+			      unsigned mask);
+/* A lower bound of the first, from the linear demand bound: cheap. */
+uint64_t dl_an_edf_scaling_bound(const struct dl_an_task *ts, size_t n, size_t nfixed);
+bool dl_an_any_accepts(const struct dl_an_task *ts, size_t n, int m, unsigned mask);
+
+/* The kernel's admission of a root domain of ncpus CPUs: the sum of
+ * to_ratio(period, runtime) of its tasks and fair servers against
+ * cpu_bw x ncpus.  Returns the room left (negative: refused). */
+int64_t dl_an_admission(const struct dl_platform *pf, const struct dl_an_task *ts,
+			size_t n, int ncpus);
+uint64_t dl_an_bw(const struct dl_an_task *t); /* to_ratio(), DL_BW units */
+
+#endif

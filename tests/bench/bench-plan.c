@@ -1,0 +1,227 @@
+/*
+ * bench-plan: how fast dl_plan_compute() is, and how often each method
+ * accepts, on generated task sets.
+ *
+ *   bench-plan speed TASKS CPUS [SETS]     time the planner per set
+ *   bench-plan accept TASKS CPUS [SETS]    acceptance ratio table
+ *
+ * Sets: UUniFast-Discard utilizations (Bini and Buttazzo 2005; a set with
+ * a task above 1 is drawn again), periods log-uniform in [1ms, 1s],
+ * deadlines uniform in [C, T], runtime C = U x T (at least 1024 ns).
+ * The platform is the kernel's default: a 0.95 cap per CPU and a 50 ms /
+ * 1 s fair server on every CPU, whatever this machine has.
+ *
+ * speed measures, with CLOCK_MONOTONIC, from the call of
+ * dl_plan_compute() to its return (the global verdict on every CPU
+ * included), for each set; it prints the median and the largest per
+ * utilization.  accept prints, per utilization per CPU, the fraction of
+ * sets the kernel admits on all CPUs, each global test accepts, any
+ * global test accepts, and the plan makes feasible; gnuplot can plot it.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "libdeadline.h"
+
+#define MS 1000000.0
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* xorshift64*: reproducible, the same on every machine. */
+static uint64_t rng = 88172645463325252ULL;
+
+static double uniform(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return (double)((rng * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+}
+
+/* UUniFast-Discard: n utilizations summing to total, each at most 1. */
+static void uunifast_discard(double *u, size_t n, double total)
+{
+	for (;;) {
+		double sum = total, next;
+		bool ok = true;
+
+		for (size_t i = 0; i + 1 < n; i++) {
+			next = sum * pow(uniform(), 1.0 / (double)(n - i - 1));
+			u[i] = sum - next;
+			sum = next;
+		}
+		u[n - 1] = sum;
+		for (size_t i = 0; i < n; i++)
+			ok = ok && u[i] <= 1.0;
+		if (ok)
+			return;
+	}
+}
+
+static void generate(struct dl_params *p, size_t n, double total)
+{
+	double *u = malloc(n * sizeof(*u));
+
+	if (!u)
+		exit(1);
+	uunifast_discard(u, n, total);
+	for (size_t i = 0; i < n; i++) {
+		double t = exp(log(1 * MS) + uniform() * (log(1000 * MS) - log(1 * MS)));
+		uint64_t c = (uint64_t)(u[i] * t);
+
+		p[i].period = (uint64_t)t;
+		p[i].runtime = c < 1024 ? 1024 : c;
+		if (p[i].runtime > p[i].period)
+			p[i].runtime = p[i].period;
+		p[i].deadline = p[i].runtime + (uint64_t)(uniform() * (double)(p[i].period - p[i].runtime));
+		p[i].flags = 0;
+	}
+	free(u);
+}
+
+static struct dl_platform *platform(int m)
+{
+	struct dl_platform *pf;
+
+	if (dl_platform_get(m, &pf) < 0) {
+		fprintf(stderr, "bench-plan: %s\n", dl_errmsg());
+		exit(1);
+	}
+	pf->cpu_bw = 996147;
+	pf->unlimited = false;
+	pf->server = (struct dl_params){ .runtime = 50000000, .deadline = 1000000000, .period = 1000000000 };
+	return pf;
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int speed(size_t n, int m, int sets)
+{
+	static const double loads[] = { 0.3, 0.5, 0.7, 0.85, 0.95 };
+	struct dl_params *p = malloc(n * sizeof(*p));
+	uint64_t *t = malloc((size_t)sets * sizeof(*t));
+	uint64_t *cpu = malloc((size_t)sets * sizeof(*cpu));
+	struct dl_platform *pf = platform(m);
+
+	if (!p || !t || !cpu)
+		return 1;
+	printf("# planner time per set, %zu tasks on %d CPUs, %d sets per utilization\n", n, m, sets);
+	printf("# wall: CLOCK_MONOTONIC, cpu: this thread's CPU time, both from the call to the return\n");
+	printf("# util/cpu  median_ms  max_ms  cpu_median_ms  cpu_max_ms  feasible\n");
+	for (size_t l = 0; l < sizeof(loads) / sizeof(loads[0]); l++) {
+		int feasible = 0;
+
+		for (int s = 0; s < sets; s++) {
+			struct dl_plan *plan;
+			uint64_t t0, c0;
+
+			generate(p, n, loads[l] * m);
+			c0 = cpu_ns();
+			t0 = now_ns();
+			if (dl_plan_compute(p, n, pf, &plan) < 0) {
+				fprintf(stderr, "bench-plan: %s\n", dl_errmsg());
+				return 1;
+			}
+			t[s] = now_ns() - t0;
+			cpu[s] = cpu_ns() - c0;
+			feasible += plan->feasible;
+			dl_plan_free(plan);
+		}
+		qsort(t, (size_t)sets, sizeof(*t), cmp_u64);
+		qsort(cpu, (size_t)sets, sizeof(*cpu), cmp_u64);
+		printf("%10.2f %10.2f %7.2f %14.2f %11.2f %5d/%d\n", loads[l], (double)t[sets / 2] / 1e6,
+		       (double)t[sets - 1] / 1e6, (double)cpu[sets / 2] / 1e6, (double)cpu[sets - 1] / 1e6,
+		       feasible, sets);
+		fflush(stdout);
+	}
+	free(p);
+	free(t);
+	free(cpu);
+	free(pf);
+	return 0;
+}
+
+static int accept(size_t n, int m, int sets)
+{
+	struct dl_params *p = malloc(n * sizeof(*p));
+	struct dl_platform *pf = platform(m);
+
+	if (!p)
+		return 1;
+	printf("# acceptance ratio, %zu tasks on %d CPUs, %d sets per point\n", n, m, sets);
+	printf("# util/cpu kernel n<=m GFB BAK BCL RTA global plan\n");
+	for (int step = 1; step <= 19; step++) {
+		double load = step * 0.05;
+		int kern = 0, test[5] = { 0 }, any = 0, plans = 0;
+
+		for (int s = 0; s < sets; s++) {
+			struct dl_plan *plan;
+			uint64_t sum = 0;
+
+			generate(p, n, load * m);
+			for (size_t i = 0; i < n; i++)
+				sum += dl_params_bw(&p[i]);
+			sum += dl_params_bw(&pf->server) * (uint64_t)m;
+			kern += sum <= pf->cpu_bw * (uint64_t)m;
+			if (dl_plan_compute(p, n, pf, &plan) < 0) {
+				fprintf(stderr, "bench-plan: %s\n", dl_errmsg());
+				return 1;
+			}
+			for (int k = 0; k < 5; k++)
+				test[k] += plan->global->result[k] == 1;
+			any += plan->global->accepted_by >= 0;
+			plans += plan->feasible;
+			dl_plan_free(plan);
+		}
+		printf("%.2f %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.3f\n", load,
+		       (double)kern / sets, (double)test[0] / sets, (double)test[1] / sets,
+		       (double)test[2] / sets, (double)test[3] / sets, (double)test[4] / sets,
+		       (double)any / sets, (double)plans / sets);
+		fflush(stdout);
+	}
+	free(p);
+	free(pf);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t n;
+	int m, sets;
+
+	if (argc < 4 || (strcmp(argv[1], "speed") && strcmp(argv[1], "accept"))) {
+		fprintf(stderr, "usage: bench-plan speed|accept TASKS CPUS [SETS]\n");
+		return 2;
+	}
+	n = (size_t)strtoul(argv[2], NULL, 10);
+	m = atoi(argv[3]);
+	sets = argc > 4 ? atoi(argv[4]) : 10;
+	if (n < 1 || m < 1 || sets < 1) {
+		fprintf(stderr, "bench-plan: TASKS, CPUS and SETS must be at least 1\n");
+		return 2;
+	}
+	return strcmp(argv[1], "speed") ? accept(n, m, sets) : speed(n, m, sets);
+}

@@ -1,0 +1,2 @@
+a 1ms 10ms 10ms
+a 1ms 10ms 10ms

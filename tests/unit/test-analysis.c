@@ -1,0 +1,423 @@
+/*
+ * Schedulability analysis: known answers from the literature and by
+ * hand, and the exact test against a brute-force demand check.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "testlib.h"
+
+#define MS 1000000ULL
+
+static const struct dl_params fair = { .runtime = 50 * MS, .deadline = 1000 * MS, .period = 1000 * MS };
+
+static struct dl_edf_result *edf(const struct dl_params *p, size_t n, const struct dl_params *sv)
+{
+	struct dl_edf_result *r = NULL;
+
+	ck_assert_int_eq(dl_edf_test(p, n, sv, &r), 0);
+	return r;
+}
+
+static struct dl_global_result *global(const struct dl_params *p, size_t n, int m)
+{
+	struct dl_global_result *r = NULL;
+
+	ck_assert_int_eq(dl_global_test(p, n, m, NULL, &r), 0);
+	return r;
+}
+
+/* Documentation/scheduler/sched-deadline.rst, 3.2: (50ms, 50ms, 100ms)
+ * and (10ms, 100ms, 100ms) have density 1.1 yet EDF meets every
+ * deadline: the density test refuses, the exact test accepts, with the
+ * fair server as well. */
+START_TEST(test_kernel_doc_example)
+{
+	struct dl_params p[] = {
+		{ .runtime = 50 * MS, .deadline = 50 * MS, .period = 100 * MS },
+		{ .runtime = 10 * MS, .deadline = 100 * MS, .period = 100 * MS },
+	};
+	struct dl_an_task ts[] = { { 50 * MS, 50 * MS, 100 * MS }, { 10 * MS, 100 * MS, 100 * MS } };
+	struct dl_edf_result *r;
+	ssize_t lim;
+
+	ck_assert_int_eq(dl_gfb(ts, 2, 1, NULL, &lim), 0); /* density 1.1 > 1 */
+	r = edf(p, 2, NULL);
+	ck_assert_int_eq(r->verdict, DL_SCHEDULABLE);
+	/* Task 1 finishes at 50ms, task 2 at 60ms: 50ms of task 1 is all
+	 * the room there is, so runtimes cannot grow at all. */
+	ck_assert_uint_eq(r->scaling, DL_BW_UNIT);
+	free(r);
+	r = edf(p, 2, &fair);
+	ck_assert_int_eq(r->verdict, DL_SCHEDULABLE);
+	free(r);
+}
+END_TEST
+
+/* By hand: (1, 2, 4) and (2, 3, 6) ms: h(2ms) = 1ms, h(3ms) = 3ms = t,
+ * h(6ms) = 4ms.  At the boundary it passes; one more nanosecond of the
+ * second task's runtime and the demand at 3ms is 3ms + 1ns. */
+START_TEST(test_exact_boundary)
+{
+	struct dl_params p[] = {
+		{ .runtime = 1 * MS, .deadline = 2 * MS, .period = 4 * MS },
+		{ .runtime = 2 * MS, .deadline = 3 * MS, .period = 6 * MS },
+	};
+	struct dl_edf_result *r = edf(p, 2, NULL);
+
+	ck_assert_int_eq(r->verdict, DL_SCHEDULABLE);
+	free(r);
+	p[1].runtime++;
+	r = edf(p, 2, NULL);
+	ck_assert_int_eq(r->verdict, DL_INFEASIBLE);
+	ck_assert_uint_eq(r->fail_t, 3 * MS);
+	ck_assert_uint_eq(r->fail_demand, 3 * MS + 1);
+	ck_assert_int_eq(r->limiting, 1);
+	ck_assert_uint_lt(r->scaling, DL_BW_UNIT);
+	free(r);
+}
+END_TEST
+
+/* Implicit deadlines at U = 1 exactly pass (Liu and Layland); one
+ * nanosecond more and the demand at 12ms is 12ms + 3ns. */
+START_TEST(test_utilization_one)
+{
+	struct dl_params p[] = {
+		{ .runtime = 2 * MS, .period = 4 * MS },
+		{ .runtime = 3 * MS, .period = 6 * MS },
+	};
+	struct dl_edf_result *r = edf(p, 2, NULL);
+
+	ck_assert_int_eq(r->verdict, DL_SCHEDULABLE);
+	ck_assert_uint_eq(r->util, DL_BW_UNIT);
+	free(r);
+	p[0].runtime++;
+	r = edf(p, 2, NULL);
+	ck_assert_int_eq(r->verdict, DL_INFEASIBLE);
+	ck_assert_uint_eq(r->fail_t, 12 * MS);
+	ck_assert_uint_eq(r->fail_demand, 12 * MS + 3);
+	free(r);
+}
+END_TEST
+
+/* GFB at equality: three tasks of density 0.5 on 2 CPUs, 1.5 <= 2 - 0.5:
+ * accepted ("<=", not "<"), margin 0; one nanosecond more, refused. */
+START_TEST(test_gfb_equality)
+{
+	struct dl_params p[] = {
+		{ .runtime = 5 * MS, .period = 10 * MS },
+		{ .runtime = 5 * MS, .period = 10 * MS },
+		{ .runtime = 5 * MS, .period = 10 * MS },
+	};
+	struct dl_global_result *r = global(p, 3, 2);
+
+	ck_assert_int_eq(r->verdict, DL_SCHEDULABLE);
+	ck_assert_int_eq(r->result[DL_TEST_GFB], 1);
+	ck_assert_int_eq(r->accepted_by, DL_TEST_GFB);
+	ck_assert_int_eq(r->margin, 0);
+	free(r);
+	p[0].runtime++;
+	r = global(p, 3, 2);
+	ck_assert_int_eq(r->result[DL_TEST_GFB], 0);
+	free(r);
+}
+END_TEST
+
+/* Dhall's effect (sched-deadline.rst 3.3): M tasks (e, P-1, P-1) and one
+ * (P, P, P) on M CPUs: utilization barely above 1, and the big task
+ * misses at P when all are released together. */
+START_TEST(test_dhall)
+{
+	struct dl_params p[] = {
+		{ .runtime = 1 * MS, .period = 9 * MS },
+		{ .runtime = 1 * MS, .period = 9 * MS },
+		{ .runtime = 10 * MS, .period = 10 * MS },
+	};
+	struct dl_global_result *r = global(p, 3, 2);
+
+	ck_assert_int_eq(r->verdict, DL_INFEASIBLE);
+	ck_assert_int_eq(r->limiting, 2);
+	ck_assert_uint_eq(r->miss_at, 10 * MS);
+	ck_assert_int_eq(r->accepted_by, -1);
+	free(r);
+}
+END_TEST
+
+/* More than M CPUs' worth: infeasible without any simulation. */
+START_TEST(test_overutilized)
+{
+	struct dl_params p[] = {
+		{ .runtime = 9 * MS, .period = 10 * MS },
+		{ .runtime = 9 * MS, .period = 10 * MS },
+		{ .runtime = 3 * MS, .period = 10 * MS },
+	};
+	struct dl_global_result *r = global(p, 3, 2);
+
+	ck_assert_int_eq(r->verdict, DL_INFEASIBLE);
+	ck_assert_ptr_nonnull(strstr(r->why, "more than the 2"));
+	free(r);
+}
+END_TEST
+
+/* n <= m: each task its own CPU. */
+START_TEST(test_n_le_m)
+{
+	struct dl_params p[] = {
+		{ .runtime = 10 * MS, .period = 10 * MS },
+		{ .runtime = 10 * MS, .period = 10 * MS },
+	};
+	struct dl_global_result *r = global(p, 2, 2);
+
+	ck_assert_int_eq(r->verdict, DL_SCHEDULABLE);
+	ck_assert_int_eq(r->accepted_by, DL_TEST_NM);
+	free(r);
+}
+END_TEST
+
+/* Sets (in ns) where exactly one of the sufficient tests accepts, found
+ * by a random search and checked against the simulation. */
+struct only {
+	int test, m;
+	size_t n;
+	struct dl_params p[5];
+};
+
+#define T(c, d, t) { .runtime = (c), .deadline = (d), .period = (t) }
+static const struct only onlies[] = {
+	{ DL_TEST_GFB, 2, 3, { T(2, 4, 6), T(4, 9, 25), T(3, 6, 7) } },
+	{ DL_TEST_GFB, 2, 4, { T(6, 19, 31), T(4, 9, 9), T(2, 6, 9), T(4, 11, 16) } },
+	{ DL_TEST_BAK, 2, 4, { T(2, 9, 11), T(3, 9, 10), T(2, 6, 32), T(5, 9, 23) } },
+	{ DL_TEST_BAK, 2, 4, { T(5, 13, 36), T(5, 18, 23), T(8, 15, 23), T(6, 22, 25) } },
+	{ DL_TEST_RTA, 3, 4, { T(1, 25, 31), T(2, 2, 5), T(2, 2, 2), T(1, 2, 3) } },
+	{ DL_TEST_RTA, 3, 4, { T(9, 27, 30), T(1, 1, 8), T(5, 5, 20), T(1, 2, 6) } },
+};
+
+START_TEST(test_only_one_accepts)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(onlies); k++) {
+		const struct only *o = &onlies[k];
+		struct dl_global_result *r = global(o->p, o->n, o->m);
+
+		for (int t = DL_TEST_GFB; t <= DL_TEST_RTA; t++)
+			ck_assert_msg(r->result[t] == (t == o->test), "case %zu: %s says %d",
+				      k, dl_test_name(t), r->result[t]);
+		ck_assert_int_eq(r->verdict, DL_SCHEDULABLE);
+		free(r);
+	}
+}
+END_TEST
+
+/* The RTA's bounds: 2 CPUs, three tasks (1, 3, 3) ns: a third task waits
+ * at most floor((1 + 1) / 2) = 1, so each responds within 2. */
+START_TEST(test_rta_bounds)
+{
+	struct dl_params p[] = { T(2048, 6144, 6144), T(2048, 6144, 6144), T(2048, 6144, 6144) };
+	struct dl_global_result *r = global(p, 3, 2);
+
+	ck_assert_int_eq(r->result[DL_TEST_RTA], 1);
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_uint_ge(r->response[i], 2048);
+		ck_assert_uint_le(r->response[i], 4096);
+	}
+	free(r);
+}
+END_TEST
+
+START_TEST(test_bad_input)
+{
+	struct dl_params p[] = { { .runtime = 5 * MS, .deadline = 4 * MS, .period = 10 * MS } };
+	struct dl_edf_result *e;
+	struct dl_global_result *g;
+
+	ck_assert_int_eq(dl_edf_test(p, 1, NULL, &e), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(dl_errmsg(), "task 0"));
+	ck_assert_int_eq(dl_global_test(p, 1, 2, NULL, &g), -EINVAL);
+	p[0].runtime = 1 * MS;
+	ck_assert_int_eq(dl_global_test(p, 1, 0, NULL, &g), -EINVAL);
+	ck_assert_int_eq(dl_edf_test(p, 1, NULL, NULL), -EINVAL);
+}
+END_TEST
+
+/* ---- brute force, independent of the library's code ---- */
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* One CPU: U <= 1 and h(t) <= t at every t up to the hyperperiod plus
+ * the longest deadline, t by t. */
+static bool brute_edf(const struct dl_an_task *ts, size_t n)
+{
+	uint64_t h = 1, dmax = 0, sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		h = h / gcd(h, ts[i].t) * ts[i].t;
+		dmax = ts[i].d > dmax ? ts[i].d : dmax;
+	}
+	for (size_t i = 0; i < n; i++)
+		sum += ts[i].c * (h / ts[i].t);
+	if (sum > h)
+		return false;
+	for (uint64_t t = 1; t <= h + dmax; t++) {
+		uint64_t d = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (ts[i].d <= t)
+				d += ((t - ts[i].d) / ts[i].t + 1) * ts[i].c;
+		if (d > t)
+			return false;
+	}
+	return true;
+}
+
+static void random_set(struct dl_an_task *ts, size_t n, unsigned *seed)
+{
+	for (size_t i = 0; i < n; i++) {
+		ts[i].t = 2 + (uint64_t)(rand_r(seed) % 24);
+		ts[i].d = 1 + (uint64_t)(rand_r(seed) % ts[i].t);
+		ts[i].c = 1 + (uint64_t)(rand_r(seed) % (ts[i].d < 6 ? ts[i].d : ts[i].d / 2 + 1));
+	}
+}
+
+/* QPA and brute force agree on thousands of random small sets, and a
+ * failing t that QPA reports is a deadline with demand above it. */
+START_TEST(test_qpa_vs_brute_force)
+{
+	unsigned seed = 12345;
+	int yes = 0, no = 0;
+
+	for (int k = 0; k < 5000; k++) {
+		struct dl_an_task ts[6];
+		size_t n = 1 + (size_t)(rand_r(&seed) % 6);
+		struct dl_qpa_out o;
+		bool b;
+
+		random_set(ts, n, &seed);
+		dl_qpa(ts, n, &o);
+		b = brute_edf(ts, n);
+		ck_assert_msg((o.verdict == DL_SCHEDULABLE) == b, "set %d: QPA %d, brute force %d", k, o.verdict, b);
+		if (!b) {
+			ck_assert_uint_gt(o.fail_demand, o.fail_t);
+			ck_assert_uint_eq(dl_an_demand(ts, n, o.fail_t), o.fail_demand);
+			ck_assert_int_ge(o.limiting, 0);
+			ck_assert_uint_eq((o.fail_t - ts[o.limiting].d) % ts[o.limiting].t, 0);
+			no++;
+		} else {
+			yes++;
+		}
+	}
+	/* Both answers were exercised. */
+	ck_assert_int_gt(yes, 500);
+	ck_assert_int_gt(no, 500);
+}
+END_TEST
+
+/* Global EDF on m CPUs, step by step from a synchronous release; 1 on a
+ * miss. */
+static bool brute_gedf_misses(const struct dl_an_task *ts, size_t n, int m)
+{
+	uint64_t h = 1, dmax = 0, rem[16] = { 0 }, dl[16] = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		h = h / gcd(h, ts[i].t) * ts[i].t;
+		dmax = ts[i].d > dmax ? ts[i].d : dmax;
+	}
+	if (h > 2000000)
+		h = 2000000;
+	for (uint64_t t = 0; t <= h + dmax; t++) {
+		bool ran[16] = { false };
+
+		for (size_t i = 0; i < n; i++) {
+			if (rem[i] && dl[i] <= t)
+				return true;
+			if (t % ts[i].t == 0) {
+				rem[i] = ts[i].c;
+				dl[i] = t + ts[i].d;
+			}
+		}
+		for (int c = 0; c < m; c++) {
+			size_t best = n;
+
+			for (size_t i = 0; i < n; i++)
+				if (rem[i] && !ran[i] && (best == n || dl[i] < dl[best]))
+					best = i;
+			if (best == n)
+				break;
+			ran[best] = true;
+			rem[best]--;
+		}
+	}
+	return false;
+}
+
+/* Whatever a sufficient test accepts never misses in the simulation; a
+ * miss the library's simulation reports is one the step-by-step
+ * simulation finds too. */
+START_TEST(test_global_tests_vs_simulation)
+{
+	unsigned seed = 777;
+	int accepted = 0, proven = 0;
+
+	for (int k = 0; k < 3000; k++) {
+		struct dl_an_task ts[8];
+		int m = 2 + (int)(rand_r(&seed) % 3);
+		size_t n = (size_t)m + 1 + (size_t)(rand_r(&seed) % 4);
+		ssize_t lim, who;
+		uint64_t when;
+		int any;
+
+		random_set(ts, n, &seed);
+		if (dl_an_util_cmp(ts, n, (uint64_t)m) == 1)
+			continue;
+		any = dl_gfb(ts, n, m, NULL, &lim) | dl_bak(ts, n, m, &lim) |
+		      dl_bcl(ts, n, m, &lim) | dl_rta(ts, n, m, NULL, &lim);
+		if (any) {
+			accepted++;
+			ck_assert_msg(!brute_gedf_misses(ts, n, m), "set %d accepted but misses", k);
+		} else if (dl_gedf_sim(ts, n, m, &who, &when)) {
+			proven++;
+			ck_assert(brute_gedf_misses(ts, n, m));
+		}
+	}
+	ck_assert_int_gt(accepted, 100);
+	ck_assert_int_gt(proven, 20);
+}
+END_TEST
+
+static Suite *make(void)
+{
+	Suite *s = suite_create("analysis");
+	TCase *tc = tcase_create("known answers");
+	TCase *rnd = tcase_create("random");
+
+	tcase_add_test(tc, test_kernel_doc_example);
+	tcase_add_test(tc, test_exact_boundary);
+	tcase_add_test(tc, test_utilization_one);
+	tcase_add_test(tc, test_gfb_equality);
+	tcase_add_test(tc, test_dhall);
+	tcase_add_test(tc, test_overutilized);
+	tcase_add_test(tc, test_n_le_m);
+	tcase_add_test(tc, test_only_one_accepts);
+	tcase_add_test(tc, test_rta_bounds);
+	tcase_add_test(tc, test_bad_input);
+	suite_add_tcase(s, tc);
+	tcase_set_timeout(rnd, 120);
+	tcase_add_test(rnd, test_qpa_vs_brute_force);
+	tcase_add_test(rnd, test_global_tests_vs_simulation);
+	suite_add_tcase(s, rnd);
+	return s;
+}
+
+int main(void)
+{
+	return tl_main(make, TL_UNIT);
+}

@@ -1,0 +1,344 @@
+/*
+ * Partition plans: the article's example, and every plan on thousands of
+ * random sets re-checked by brute force, independently of the library's
+ * tests: each task placed exactly once, each root domain within the
+ * kernel's admission (recomputed here), each one-CPU root domain's
+ * demand within every interval, t by t, and no deadline missed in a
+ * step-by-step simulation of a cluster's global EDF.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define MS 1000000ULL
+
+static struct dl_platform *platform(int m)
+{
+	struct dl_platform *pf = NULL;
+
+	ck_assert_int_eq(dl_platform_get(m, &pf), 0);
+	ck_assert_int_eq(pf->ncpus, m);
+	/* The kernel's defaults, whatever this machine says. */
+	pf->cpu_bw = 996147; /* 0.95 */
+	pf->unlimited = false;
+	pf->server = (struct dl_params){ .runtime = 50 * MS, .deadline = 1000 * MS, .period = 1000 * MS };
+	return pf;
+}
+
+/* The article: one task near 0.9 of a CPU and many light ones on 8
+ * CPUs.  Globally no test guarantees it (the heavy task's density
+ * dominates GFB's bound); the plan puts the heavy task alone. */
+START_TEST(test_article)
+{
+	struct dl_platform *pf = platform(8);
+	struct dl_params p[21];
+	struct dl_plan *plan = NULL;
+
+	p[0] = (struct dl_params){ .runtime = 8 * MS, .deadline = 9 * MS, .period = 9 * MS };
+	for (int i = 1; i < 21; i++)
+		p[i] = (struct dl_params){ .runtime = 1 * MS, .deadline = 8 * MS, .period = 8 * MS };
+	ck_assert_int_eq(dl_plan_compute(p, 21, pf, &plan), 0);
+	ck_assert(plan->feasible);
+	ck_assert_int_ne(plan->global->verdict, DL_SCHEDULABLE);
+	ck_assert_uint_eq(plan->nparts, 1);
+	ck_assert_uint_eq(plan->parts[0]->ntasks, 1);
+	ck_assert_uint_eq(plan->parts[0]->tasks[0], 0);
+	ck_assert_int_eq(plan->parts[0]->ncpus, 1);
+	ck_assert_uint_eq(plan->cluster->ntasks, 20);
+	ck_assert_int_eq(plan->cluster->ncpus, 7);
+	ck_assert_int_ge(plan->cluster->test, DL_TEST_NM);
+	ck_assert_int_ge(plan->margin, 0);
+	dl_plan_free(plan);
+	free(pf);
+}
+END_TEST
+
+/* Light tasks only: every task in the cluster, no partition. */
+START_TEST(test_global_enough)
+{
+	struct dl_platform *pf = platform(4);
+	struct dl_params p[6];
+	struct dl_plan *plan = NULL;
+
+	for (int i = 0; i < 6; i++)
+		p[i] = (struct dl_params){ .runtime = 1 * MS, .period = 10 * MS };
+	ck_assert_int_eq(dl_plan_compute(p, 6, pf, &plan), 0);
+	ck_assert(plan->feasible);
+	ck_assert_int_eq(plan->method, DL_PLAN_GLOBAL);
+	ck_assert_uint_eq(plan->nparts, 0);
+	ck_assert_uint_eq(plan->cluster->ntasks, 6);
+	dl_plan_free(plan);
+	free(pf);
+}
+END_TEST
+
+/* 0.93 of a CPU fits no one-CPU partition (0.95 - 0.05 of fair server
+ * leaves 0.90), and three of them on 2 CPUs are more than the machine:
+ * no plan, and the answer names a task and says why. */
+START_TEST(test_no_plan)
+{
+	struct dl_platform *pf = platform(2);
+	struct dl_params p[3];
+	struct dl_plan *plan = NULL;
+
+	for (int i = 0; i < 3; i++)
+		p[i] = (struct dl_params){ .runtime = 93 * MS / 10, .period = 10 * MS };
+	ck_assert_int_eq(dl_plan_compute(p, 3, pf, &plan), 0);
+	ck_assert(!plan->feasible);
+	ck_assert_int_ge(plan->unplaced, 0);
+	ck_assert_ptr_nonnull(strstr(plan->why, "needs 0.9300 of a CPU"));
+	ck_assert_ptr_nonnull(strstr(plan->why, "0.9000"));
+	ck_assert_int_eq(plan->global->verdict, DL_INFEASIBLE);
+	dl_plan_free(plan);
+	free(pf);
+}
+END_TEST
+
+/* ---- brute force ---- */
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+struct task {
+	uint64_t c, d, t;
+};
+
+static uint64_t bw(const struct task *t)
+{
+	return (uint64_t)(((unsigned __int128)t->c << 20) / t->t);
+}
+
+static bool brute_one_cpu(const struct task *ts, size_t n)
+{
+	uint64_t h = 1, dmax = 0, sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		h = h / gcd(h, ts[i].t) * ts[i].t;
+		dmax = ts[i].d > dmax ? ts[i].d : dmax;
+	}
+	for (size_t i = 0; i < n; i++)
+		sum += ts[i].c * (h / ts[i].t);
+	if (sum > h)
+		return false;
+	for (uint64_t t = 1; t <= h + dmax; t++) {
+		uint64_t d = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (ts[i].d <= t)
+				d += ((t - ts[i].d) / ts[i].t + 1) * ts[i].c;
+		if (d > t)
+			return false;
+	}
+	return true;
+}
+
+static bool brute_gedf_ok(const struct task *ts, size_t n, int m)
+{
+	uint64_t h = 1, dmax = 0, rem[32] = { 0 }, dl[32] = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		h = h / gcd(h, ts[i].t) * ts[i].t;
+		dmax = ts[i].d > dmax ? ts[i].d : dmax;
+	}
+	for (uint64_t t = 0; t <= h + dmax && t < 1000000; t++) {
+		bool ran[32] = { false };
+
+		for (size_t i = 0; i < n; i++) {
+			if (rem[i] && dl[i] <= t)
+				return false;
+			if (t % ts[i].t == 0) {
+				rem[i] = ts[i].c;
+				dl[i] = t + ts[i].d;
+			}
+		}
+		for (int c = 0; c < m; c++) {
+			size_t best = n;
+
+			for (size_t i = 0; i < n; i++)
+				if (rem[i] && !ran[i] && (best == n || dl[i] < dl[best]))
+					best = i;
+			if (best == n)
+				break;
+			ran[best] = true;
+			rem[best]--;
+		}
+	}
+	return true;
+}
+
+/* A root domain of the plan: its tasks plus one small server per CPU. */
+static void check_domain(const struct dl_plan_part *part, const struct task *all,
+			 const struct task *sv, uint64_t cap, int *seen)
+{
+	struct task ts[32];
+	uint64_t load = 0;
+	size_t n = 0;
+
+	ck_assert_int_ge(part->ncpus, 1);
+	ck_assert_int_eq(dl_cpus_count(&part->cpus), part->ncpus);
+	for (size_t j = 0; j < part->ntasks; j++) {
+		ck_assert_int_eq(seen[part->tasks[j]], 0);
+		seen[part->tasks[j]] = 1;
+		ts[n++] = all[part->tasks[j]];
+	}
+	for (size_t j = 0; j < n; j++)
+		load += bw(&ts[j]);
+	load += bw(sv) * (uint64_t)part->ncpus;
+	ck_assert_uint_le(load, cap * (uint64_t)part->ncpus);
+	if (n == 0)
+		return;
+	for (int s = 0; s < part->ncpus; s++)
+		ts[n++] = *sv;
+	if (part->ncpus == 1)
+		ck_assert(brute_one_cpu(ts, n));
+	else
+		ck_assert(brute_gedf_ok(ts, n, part->ncpus));
+}
+
+START_TEST(test_random_plans_rechecked)
+{
+	unsigned seed = 4242;
+	int feasible = 0, partitioned = 0, none = 0;
+
+	for (int k = 0; k < 2000; k++) {
+		int m = 2 + (int)(rand_r(&seed) % 3);
+		size_t n = 1 + (size_t)(rand_r(&seed) % 8);
+		struct dl_params p[8];
+		struct task ts[8], sv = { 1, 24, 24 };
+		struct dl_platform *pf = platform(m);
+		struct dl_plan *plan = NULL;
+		int seen[8] = { 0 };
+
+		/* Small integer times keep the hyperperiods short; the server
+		 * is 1 in 24 and the cap 0.95. */
+		pf->server = (struct dl_params){ .runtime = 1, .deadline = 24, .period = 24 };
+		for (size_t i = 0; i < n; i++) {
+			ts[i].t = 2 + (uint64_t)(rand_r(&seed) % 11);
+			ts[i].t = ts[i].t == 5 || ts[i].t == 7 || ts[i].t == 9 || ts[i].t == 10 || ts[i].t == 11 ? 12 : ts[i].t;
+			ts[i].d = 1 + (uint64_t)(rand_r(&seed) % ts[i].t);
+			ts[i].c = 1 + (uint64_t)(rand_r(&seed) % ts[i].d);
+			p[i] = (struct dl_params){ .runtime = ts[i].c, .deadline = ts[i].d, .period = ts[i].t };
+		}
+		ck_assert_int_eq(dl_plan_compute(p, n, pf, &plan), 0);
+		if (plan->feasible) {
+			uint64_t sum = bw(&sv) * (uint64_t)m;
+
+			feasible++;
+			/* Fewest partitions first: a set the global tests and the
+			 * kernel's admission accept on every CPU needs none. */
+			for (size_t i = 0; i < n; i++)
+				sum += bw(&ts[i]);
+			if (plan->global->verdict == DL_SCHEDULABLE && sum <= pf->cpu_bw * (uint64_t)m)
+				ck_assert_uint_eq(plan->nparts, 0);
+			partitioned += plan->nparts > 0;
+			for (size_t j = 0; j < plan->nparts; j++) {
+				ck_assert_int_eq(plan->parts[j]->ncpus, 1);
+				check_domain(plan->parts[j], ts, &sv, pf->cpu_bw, seen);
+			}
+			check_domain(plan->cluster, ts, &sv, pf->cpu_bw, seen);
+			ck_assert_int_eq(plan->cluster->ncpus + (int)plan->nparts, m);
+			for (size_t i = 0; i < n; i++)
+				ck_assert_int_eq(seen[i], 1);
+		} else {
+			none++;
+			ck_assert_int_ge(plan->unplaced, 0);
+			ck_assert_uint_lt((size_t)plan->unplaced, n);
+			ck_assert(plan->why[0]);
+		}
+		dl_plan_free(plan);
+		free(pf);
+	}
+	ck_assert_int_gt(feasible, 200);
+	ck_assert_int_gt(partitioned, 50);
+	ck_assert_int_gt(none, 50);
+}
+END_TEST
+
+START_TEST(test_bad_platform)
+{
+	struct dl_platform *pf = platform(2);
+	struct dl_params p = { .runtime = 1 * MS, .period = 10 * MS };
+	struct dl_plan *plan;
+
+	pf->ncpus = 3; /* disagrees with its CPU set */
+	ck_assert_int_eq(dl_plan_compute(&p, 1, pf, &plan), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(dl_errmsg(), "must agree"));
+	ck_assert_int_eq(dl_platform_get(-1, &pf), -EINVAL);
+	free(pf);
+}
+END_TEST
+
+/* dl-part plan: exit 0 with a plan, 1 without, 2 for bad input; the
+ * JSON fields scripts rely on. */
+static int plan_tool(const char *text, char *const *opts, char *out, size_t len)
+{
+	char path[] = "/tmp/libdl-test-plan-XXXXXX", err[4096];
+	char *args[8] = { "plan" };
+	int fd = mkstemp(path), n = 1, ret;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	for (; opts && *opts && n < 6; opts++)
+		args[n++] = *opts;
+	args[n++] = path;
+	args[n] = NULL;
+	ret = tl_run_tool("dl-part", args, out, len, err, sizeof(err));
+	unlink(path);
+	if (ret == 2)
+		snprintf(out, len, "%s", err);
+	return ret;
+}
+
+START_TEST(test_tool)
+{
+	char out[16384];
+
+	ck_assert_int_eq(plan_tool("heavy 8ms 9ms 9ms\nlight 2.5ms 8ms 8ms count=2\n",
+				   (char *[]){ "--json", "--cpus", "2", NULL }, out, sizeof(out)), 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"feasible\":true"));
+	ck_assert_ptr_nonnull(strstr(out, "\"cpus\":2"));
+	ck_assert_ptr_nonnull(strstr(out, "\"global\":{\"verdict\":\"infeasible\""));
+	ck_assert_ptr_nonnull(strstr(out, "\"partitions\":[{\"name\":\"cpu0\",\"cpus\":\"0\",\"ncpus\":1,\"tasks\":[\"heavy\"]"));
+	ck_assert_ptr_nonnull(strstr(out, "\"cluster\":{\"name\":\"cluster\",\"cpus\":\"1\",\"ncpus\":1,\"tasks\":[\"light.1\",\"light.2\"],\"test\":\"QPA\""));
+	ck_assert_int_eq(plan_tool("a 9.3ms 10ms 10ms count=3\n", (char *[]){ "--cpus", "2", NULL },
+				   out, sizeof(out)), 1);
+	ck_assert_ptr_nonnull(strstr(out, "no plan: a."));
+	ck_assert_ptr_nonnull(strstr(out, " cannot be placed: "));
+	ck_assert_int_eq(plan_tool("a 11ms 10ms 10ms\n", NULL, out, sizeof(out)), 2);
+	ck_assert_ptr_nonnull(strstr(out, "longer than the deadline"));
+	ck_assert_int_eq(plan_tool("a 1ms 10ms 10ms\n", (char *[]){ "--cpus", "0", NULL }, out, sizeof(out)), 2);
+}
+END_TEST
+
+static Suite *make(void)
+{
+	Suite *s = suite_create("plan");
+	TCase *tc = tcase_create("plans");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_article);
+	tcase_add_test(tc, test_global_enough);
+	tcase_add_test(tc, test_no_plan);
+	tcase_add_test(tc, test_random_plans_rechecked);
+	tcase_add_test(tc, test_bad_platform);
+	tcase_add_test(tc, test_tool);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tl_main(make, TL_UNIT);
+}
