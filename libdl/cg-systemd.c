@@ -225,22 +225,6 @@ static int wait_gone(const char *cg)
 	return 0;
 }
 
-/* Write the partition type and read back what the kernel made of it. */
-static int set_partition(const char *cg, const char *type)
-{
-	char state[256];
-	int err = dl_cs_write(cg, "cpuset.cpus.partition", type);
-
-	if (err)
-		return dl_fail(err, "cannot make /%s a %s partition: %s", cg, type, strerror(-err));
-	err = dl_cs_read(cg, "cpuset.cpus.partition", state, sizeof(state));
-	if (err)
-		return dl_fail(err, "cannot read back /%s's cpuset.cpus.partition", cg);
-	if (strcmp(state, type) != 0)
-		return dl_fail(-EINVAL, "the kernel made /%s an invalid partition: it reads \"%s\"", cg, state);
-	return 0;
-}
-
 int dl_sd_check(const struct dl_layout *l)
 {
 	dl_cpus_t online, rest;
@@ -294,12 +278,12 @@ int dl_sd_create(struct dl_layout *l, struct dl_layout_result *res)
 			err = dl_step(res, "slice started");
 	}
 	if (!err && !(err = dl_sd_cgroup(NULL, cg, sizeof(cg))) && !(err = wait_cgroup(cg, &all)))
-		err = set_partition(cg, "root");
+		err = dl_cs_make_partition(cg, "root");
 	for (size_t i = 0; !err && i < l->nparts; i++) {
 		dl_sd_cgroup(l->parts[i].name, cg, sizeof(cg));
 		err = wait_cgroup(cg, &l->parts[i].cpus);
 		if (!err)
-			err = set_partition(cg, type);
+			err = dl_cs_make_partition(cg, type);
 		if (!err)
 			err = dl_step(res, "partition");
 	}

@@ -152,6 +152,23 @@ int dl_cs_root_subtree(const char *change)
 	return err ? err : dl_write_file(path, change);
 }
 
+/* v2: write the partition type and read back what the kernel made of
+ * it: an invalid partition is a successful write. */
+int dl_cs_make_partition(const char *name, const char *type)
+{
+	char state[256];
+	int err = dl_cs_write(name, "cpuset.cpus.partition", type);
+
+	if (err)
+		return dl_fail(err, "cannot make /%s a %s partition: %s", name, type, strerror(-err));
+	err = dl_cs_read(name, "cpuset.cpus.partition", state, sizeof(state));
+	if (err)
+		return dl_fail(err, "cannot read back /%s's cpuset.cpus.partition", name);
+	if (strcmp(state, type) != 0)
+		return dl_fail(-EINVAL, "the kernel made /%s an invalid partition: it reads \"%s\"", name, state);
+	return 0;
+}
+
 int dl_cs_root_subtree_has(const char *ctrl)
 {
 	char buf[1024];

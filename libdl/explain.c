@@ -35,6 +35,31 @@ DL_EXPORT int dl_have_cap_sys_nice(void)
 	return v == CAP_SET;
 }
 
+/*
+ * A program given file capabilities (setcap cap_sys_nice+ep) must not
+ * hand them on to a command it runs: every set cleared, the ambient and
+ * inheritable ones too (the one path the kernel leaves open is CAP_SYS_NICE
+ * in the inheritable set meeting a command's file-inheritable set).
+ * Root keeps its own: its command would get them back at exec.
+ */
+DL_EXPORT int dl_caps_drop(void)
+{
+	cap_t none;
+	int err = 0;
+
+	if (getuid() == 0 && geteuid() == 0)
+		return 0;
+	if (CAP_AMBIENT_SUPPORTED() && cap_reset_ambient() < 0)
+		return dl_fail(-errno, "cannot clear the ambient capabilities: %s", strerror(errno));
+	none = cap_init();
+	if (!none)
+		return dl_fail(-errno, "cannot clear the capabilities: %s", strerror(errno));
+	if (cap_set_proc(none) < 0)
+		err = dl_fail(-errno, "cannot clear the capabilities: %s", strerror(errno));
+	cap_free(none);
+	return err;
+}
+
 /* The CPU a thread last ran on: field 39 of /proc/TID/stat. */
 int dl_task_cpu(pid_t tid)
 {

@@ -139,6 +139,8 @@ int dl_cs_write(const char *name, const char *key, const char *value);
 int dl_cs_remove(const char *name);
 /* v2: "+cpuset" or "-cpuset" into the root cgroup's subtree_control. */
 int dl_cs_root_subtree(const char *change);
+/* v2: a partition of type ("root", "isolated", "member"), read back. */
+int dl_cs_make_partition(const char *name, const char *type);
 /* v2: 1 when the root cgroup's subtree_control lists ctrl, 0 if not. */
 int dl_cs_root_subtree_has(const char *ctrl);
 /* migrate.c: one task (v1: a thread, v2: its process) into a cpuset. */

@@ -140,6 +140,9 @@ void dl_policy_free(struct dl_policy *pol);
 int dl_explain(int err, pid_t tid, const struct dl_params *p,
 	       char *buf, size_t len);
 int dl_have_cap_sys_nice(void);
+/* Clear every capability set before running another program (not for
+ * root): what a setcap'd program holds is not handed on. */
+int dl_caps_drop(void);
 /* Would the kernel admit p for pid (0: the calling thread), or for every
  * thread of pid, now?  1 yes, 0 no; why says why.  Changes nothing. */
 int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,

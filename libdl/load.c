@@ -81,28 +81,6 @@ static noreturn void child_fail(struct shared *sh, int ready_fd, int err)
 	_exit(1);
 }
 
-/* A command must not inherit what a program with file capabilities
- * (setcap cap_sys_nice+ep) holds: clear every set, the ambient one too,
- * as dl-run does.  Root keeps its own (the command gets them back at exec
- * anyway). */
-static int drop_capabilities(void)
-{
-	cap_t none;
-	int err = 0;
-
-	if (getuid() == 0 && geteuid() == 0)
-		return 0;
-	if (CAP_AMBIENT_SUPPORTED() && cap_reset_ambient() < 0)
-		return -errno;
-	none = cap_init();
-	if (!none)
-		return -errno;
-	if (cap_set_proc(none) < 0)
-		err = -errno;
-	cap_free(none);
-	return err;
-}
-
 /* The task's process: place and admit it, say so, wait for the common
  * start, run.  Never returns. */
 static noreturn void child(const struct dl_taskspec *t, int mode, uint64_t duration, uint64_t jobs,
@@ -127,7 +105,7 @@ static noreturn void child(const struct dl_taskspec *t, int mode, uint64_t durat
 	close(go_fd);
 	end_time = duration ? t0 + t->offset + duration : UINT64_MAX;
 	if (t->argv) {
-		if (drop_capabilities() < 0)
+		if (dl_caps_drop() < 0)
 			_exit(126);
 		sleep_until(t0 + t->offset);
 		execvp(t->argv[0], t->argv);

@@ -353,22 +353,6 @@ static int enable_subtree(struct dl_layout *l)
 	return dl_layout_save(l);
 }
 
-/* Write the partition type and read back what the kernel made of it. */
-static int make_partition(const char *name, const char *type)
-{
-	char state[256];
-	int err = dl_cs_write(name, "cpuset.cpus.partition", type);
-
-	if (err)
-		return dl_fail(err, "cannot make /%s a %s partition: %s", name, type, strerror(-err));
-	err = dl_cs_read(name, "cpuset.cpus.partition", state, sizeof(state));
-	if (err)
-		return dl_fail(err, "cannot read back /%s's cpuset.cpus.partition", name);
-	if (strcmp(state, type) != 0)
-		return dl_fail(-EINVAL, "the kernel made /%s an invalid partition: it reads \"%s\"", name, state);
-	return 0;
-}
-
 static int create_v2(struct dl_layout *l, struct dl_layout_result *res)
 {
 	const char *type = l->flags & DL_LAYOUT_ISOLATED ? "isolated" : "root";
@@ -379,7 +363,7 @@ static int create_v2(struct dl_layout *l, struct dl_layout_result *res)
 	for (size_t i = 0; i < l->nparts; i++) {
 		dl_layout_cgroup(l, l->parts[i].name, name, sizeof(name));
 		STEP(res, "partition cgroup", make_cs(name, &l->parts[i].cpus, &l->mems, NULL, 0));
-		STEP(res, "partition root", make_partition(name, type));
+		STEP(res, "partition root", dl_cs_make_partition(name, type));
 	}
 	/* The cluster: the root cgroup's own root domain when it is all the
 	 * rest (the root keeps those CPUs anyway), else a partition. */
@@ -392,7 +376,7 @@ static int create_v2(struct dl_layout *l, struct dl_layout_result *res)
 	dl_layout_cgroup(l, DL_CLUSTER, name, sizeof(name));
 	STEP(res, "cluster cgroup", make_cs(name, &l->cluster, &l->mems, NULL, 0));
 	if (l->cluster_partition)
-		STEP(res, "cluster partition", make_partition(name, "root"));
+		STEP(res, "cluster partition", dl_cs_make_partition(name, "root"));
 	return 0;
 }
 

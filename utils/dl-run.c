@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -243,29 +242,6 @@ static void report(pid_t tid)
 	       params_text(&got, text, sizeof(text)));
 }
 
-/*
- * Set up with file capabilities (setcap cap_sys_nice+ep), dl-run must not
- * hand them on: clear every set, the ambient one too, before the exec.
- * Root keeps its capabilities; its command would get them back at exec.
- */
-static int drop_capabilities(void)
-{
-	cap_t none;
-	int err = 0;
-
-	if (getuid() == 0 && geteuid() == 0)
-		return 0;
-	if (CAP_AMBIENT_SUPPORTED() && cap_reset_ambient() < 0)
-		return -errno;
-	none = cap_init();
-	if (!none)
-		return -errno;
-	if (cap_set_proc(none) < 0)
-		err = -errno;
-	cap_free(none);
-	return err;
-}
-
 /* --check: the library's prediction from the root domain's figures;
  * nothing is changed, nothing is run. */
 static int check(const struct dl_run *ctl)
@@ -403,9 +379,8 @@ int main(int argc, char **argv)
 		    params_text(&ctl.params, text, sizeof(text)), dl_errmsg());
 	if (ctl.verbose)
 		report(0);
-	if (drop_capabilities() < 0)
-		die(EXIT_FAILURE, "cannot drop capabilities before running %s: %s",
-		    ctl.command[0], strerror(errno));
+	if (dl_caps_drop() < 0)
+		die(EXIT_FAILURE, "will not run %s: %s", ctl.command[0], dl_errmsg());
 	execvp(ctl.command[0], ctl.command);
 	if (errno == ENOENT)
 		die(EXIT_NOT_FOUND, "%s: command not found", ctl.command[0]);
