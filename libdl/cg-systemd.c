@@ -140,6 +140,8 @@ static int bus_call(sd_bus *bus, const char *method, const char *what, const cha
 	va_list ap;
 	int r;
 
+	if ((r = dl_fault(method)))
+		return r;
 	va_start(ap, types);
 	r = sd_bus_call_methodv(bus, DEST, PATH, MANAGER, method, &e, &reply, types, ap);
 	va_end(ap);
@@ -170,6 +172,8 @@ static int write_unit(const char *member, const dl_cpus_t *cpus, const dl_cpus_t
 	char path[4096], tmp[4200], c[4096], m[1024], text[10000];
 	int fd, n, err = 0;
 
+	if ((err = dl_fault("a unit file")))
+		return err;
 	if ((err = unit_path(path, sizeof(path), member)) ||
 	    (err = dl_pathf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid())))
 		return err;
@@ -337,7 +341,9 @@ int dl_sd_destroy(const struct dl_layout *l, struct dl_layout_result *res)
 	}
 	for (int i = 0; i <= (int)l->nparts && !err; i++) {
 		unit_path(path, sizeof(path), i < (int)l->nparts ? l->parts[i].name : NULL);
-		if (unlink(path) < 0 && errno != ENOENT)
+		if ((e = dl_fault("remove a unit file")))
+			err = e;
+		else if (unlink(path) < 0 && errno != ENOENT)
 			err = dl_fail(-errno, "cannot remove %s: %s", path, strerror(errno));
 	}
 	if (!err)
@@ -412,7 +418,9 @@ int dl_sd_attach(const char *member, pid_t pid)
 		dl_fail(r, "cannot build the D-Bus call for scope %s: %s", scope, strerror(-r));
 		goto out;
 	}
-	r = sd_bus_call(bus, m, 0, &e, &reply);
+	r = dl_fault("StartTransientUnit");
+	if (!r)
+		r = sd_bus_call(bus, m, 0, &e, &reply);
 	if (r < 0) {
 		dl_fail(r, "systemd refused to start scope %s in %s: %s", scope, slice,
 			e.message ? e.message : strerror(-r));

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -283,6 +284,10 @@ int main(int argc, char **argv)
 	int rc = EXIT_SUCCESS;
 
 	util_init(argv[0]);
+	/* dl-load runs whatever a task set names, with reservations no
+	 * policy limits: it is not for a file capability (dl-run is). */
+	if (getuid() != 0 && getauxval(AT_SECURE))
+		die(EXIT_FAILURE, "dl-load is not meant to hold a file capability or to be setuid: run it as root, or give users dl-run, which applies dl-run.conf(5)");
 	parse_args(&ctl, argc, argv);
 	if (dl_taskset_read(ctl.file, &ts) < 0)
 		die(EXIT_USAGE, "%s", dl_errmsg());

@@ -58,7 +58,7 @@ static char *tool_for(enum who who, const char *name)
 
 static void install_copies(void)
 {
-	static const char *tools[] = { "dl-run", "dl-part", "dl-stat" };
+	static const char *tools[] = { "dl-run", "dl-part", "dl-stat", "dl-load" };
 
 	if (!mkdtemp(bindir) || chmod(bindir, 0755) < 0)
 		tl_skip_all("cannot make a folder for the tools' copies");

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +135,54 @@ START_TEST(test_thousand_reservations)
 }
 END_TEST
 
+static void *churn_thread(void *arg)
+{
+	(void)arg;
+	return NULL;
+}
+
+/* Threads made and ended as fast as the machine can, for as long as the
+ * process lives. */
+static pid_t churn(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;) {
+			pthread_t t[8];
+
+			for (int i = 0; i < 8; i++)
+				pthread_create(&t[i], NULL, churn_thread, NULL);
+			for (int i = 0; i < 8; i++)
+				pthread_join(t[i], NULL);
+		}
+	}
+	return pid;
+}
+
+/* dl-load and dl-stat --watch while threads churn: no crash, no error. */
+START_TEST(test_load_and_watch_under_churn)
+{
+	char ts[4096], *out = calloc(1, 1 << 20), *err = calloc(1, 65536);
+	const char *src = getenv("top_srcdir");
+	pid_t c = churn();
+	int rc;
+
+	ck_assert_int_gt(c, 0);
+	snprintf(ts, sizeof(ts), "%s/tests/cli/data/tiny.ts", src && *src ? src : ".");
+	rc = tl_run((char *[]){ (char *)tl_tool("dl-load"), "--duration", "2s", "--json", ts, NULL },
+		    out, 1 << 20, err, 65536);
+	ck_assert_msg(rc == 0, "dl-load under churn: exit %d: %s", rc, err);
+	ck_assert_msg(strstr(out, "\"jobs\":"), "%s", out);
+	rc = tl_run((char *[]){ (char *)tl_tool("dl-stat"), "--watch", "10ms", "-n", "100", NULL },
+		    out, 1 << 20, err, 65536);
+	ck_assert_msg(rc == 0, "dl-stat --watch under churn: exit %d: %s", rc, err);
+	tl_kill(c);
+	free(out);
+	free(err);
+}
+END_TEST
+
 /* The library keeps no descriptor open across its calls. */
 START_TEST(test_no_fd_leaks)
 {
@@ -176,6 +225,7 @@ static Suite *make(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_thousand_reservations);
 	tcase_add_test(tc, test_no_fd_leaks);
+	tcase_add_test(tc, test_load_and_watch_under_churn);
 	suite_add_tcase(s, tc);
 	return s;
 }

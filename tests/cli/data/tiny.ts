@@ -1,0 +1,1 @@
+a 1ms 10ms 10ms work=500us
