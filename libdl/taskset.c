@@ -563,3 +563,19 @@ out:
 	free(buf);
 	return err;
 }
+
+DL_EXPORT int dl_taskset_set_place(struct dl_taskset *ts, size_t i, const char *place)
+{
+	char *copy = NULL;
+
+	if (!ts || i >= ts->n)
+		return dl_fail(-EINVAL, "no task %zu in the task set", i);
+	if (place && !valid_place(place))
+		return dl_fail(-EINVAL, "\"%.40s\" is not a place: give \"%s\" or a partition's name", place, DL_CLUSTER);
+	if (place && !(copy = strdup(place)))
+		return dl_fail(-ENOMEM, "out of memory");
+	free(ts->tasks[i]->place);
+	ts->tasks[i]->place = copy;
+	ts->tasks[i]->spec.place = copy;
+	return 0;
+}

@@ -26,6 +26,8 @@ struct dl_loadctl {
 	int mode;
 	bool json;
 	bool ignore_place;
+	bool plan;    /* --plan: the set runs in the layout libdl's plan makes */
+	bool no_move; /* with --plan: leave the root cpuset's tasks (v1) */
 	const char *csv;
 	const char *file;
 };
@@ -50,6 +52,9 @@ static noreturn void usage(void)
 	       "     --json              the results as JSON, times in integer ns\n"
 	       "     --csv FILE          every job into FILE, one line each\n"
 	       "     --ignore-place      run every task here, ignoring place=\n"
+	       "     --plan              run the set in the layout of libdl's plan for it\n"
+	       "                         (dl-part plan), made first and destroyed after\n"
+	       "     --no-move           with --plan: leave the root cpuset's tasks (v1)\n"
 	       " -h, --help              display this help\n"
 	       " -V, --version           display the version\n"
 	       "\n"
@@ -65,7 +70,7 @@ static noreturn void usage(void)
 	exit(EXIT_SUCCESS);
 }
 
-enum { OPT_JSON = 0x100, OPT_CSV, OPT_IGNORE_PLACE };
+enum { OPT_JSON = 0x100, OPT_CSV, OPT_IGNORE_PLACE, OPT_PLAN, OPT_NO_MOVE };
 
 static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 {
@@ -76,6 +81,8 @@ static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "ignore-place", no_argument, NULL, OPT_IGNORE_PLACE },
+		{ "plan", no_argument, NULL, OPT_PLAN },
+		{ "no-move", no_argument, NULL, OPT_NO_MOVE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -111,6 +118,12 @@ static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 		case OPT_IGNORE_PLACE:
 			ctl->ignore_place = true;
 			break;
+		case OPT_PLAN:
+			ctl->plan = true;
+			break;
+		case OPT_NO_MOVE:
+			ctl->no_move = true;
+			break;
 		case 'h':
 			usage();
 		case 'V':
@@ -119,6 +132,10 @@ static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 			bad_option(c, argv);
 		}
 	}
+	if (ctl->plan && ctl->ignore_place)
+		usage_error("give --plan or --ignore-place, not both");
+	if (ctl->no_move && !ctl->plan)
+		usage_error("--no-move goes with --plan");
 	if (ctl->duration && ctl->jobs)
 		usage_error("give --duration or --jobs, not both");
 	if (!ctl->duration && !ctl->jobs)
@@ -275,6 +292,60 @@ static int write_csv(const char *path, const struct dl_load *l)
 	return 0;
 }
 
+/*
+ * --plan: libdl's plan for the set on this machine (dl_plan_taskset(3)),
+ * its layout made, and every task placed where the plan puts it.  Returns
+ * whether a layout was made (to destroy after the run).
+ */
+static bool apply_plan(const struct dl_loadctl *ctl, struct dl_taskset *ts)
+{
+	struct dl_layout_result res;
+	struct dl_platform *pf = NULL;
+	struct dl_plan *plan = NULL;
+	struct dl_layout *l = NULL;
+	size_t n = dl_taskset_count(ts);
+
+	if (dl_platform_get(0, &pf) < 0 || dl_plan_taskset(ts, pf, &plan) < 0)
+		die(EXIT_FAILURE, "cannot plan: %s", dl_errmsg());
+	free(pf);
+	if (!plan->feasible)
+		die(EXIT_FAILURE, "no plan for this task set on this machine: %s (see dl-part plan)", plan->why);
+	if (!ctl->json)
+		printf("plan: %s, %zu partition%s\n", dl_plan_method_name(plan->method), plan->nparts,
+		       plan->nparts == 1 ? "" : "s");
+	if (plan->nparts == 0) {
+		for (size_t i = 0; i < n; i++)
+			if (dl_taskset_set_place(ts, i, NULL) < 0)
+				die(EXIT_FAILURE, "%s", dl_errmsg());
+		dl_plan_free(plan);
+		return false;
+	}
+	if (dl_plan_layout(plan, &l) < 0)
+		die(EXIT_FAILURE, "%s", dl_errmsg());
+	dl_layout_set_flags(l, ctl->no_move ? DL_LAYOUT_NO_MOVE : 0);
+	if (dl_layout_create(l, &res) < 0)
+		die(EXIT_FAILURE, "cannot create the plan's layout: %s", dl_errmsg());
+	dl_layout_free(l);
+	for (size_t i = 0; i < n; i++)
+		if (dl_taskset_set_place(ts, i, DL_CLUSTER) < 0)
+			die(EXIT_FAILURE, "%s", dl_errmsg());
+	for (size_t j = 0; j < plan->nparts; j++) {
+		for (size_t k = 0; k < plan->parts[j]->ntasks; k++)
+			dl_taskset_set_place(ts, plan->parts[j]->tasks[k], plan->parts[j]->name);
+		if (!ctl->json) {
+			char cpus[256];
+
+			printf("  partition %s (CPUs %s):", plan->parts[j]->name,
+			       dl_cpus_format(&plan->parts[j]->cpus, cpus, sizeof(cpus)));
+			for (size_t k = 0; k < plan->parts[j]->ntasks; k++)
+				printf(" %s", dl_taskset_task(ts, plan->parts[j]->tasks[k])->name);
+			putchar('\n');
+		}
+	}
+	dl_plan_free(plan);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct dl_loadctl ctl = { .mode = DL_PERIODIC_SLEEP };
@@ -282,6 +353,7 @@ int main(int argc, char **argv)
 	struct dl_load *l;
 	unsigned int flags = 0;
 	int rc = EXIT_SUCCESS;
+	bool made = false;
 
 	util_init(argv[0]);
 	/* dl-load runs whatever a task set names, with reservations no
@@ -295,8 +367,19 @@ int main(int argc, char **argv)
 		flags |= DL_LOAD_KEEP_JOBS;
 	if (ctl.ignore_place)
 		flags |= DL_LOAD_IGNORE_PLACE;
-	if (dl_load_run(ts, ctl.mode, ctl.duration, ctl.jobs, flags, &l) < 0)
-		die(EXIT_FAILURE, "%s", dl_errmsg());
+	made = ctl.plan && apply_plan(&ctl, ts);
+	if (dl_load_run(ts, ctl.mode, ctl.duration, ctl.jobs, flags, &l) < 0) {
+		char why[1024];
+
+		snprintf(why, sizeof(why), "%s", dl_errmsg());
+		if (made && dl_layout_destroy(NULL) < 0)
+			warnx_("cannot destroy the plan's layout: %s; run dl-part destroy", dl_errmsg());
+		die(EXIT_FAILURE, "%s", why);
+	}
+	if (made && dl_layout_destroy(NULL) < 0) {
+		warnx_("cannot destroy the plan's layout: %s; run dl-part destroy", dl_errmsg());
+		rc = EXIT_FAILURE;
+	}
 	if (ctl.json)
 		print_json(&ctl, l);
 	else

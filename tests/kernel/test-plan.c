@@ -207,6 +207,31 @@ START_TEST(test_apply_starts_commands)
 }
 END_TEST
 
+/* dl-load --plan: the set runs in the plan's layout, which is gone after
+ * the run (the cpuset tree as before). */
+START_TEST(test_dl_load_plan)
+{
+	char path[] = "/tmp/libdl-test-plan-XXXXXX", out[16384], err[8192], before[16384], after[16384];
+	const char *set = "heavy 8ms 9ms 9ms work=7.6ms\n"
+			  "light 2.5ms 8ms 8ms work=2.4ms count=2\n";
+	int fd = mkstemp(path), rc;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, set, strlen(set)), (ssize_t)strlen(set));
+	close(fd);
+	tl_cpuset_snapshot(before, sizeof(before));
+	rc = tl_run_tool("dl-load", (char *[]){ "--plan", "--no-move", "--jobs", "50", path, NULL },
+			 out, sizeof(out), err, sizeof(err));
+	unlink(path);
+	ck_assert_msg(rc == 0, "exit %d: %s%s", rc, out, err);
+	ck_assert_msg(strstr(out, "plan: EDF(k)") && strstr(out, "partition cpu") && strstr(out, " heavy\n"), "%s", out);
+	ck_assert_msg(strstr(out, "light.1") && strstr(out, "light.2"), "%s", out);
+	tl_cpuset_snapshot(after, sizeof(after));
+	ck_assert_msg(strcmp(before, after) == 0, "the plan's layout was left:\n%s", after);
+	tl_settle();
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("plan-kernel");
@@ -228,6 +253,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_feasible_plan_admitted);
 	tcase_add_test(tc, test_predicted_refusal_refused);
 	tcase_add_test(tc, test_apply_starts_commands);
+	tcase_add_test(tc, test_dl_load_plan);
 	suite_add_tcase(s, tc);
 	return s;
 }
