@@ -9,10 +9,17 @@
 #     that the systemd VM suites boot (tests/vm/fetch-systemd-rootfs.sh).
 #  3. Runs autoreconf and configure when needed, then make.
 #
-# It never installs a kernel package.  Extra arguments go to configure.
+# It never installs a kernel package.  Extra arguments go to configure,
+# but for --bench, which also installs what make bench needs (gnuplot).
 set -eu
 
 cd "$(dirname "$0")"
+
+bench=0
+if [ "${1:-}" = "--bench" ]; then
+	bench=1
+	shift
+fi
 
 # Package -> a file that proves it is installed.  Build: autotools, the
 # three libraries.  Tests: qemu and cpio for the VM suites, setpriv and
@@ -40,6 +47,8 @@ mmdebstrap:/usr/bin/mmdebstrap
 libsystemd-dev:/usr/include/systemd/sd-bus.h
 bash-completion:/usr/share/pkgconfig/bash-completion.pc
 "
+# make bench: the plots.
+[ "$bench" = 1 ] && PKGS="$PKGS gnuplot-nox:/usr/bin/gnuplot"
 
 missing=""
 for entry in $PKGS; do

@@ -164,6 +164,64 @@ static int speed(size_t n, int m, int sets)
 	return 0;
 }
 
+/*
+ * Fully partitioned alone, as an independent check of the planner's
+ * column: first fit by decreasing density, each CPU accepting a task
+ * when the kernel's per-CPU cap (with the fair server) and the exact
+ * one-CPU test (QPA) both still hold with it.
+ */
+static int by_density(const void *a, const void *b)
+{
+	const struct dl_params *x = a, *y = b;
+	unsigned __int128 l = (unsigned __int128)x->runtime * y->deadline;
+	unsigned __int128 r = (unsigned __int128)y->runtime * x->deadline;
+
+	return l > r ? -1 : l < r;
+}
+
+static bool partitioned(const struct dl_params *p, size_t n, const struct dl_platform *pf)
+{
+	struct dl_params *s = malloc(n * sizeof(*s)), *cpu = malloc(n * sizeof(*cpu));
+	int *where = calloc(n ? n : 1, sizeof(*where));
+	uint64_t *bw = calloc((size_t)pf->ncpus, sizeof(*bw));
+	bool ok = s && cpu && where && bw;
+
+	if (ok)
+		memcpy(s, p, n * sizeof(*s));
+	if (ok)
+		qsort(s, n, sizeof(*s), by_density);
+	/* where[j]: the CPU task j went to; cpu[]: a CPU's tasks with the
+	 * candidate, rebuilt for each try. */
+	for (size_t i = 0; ok && i < n; i++) {
+		bool placed = false;
+
+		for (int c = 0; c < pf->ncpus && !placed; c++) {
+			size_t k = 0;
+			struct dl_edf_result *r = NULL;
+			uint64_t with = bw[c] + dl_params_bw(&s[i]) + dl_params_bw(&pf->server);
+
+			if (with > pf->cpu_bw)
+				continue;
+			for (size_t j = 0; j < i; j++)
+				if (where[j] == c)
+					cpu[k++] = s[j];
+			cpu[k++] = s[i];
+			if (dl_edf_test(cpu, k, &pf->server, &r) >= 0 && r->verdict == DL_SCHEDULABLE) {
+				where[i] = c;
+				bw[c] += dl_params_bw(&s[i]);
+				placed = true;
+			}
+			free(r);
+		}
+		ok = placed;
+	}
+	free(s);
+	free(cpu);
+	free(where);
+	free(bw);
+	return ok;
+}
+
 static int accept(size_t n, int m, int sets)
 {
 	struct dl_params *p = malloc(n * sizeof(*p));
@@ -172,10 +230,10 @@ static int accept(size_t n, int m, int sets)
 	if (!p)
 		return 1;
 	printf("# acceptance ratio, %zu tasks on %d CPUs, %d sets per point\n", n, m, sets);
-	printf("# util/cpu kernel n<=m GFB BAK BCL RTA global plan\n");
+	printf("# util/cpu kernel n<=m GFB BAK BCL RTA global partitioned plan\n");
 	for (int step = 1; step <= 19; step++) {
 		double load = step * 0.05;
-		int kern = 0, test[5] = { 0 }, any = 0, plans = 0;
+		int kern = 0, test[5] = { 0 }, any = 0, plans = 0, part = 0;
 
 		for (int s = 0; s < sets; s++) {
 			struct dl_plan *plan;
@@ -194,12 +252,13 @@ static int accept(size_t n, int m, int sets)
 				test[k] += plan->global->result[k] == 1;
 			any += plan->global->accepted_by >= 0;
 			plans += plan->feasible;
+			part += partitioned(p, n, pf);
 			dl_plan_free(plan);
 		}
-		printf("%.2f %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.3f\n", load,
+		printf("%.2f %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.3f\n", load,
 		       (double)kern / sets, (double)test[0] / sets, (double)test[1] / sets,
 		       (double)test[2] / sets, (double)test[3] / sets, (double)test[4] / sets,
-		       (double)any / sets, (double)plans / sets);
+		       (double)any / sets, (double)part / sets, (double)plans / sets);
 		fflush(stdout);
 	}
 	free(p);
