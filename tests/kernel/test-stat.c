@@ -177,36 +177,9 @@ START_TEST(test_kernel_and_computed_agree)
 END_TEST
 
 /* Deadline threads that come and go while dl-stat scans. */
-static void *churn_thread(void *arg)
-{
-	struct dl_params p = { .runtime = 100 * 1000, .period = 50 * MS };
-
-	(void)arg;
-	dl_set(0, &p);
-	dl_sleep_ns(1 * MS);
-	return NULL;
-}
-
-static pid_t churn(void)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		for (;;) {
-			pthread_t t[8];
-
-			for (int i = 0; i < 8; i++)
-				pthread_create(&t[i], NULL, churn_thread, NULL);
-			for (int i = 0; i < 8; i++)
-				pthread_join(t[i], NULL);
-		}
-	}
-	return pid;
-}
-
 START_TEST(test_threads_exiting_mid_scan)
 {
-	pid_t c = churn();
+	pid_t c = tl_churn(true);
 
 	ck_assert_int_gt(c, 0);
 	dl_sleep_ns(50 * MS);

@@ -143,37 +143,12 @@ START_TEST(test_thousand_reservations)
 }
 END_TEST
 
-static void *churn_thread(void *arg)
-{
-	(void)arg;
-	return NULL;
-}
-
-/* Threads made and ended as fast as the machine can, for as long as the
- * process lives. */
-static pid_t churn(void)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		for (;;) {
-			pthread_t t[8];
-
-			for (int i = 0; i < 8; i++)
-				pthread_create(&t[i], NULL, churn_thread, NULL);
-			for (int i = 0; i < 8; i++)
-				pthread_join(t[i], NULL);
-		}
-	}
-	return pid;
-}
-
 /* dl-load and dl-stat --watch while threads churn: no crash, no error. */
 START_TEST(test_load_and_watch_under_churn)
 {
 	char ts[4096], *out = calloc(1, 1 << 20), *err = calloc(1, 65536);
 	const char *src = getenv("top_srcdir");
-	pid_t c = churn();
+	pid_t c = tl_churn(false);
 	int rc;
 
 	ck_assert_int_gt(c, 0);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -559,4 +560,39 @@ void tl_dl_snapshot(char *buf, size_t len)
 					 (unsigned long long)t[i].params.period);
 	free(t);
 	free(rds);
+}
+
+/* ---------------------------------------------------------------- churn */
+
+static void *churn_plain(void *arg)
+{
+	(void)arg;
+	return NULL;
+}
+
+static void *churn_deadline(void *arg)
+{
+	struct dl_params p = { .runtime = 100 * 1000, .period = 50 * 1000000ULL };
+
+	(void)arg;
+	dl_set(0, &p);
+	dl_sleep_ns(1000000);
+	return NULL;
+}
+
+pid_t tl_churn(bool deadline)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;) {
+			pthread_t t[8];
+
+			for (int i = 0; i < 8; i++)
+				pthread_create(&t[i], NULL, deadline ? churn_deadline : churn_plain, NULL);
+			for (int i = 0; i < 8; i++)
+				pthread_join(t[i], NULL);
+		}
+	}
+	return pid;
 }

@@ -71,6 +71,10 @@ pid_t tl_dl_hog_in(const char *where, uint64_t runtime, uint64_t period, char *w
  * total_bw and every deadline thread with its reservation. */
 void tl_cpuset_snapshot(char *buf, size_t len);
 void tl_dl_snapshot(char *buf, size_t len);
+/* A child that makes and ends threads, 8 at a time, until killed; with
+ * `deadline`, each thread takes a 0.1 ms / 50 ms reservation and sleeps
+ * 1 ms first. */
+pid_t tl_churn(bool deadline);
 /* Settle: wait until no exited deadline task holds bandwidth. */
 void tl_settle(void);
 
