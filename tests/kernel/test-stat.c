@@ -6,7 +6,6 @@
  * break it, and --watch output parses.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
