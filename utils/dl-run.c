@@ -310,7 +310,10 @@ static int set_pid(const struct dl_run *ctl)
 	err = ctl->place ? dl_part_set_process(ctl->place, ctl->pid, &ctl->params, flags, &st, &n)
 			 : dl_set_process(ctl->pid, &ctl->params, flags, &st, &n);
 	if (err < 0) {
-		const char *why = dl_errmsg();
+		char why[1024];
+
+		/* Before dl_explain() below can set another message. */
+		snprintf(why, sizeof(why), "%s", dl_errmsg());
 
 		for (size_t i = 0; i < n; i++) {
 			char one[1024];
