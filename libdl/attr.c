@@ -87,6 +87,10 @@ int dl_sys_getattr(pid_t tid, struct dl_sched_attr *attr)
  * sleeping thread never arms).  A change of reservation is accounted at
  * once, so the thread first shrinks to the smallest one, whose bandwidth
  * rounds to 0, then leaves.
+ *
+ * Not the calling thread: it is running, so the leak does not apply, and
+ * with 1024 ns for the longest period it could be throttled for seconds
+ * before its second call.
  */
 int dl_sys_leave(pid_t tid, struct dl_sched_attr *attr)
 {
@@ -94,7 +98,8 @@ int dl_sys_leave(pid_t tid, struct dl_sched_attr *attr)
 	uint64_t max;
 	int err;
 
-	if (dl_sys_getattr(tid, &cur) == 0 && cur.sched_policy == DL_SCHED_DEADLINE) {
+	if (tid != 0 && tid != gettid() && dl_sys_getattr(tid, &cur) == 0 &&
+	    cur.sched_policy == DL_SCHED_DEADLINE) {
 		dl_period_limits(NULL, &max);
 		memset(&tiny, 0, sizeof(tiny));
 		tiny.sched_policy = DL_SCHED_DEADLINE;
