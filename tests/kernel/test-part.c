@@ -39,19 +39,7 @@ static int dl_part(char *const args[])
  * test case in the suite's own process, and at the end of main(). */
 static void restore_machine(void)
 {
-	char now[16] = "";
-
-	if (access("/run/libdl/layout", F_OK) == 0) {
-		struct dl_layout_result r;
-
-		if (dl_layout_destroy(&r) < 0)
-			tl_note("cleanup: destroy failed: %s", dl_errmsg());
-	}
-	dl_read_file(CPUSET "/cpuset.sched_load_balance", now, sizeof(now));
-	if (root_lb[0] && strcmp(now, root_lb) != 0) {
-		tl_note("cleanup: root sched_load_balance was %s, restoring %s", now, root_lb);
-		dl_write_file(CPUSET "/cpuset.sched_load_balance", root_lb);
-	}
+	tl_layout_restore(root_lb);
 	rmdir(CPUSET "/libdl-test-conflict");
 }
 

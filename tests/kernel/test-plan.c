@@ -24,19 +24,7 @@ static char root_lb[16];
 
 static void restore_machine(void)
 {
-	char now[16] = "";
-
-	if (access("/run/libdl/layout", F_OK) == 0) {
-		struct dl_layout_result r;
-
-		if (dl_layout_destroy(&r) < 0)
-			tl_note("cleanup: destroy failed: %s", dl_errmsg());
-	}
-	dl_read_file(CPUSET "/cpuset.sched_load_balance", now, sizeof(now));
-	if (root_lb[0] && strcmp(now, root_lb) != 0) {
-		tl_note("cleanup: root sched_load_balance was %s, restoring %s", now, root_lb);
-		dl_write_file(CPUSET "/cpuset.sched_load_balance", root_lb);
-	}
+	tl_layout_restore(root_lb);
 }
 
 static void setup(void)

@@ -137,28 +137,12 @@ static size_t parse_trace(char *text, int pid, struct ev **out)
 
 static void layout_up(void)
 {
-	struct dl_layout *lay = dl_layout_new();
-	dl_cpus_t cpu0;
-	int err;
-
-	dl_cpus_zero(&cpu0);
-	dl_cpus_set(&cpu0, 0);
-	ck_assert_int_eq(dl_layout_add_partition(lay, "partition0", &cpu0), 0);
-	ck_assert_int_eq(dl_layout_set_flags(lay, DL_LAYOUT_NO_MOVE), 0);
-	err = dl_layout_create(lay, NULL);
-	dl_layout_free(lay);
-	ck_assert_msg(err == 0, "layout: %s", dl_errmsg());
+	tl_layout_cpu0();
 }
 
 static void layout_down(void)
 {
-	char now[16] = "";
-
-	if (access("/run/libdl/layout", F_OK) == 0 && dl_layout_destroy(NULL) < 0)
-		tl_note("cleanup: destroy failed: %s", dl_errmsg());
-	dl_read_file(CPUSET "/cpuset.sched_load_balance", now, sizeof(now));
-	if (root_lb[0] && strcmp(now, root_lb) != 0)
-		dl_write_file(CPUSET "/cpuset.sched_load_balance", root_lb);
+	tl_layout_restore(root_lb);
 }
 
 /* Run the two tasks with the trace on; the trace's text into *text. */

@@ -596,3 +596,34 @@ pid_t tl_churn(bool deadline)
 	}
 	return pid;
 }
+
+/* ---------------------------------------------------------------- layouts */
+
+void tl_layout_cpu0(void)
+{
+	struct dl_layout *lay = dl_layout_new();
+	dl_cpus_t cpu0;
+	int err;
+
+	dl_cpus_zero(&cpu0);
+	dl_cpus_set(&cpu0, 0);
+	ck_assert_ptr_nonnull(lay);
+	ck_assert_int_eq(dl_layout_add_partition(lay, "partition0", &cpu0), 0);
+	ck_assert_int_eq(dl_layout_set_flags(lay, DL_LAYOUT_NO_MOVE), 0);
+	err = dl_layout_create(lay, NULL);
+	dl_layout_free(lay);
+	ck_assert_msg(err == 0, "layout: %s", dl_errmsg());
+}
+
+void tl_layout_restore(const char *root_lb)
+{
+	char now[16] = "";
+
+	if (access("/run/libdl/layout", F_OK) == 0 && dl_layout_destroy(NULL) < 0)
+		tl_note("cleanup: destroy failed: %s", dl_errmsg());
+	dl_read_file("/sys/fs/cgroup/cpuset/cpuset.sched_load_balance", now, sizeof(now));
+	if (root_lb && root_lb[0] && strcmp(now, root_lb) != 0) {
+		tl_note("cleanup: root sched_load_balance was %s, restoring %s", now, root_lb);
+		dl_write_file("/sys/fs/cgroup/cpuset/cpuset.sched_load_balance", root_lb);
+	}
+}

@@ -75,6 +75,11 @@ void tl_dl_snapshot(char *buf, size_t len);
  * `deadline`, each thread takes a 0.1 ms / 50 ms reservation and sleeps
  * 1 ms first. */
 pid_t tl_churn(bool deadline);
+/* Host layouts (cgroup v1): partition0 on CPU 0 with the cluster the
+ * rest, moving no task; and back to no layout, with the root cpuset's
+ * sched_load_balance as root_lb (read before the suite). */
+void tl_layout_cpu0(void);
+void tl_layout_restore(const char *root_lb);
 /* Settle: wait until no exited deadline task holds bandwidth. */
 void tl_settle(void);
 
