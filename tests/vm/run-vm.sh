@@ -185,6 +185,38 @@ qpid=""
 wpid=""
 rpid=""
 # shellcheck disable=SC2317  # called by the trap
+# Run qemu with the given arguments, its output into OUT, and wait for
+# it; a watchdog kills it after $timeout seconds (and leaves
+# $tmp/timedout).  Sets qrc (qemu's status) and elapsed (seconds).
+boot() {
+	out=$1
+	shift
+	start=$(date +%s)
+	"$qemu" "$@" </dev/null >"$out" 2>&1 &
+	qpid=$!
+	(
+		spid=""
+		trap 'kill $spid 2>/dev/null; exit 0' TERM
+		sleep "$timeout" &
+		spid=$!
+		wait $spid
+		: >"$tmp/timedout"
+		kill "$qpid"
+		sleep 5 &
+		spid=$!
+		wait $spid
+		kill -KILL "$qpid"
+	) >/dev/null 2>&1 &
+	wpid=$!
+	wait "$qpid"
+	qrc=$?
+	qpid=""
+	kill "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
+	wpid=""
+	elapsed=$(($(date +%s) - start))
+}
+
 cleanup() {
 	[ -n "$wpid" ] && kill "$wpid" 2>/dev/null
 	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
@@ -377,35 +409,11 @@ EOF
 		hard "cannot pack this run's files"
 	cat "$image" "$tmp/overlay.gz" >"$tmp/initrd.gz" || hard "cannot build the initramfs"
 	rm -f "$tmp/overlay.gz"
-	start=$(date +%s)
-	"$qemu" -accel "$accel" -smp "$smp" -m "$mem" \
+	boot "$tmp/qemu.log" -accel "$accel" -smp "$smp" -m "$mem" \
 		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
 		-append "console=ttyS0 rdinit=/sbin/init panic=-1 quiet$append" \
 		-nodefaults -no-user-config -display none -no-reboot \
-		-serial "file:$tmp/console.raw" -serial "file:$tmp/out" \
-		</dev/null >"$tmp/qemu.log" 2>&1 &
-	qpid=$!
-	(
-		spid=""
-		trap 'kill $spid 2>/dev/null; exit 0' TERM
-		sleep "$timeout" &
-		spid=$!
-		wait $spid
-		: >"$tmp/timedout"
-		kill "$qpid"
-		sleep 5 &
-		spid=$!
-		wait $spid
-		kill -KILL "$qpid"
-	) >/dev/null 2>&1 &
-	wpid=$!
-	wait "$qpid"
-	qrc=$?
-	qpid=""
-	kill "$wpid" 2>/dev/null
-	wait "$wpid" 2>/dev/null
-	wpid=""
-	elapsed=$(($(date +%s) - start))
+		-serial "file:$tmp/console.raw" -serial "file:$tmp/out"
 	tr -d '\r' <"$tmp/out" >"$tmp/out.txt" 2>/dev/null
 	status=$(sed -n "s/^$marker \([0-9][0-9]*\)\$/\1/p" "$tmp/out.txt" | tail -n 1)
 	sed "/^$marker /d" "$tmp/out.txt"
@@ -465,38 +473,11 @@ mkfifo "$tmp/console" || hard "cannot create a fifo in $tmp"
 tr -d '\r' <"$tmp/console" | tee "$tmp/console.log" &
 rpid=$!
 
-start=$(date +%s)
-"$qemu" -accel "$accel" -smp "$smp" -m "$mem" \
+boot "$tmp/console" -accel "$accel" -smp "$smp" -m "$mem" \
 	-kernel "$kernel" -initrd "$tmp/initrd.gz" \
 	-append "console=ttyS0 quiet panic=-1$append" \
-	-nodefaults -no-user-config -display none -serial stdio -no-reboot \
-	</dev/null >"$tmp/console" 2>&1 &
-qpid=$!
-
-# The watchdog: kill qemu after $timeout seconds.
-(
-	spid=""
-	trap 'kill $spid 2>/dev/null; exit 0' TERM
-	sleep "$timeout" &
-	spid=$!
-	wait $spid
-	: >"$tmp/timedout"
-	kill "$qpid"
-	sleep 5 &
-	spid=$!
-	wait $spid
-	kill -KILL "$qpid"
-) >/dev/null 2>&1 &
-wpid=$!
-
-wait "$qpid"
-qrc=$?
-qpid=""
-kill "$wpid" 2>/dev/null
-wait "$wpid" 2>/dev/null
-wpid=""
+	-nodefaults -no-user-config -display none -serial stdio -no-reboot
 wait "$rpid"
-elapsed=$(($(date +%s) - start))
 
 status=$(sed -n "s/^$marker \([0-9][0-9]*\)\$/\1/p" "$tmp/console.log" | tail -n 1)
 if [ -z "$status" ]; then
