@@ -43,6 +43,9 @@ void dl_cpus_or(dl_cpus_t *a, const dl_cpus_t *b);
 void dl_cpus_andnot(dl_cpus_t *a, const dl_cpus_t *b);
 int dl_cpus_first(const dl_cpus_t *s);
 void dl_sleep_ns(uint64_t ns);
+/* The reserved space of a struct the caller passed in is all zeros
+ * (libdl/ABI); else fails with EINVAL naming what. */
+int dl_reserved_check(const void *reserved, size_t len, const char *what);
 /* The one pid parser: digits only, 1..INT_MAX, else -1. */
 pid_t dl_parse_pid(const char *s);
 /* The first n numbers of line `name` of a status file (openat(dirfd, file)). */

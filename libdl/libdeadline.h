@@ -7,6 +7,14 @@
  * the next failure.  Times are nanoseconds.
  *
  * See libdeadline(3).
+ *
+ * ABI (libdl/ABI): structs the caller allocates, or that the library
+ * returns in arrays, end in reserved space that later releases turn
+ * into fields without changing their size.  The library zeroes the
+ * reserved space of what it returns; what the caller passes in must be
+ * all zeros there (initialise the whole struct: `= { .runtime = ... }`
+ * or memset), or the call fails with EINVAL.  Structs the library
+ * allocates alone and returns by pointer grow at the end.
  */
 #ifndef LIBDEADLINE_H
 #define LIBDEADLINE_H
@@ -85,6 +93,7 @@ struct dl_params {
 	uint64_t flags;    /* DL_FLAG_* */
 	uint32_t util_min; /* 0..DL_UTIL_MAX, with DL_FLAG_UTIL_CLAMP_MIN */
 	uint32_t util_max; /* 0..DL_UTIL_MAX, with DL_FLAG_UTIL_CLAMP_MAX */
+	uint64_t reserved[2]; /* must be zero */
 };
 
 /* Errors: the explanation of this thread's last failure. */
@@ -118,6 +127,7 @@ int dl_clear(pid_t tid);
 struct dl_thread_status {
 	pid_t tid;
 	int err; /* 0, or the negative errno this thread failed with */
+	uint32_t reserved[2];
 };
 #define DL_PROC_PARTIAL 0x1 /* keep the threads that were set when others fail */
 #define DL_PROC_OWNED   0x2 /* refuse threads that are not the caller's (dl_set_owned) */
@@ -170,7 +180,7 @@ int dl_yield(void);
 
 struct dl_periodic; /* opaque */
 
-struct dl_job {            /* allocated by the library: fields may be added at the end */
+struct dl_job {            /* allocated by the library, in arrays (dl_load_task.jobs) */
 	uint64_t index;    /* its period's number, from 0 (skipped periods count) */
 	uint64_t release;  /* CLOCK_MONOTONIC ns: when it was released (see the mode) */
 	uint64_t deadline; /* absolute: release + the relative deadline */
@@ -183,6 +193,7 @@ struct dl_job {            /* allocated by the library: fields may be added at t
 	uint64_t cpu;      /* CPU time the job used (its thread's clock) */
 	uint32_t overruns; /* SIGXCPU (DL_FLAG_DL_OVERRUN) received during it */
 	bool met;          /* end <= deadline */
+	uint64_t reserved[4];
 };
 
 struct dl_periodic_stats { /* allocated by the library: fields may be added at the end */
@@ -256,6 +267,7 @@ struct dl_rd {
 	int64_t free_bw;     /* capacity - total_bw: what the next task may take */
 	bool from_kernel;    /* total_bw and cpu_bw read from debugfs */
 	bool unlimited;      /* sched_rt_runtime_us = -1: no admission test */
+	uint64_t reserved[8];
 };
 int dl_rd_list(struct dl_rd **rds, size_t *count);
 int dl_rd_of_cpu(int cpu, struct dl_rd *rd);
@@ -273,6 +285,7 @@ struct dl_task {
 	char cpuset[256];      /* its cpuset ("/libdl/partition0"); "" if unknown */
 	uint64_t exec_ns;      /* CPU time used so far (schedstat) */
 	uint64_t when_ns;      /* CLOCK_MONOTONIC when exec_ns was read */
+	uint64_t reserved[8];
 };
 int dl_tasks_list(pid_t pid, struct dl_task **tasks, size_t *count);
 int dl_snapshot(pid_t pid, struct dl_task **tasks, size_t *ntasks,
@@ -284,6 +297,7 @@ struct dl_drift {
 	dl_cpus_t cpus;       /* the root domain */
 	int64_t kernel_bw;    /* the kernel's total_bw */
 	int64_t expected_bw;  /* fair servers + live deadline tasks */
+	uint64_t reserved[4];
 };
 int dl_drift_check(unsigned int settle_ms, struct dl_drift **drifts, size_t *count);
 int dl_rd_rebuild(void);
@@ -314,6 +328,7 @@ struct dl_layout_result {
 	uint64_t gone;    /* tasks that exited while being moved */
 	int steps;        /* steps done */
 	bool repaired;    /* the kernel's accounting drifted and was rebuilt */
+	uint64_t reserved[4];
 };
 int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res);
 int dl_layout_destroy(struct dl_layout_result *res);
@@ -335,6 +350,7 @@ struct dl_part_info {
 	uint64_t nthreads;      /* threads in it */
 	uint64_t ndeadline;     /* of them, deadline threads */
 	struct dl_rd rd;        /* its root domain, with its bandwidth */
+	uint64_t reserved[8];
 };
 int dl_layout_report(struct dl_part_info **info, size_t *count);
 
@@ -368,11 +384,12 @@ struct dl_platform {
 	uint64_t cpu_bw;         /* the admission cap per CPU, DL_BW units */
 	bool unlimited;          /* sched_rt_runtime_us = -1: no admission test */
 	struct dl_params server; /* the fair server on each CPU; runtime 0: none */
+	uint64_t reserved[4];    /* a caller may fill one in: zero it */
 };
 int dl_platform_get(int ncpus, struct dl_platform **pf);
 
 /* One CPU, exact: the processor demand criterion with QPA. */
-struct dl_edf_result {
+struct dl_edf_result {  /* allocated by the library: fields may be added at the end */
 	int verdict;          /* DL_SCHEDULABLE or DL_INFEASIBLE (or DL_NOT_GUARANTEED, see the page) */
 	uint64_t util;        /* tasks and server, DL_BW units, rounded up */
 	uint64_t bound;       /* ns: the deadlines checked, up to min(busy period, La*) */
@@ -395,7 +412,7 @@ int dl_edf_test(const struct dl_params *tasks, size_t n, const struct dl_params 
 #define DL_TEST_COUNT 6
 const char *dl_test_name(int test);
 
-struct dl_global_result {
+struct dl_global_result { /* allocated by the library: fields may be added at the end */
 	int verdict;
 	int ncpus;
 	int accepted_by;       /* the cheapest test that accepted, or -1 */
@@ -422,7 +439,7 @@ int dl_global_test(const struct dl_params *tasks, size_t n, int ncpus,
 #define DL_PLAN_WFD     5 /* worst-fit decreasing */
 const char *dl_plan_method_name(int method);
 
-struct dl_plan_part {
+struct dl_plan_part {  /* allocated by the library: fields may be added at the end */
 	char name[DL_LAYOUT_NAME_MAX + 1]; /* "cpuN", or DL_CLUSTER */
 	dl_cpus_t cpus;
 	int ncpus;
@@ -434,7 +451,7 @@ struct dl_plan_part {
 	uint64_t scaling;  /* critical scaling factor under that test */
 };
 
-struct dl_plan {
+struct dl_plan {       /* allocated by the library: fields may be added at the end */
 	bool feasible;
 	int method;                  /* DL_PLAN_* */
 	int k;                       /* EDF(k): tasks isolated */

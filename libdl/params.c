@@ -154,6 +154,8 @@ int dl_params_check(const struct dl_params *p)
 	char a[32], b[32];
 	uint64_t min, max;
 
+	if (dl_reserved_check(p->reserved, sizeof(p->reserved), "struct dl_params") < 0)
+		return -EINVAL;
 	if (p->flags & ~(uint64_t)DL_FLAGS_ALL)
 		return dl_fail(-EINVAL, "unknown flags 0x%" PRIx64 " (known: 0x%x)",
 			       p->flags & ~(uint64_t)DL_FLAGS_ALL, DL_FLAGS_ALL);

@@ -486,6 +486,8 @@ DL_EXPORT int dl_plan_compute(const struct dl_params *tasks, size_t n, const str
 
 	if (!out || !pf)
 		return dl_fail(-EINVAL, "dl_plan_compute: no platform or result pointer given");
+	if (dl_reserved_check(pf->reserved, sizeof(pf->reserved), "struct dl_platform") < 0)
+		return -EINVAL;
 	if (pf->ncpus < 1 || pf->ncpus > DL_CPUS_MAX || dl_cpus_count(&pf->cpus) != pf->ncpus)
 		return dl_fail(-EINVAL, "the platform has %d CPUs but its CPU set holds %d: they must agree, 1 to %d",
 			       pf->ncpus, dl_cpus_count(&pf->cpus), DL_CPUS_MAX);

@@ -219,6 +219,18 @@ void dl_cpus_andnot(dl_cpus_t *a, const dl_cpus_t *b)
 		a->bits[i] &= ~b->bits[i];
 }
 
+int dl_reserved_check(const void *reserved, size_t len, const char *what)
+{
+	const unsigned char *b = reserved;
+
+	for (size_t i = 0; i < len; i++)
+		if (b[i])
+			return dl_fail(-EINVAL, "%s has non-zero bytes in its reserved space: "
+				       "initialise the whole struct (= { .field = ... } or memset) before filling it in",
+				       what);
+	return 0;
+}
+
 int dl_cpus_first(const dl_cpus_t *s)
 {
 	for (unsigned i = 0; i < ARRAY_SIZE(s->bits); i++)

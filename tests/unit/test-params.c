@@ -83,6 +83,22 @@ START_TEST(test_edges_accepted)
 }
 END_TEST
 
+/* Reserved space (libdl/ABI) must be zero in what the caller passes, so
+ * that a later release can give it a meaning. */
+START_TEST(test_reserved_must_be_zero)
+{
+	struct dl_params p = { .runtime = 1 * MS, .period = 10 * MS }, out;
+
+	ck_assert_int_eq(dl_params_normalize(&p, &out), 0);
+	ck_assert_uint_eq(out.reserved[0] | out.reserved[1], 0);
+	p.reserved[1] = 1;
+	ck_assert_int_eq(dl_params_normalize(&p, &out), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "struct dl_params") && strstr(dl_errmsg(), "reserved") &&
+		      strstr(dl_errmsg(), "memset"), "%s", dl_errmsg());
+	ck_assert_int_eq(dl_set(0, &p), -EINVAL); /* refused before any syscall */
+}
+END_TEST
+
 /* The limits are the kernel's sysctls, not constants. */
 START_TEST(test_limits_from_proc)
 {
@@ -131,6 +147,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_edges_accepted);
 	tcase_add_test(tc, test_limits_from_proc);
+	tcase_add_test(tc, test_reserved_must_be_zero);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bandwidth");
 	tcase_add_test(tc, test_bw);

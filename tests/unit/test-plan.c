@@ -56,6 +56,23 @@ START_TEST(test_article)
 }
 END_TEST
 
+/* A platform the caller filled in must leave its reserved space zero. */
+START_TEST(test_platform_reserved)
+{
+	struct dl_platform *pf = platform(2);
+	struct dl_params p = { .runtime = 1 * MS, .period = 10 * MS };
+	struct dl_plan *plan = NULL;
+
+	for (size_t i = 0; i < sizeof(pf->reserved) / sizeof(pf->reserved[0]); i++)
+		ck_assert_uint_eq(pf->reserved[i], 0); /* the library's are zeroed */
+	pf->reserved[3] = 7;
+	ck_assert_int_eq(dl_plan_compute(&p, 1, pf, &plan), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "struct dl_platform"), "%s", dl_errmsg());
+	ck_assert_ptr_null(plan);
+	free(pf);
+}
+END_TEST
+
 /* Light tasks only: every task in the cluster, no partition. */
 START_TEST(test_global_enough)
 {
@@ -330,6 +347,7 @@ static Suite *make(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_article);
 	tcase_add_test(tc, test_global_enough);
+	tcase_add_test(tc, test_platform_reserved);
 	tcase_add_test(tc, test_no_plan);
 	tcase_add_test(tc, test_random_plans_rechecked);
 	tcase_add_test(tc, test_bad_platform);
