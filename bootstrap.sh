@@ -24,7 +24,8 @@ fi
 # Package -> a file that proves it is installed.  Build: autotools, the
 # three libraries.  Tests: qemu and cpio for the VM suites, setpriv and
 # setcap for the privilege tests, debugfs access via mount (util-linux),
-# mmdebstrap for the systemd VM image.  libsystemd-dev (sd-bus) and
+# mmdebstrap for the systemd VM image, abigail-tools for the ABI check
+# (libdl/ABI).  libsystemd-dev (sd-bus) and
 # bash-completion (its pkg-config file) are optional for configure.
 PKGS="
 gcc:/usr/bin/gcc
@@ -44,6 +45,7 @@ xz-utils:/usr/bin/xz
 valgrind:/usr/bin/valgrind
 binutils:/usr/bin/strings
 mmdebstrap:/usr/bin/mmdebstrap
+abigail-tools:/usr/bin/abidiff
 libsystemd-dev:/usr/include/systemd/sd-bus.h
 bash-completion:/usr/share/pkgconfig/bash-completion.pc
 "
