@@ -13,25 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
-
-char *dl_rd_text(const struct dl_rd *rd, char *buf, size_t len)
-{
-	char cpus[256], freebw[32], cap[32], per[32], total[32], fair[32], tasks[32];
-
-	snprintf(buf, len,
-		 "root domain CPUs %s has about %s free (capacity %s = %d x %s; admitted %s%s: fair servers %s, %" PRIu64 " deadline thread%s %s)",
-		 dl_cpus_format(&rd->cpus, cpus, sizeof(cpus)),
-		 dl_bw_format(rd->free_bw, freebw, sizeof(freebw)),
-		 dl_bw_format((int64_t)rd->capacity, cap, sizeof(cap)), rd->ncpus,
-		 dl_bw_format((int64_t)rd->cpu_bw, per, sizeof(per)),
-		 dl_bw_format(rd->total_bw, total, sizeof(total)),
-		 rd->from_kernel ? "" : " (computed)",
-		 dl_bw_format((int64_t)rd->fair_bw, fair, sizeof(fair)),
-		 rd->ntasks, rd->ntasks == 1 ? "" : "s",
-		 dl_bw_format((int64_t)rd->tasks_bw, tasks, sizeof(tasks)));
-	return buf;
-}
+#include "bw.h"
 
 /* The threads the request covers, and the bandwidth they hold now. */
 static int threads_of(pid_t pid, bool all, uint64_t *n, uint64_t *old)

@@ -34,7 +34,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
 #include "layout.h"
 #include "cg-systemd.h"
 

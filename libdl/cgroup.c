@@ -15,7 +15,7 @@
 #include <linux/magic.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "cg.h"
 
 static pthread_once_t cg_once = PTHREAD_ONCE_INIT;
 static int cg_init_ret;

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "cg.h"
 
 int dl_cs_path(const char *name, const char *file, char *buf, size_t len)
 {

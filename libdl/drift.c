@@ -22,12 +22,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "layout.h"
+#include "bw.h"
 
 #define SETTLE_POLL_NS 50000000ULL
-/* How long a repair waits for a create or destroy to finish. */
-#define LOCK_WAIT_MS 10000
 
 /* Two listings that agree on every kernel figure: no admission or exit
  * raced the scan of the tasks. */
@@ -342,22 +339,6 @@ static int rebuild_v2(bool *said)
 	}
 	if (added)
 		dl_cs_root_subtree("-cpuset");
-	return err;
-}
-
-/* With the layout lock held: a repair never rebuilds in the middle of a
- * create or destroy. */
-DL_EXPORT int dl_rd_rebuild(void)
-{
-	int lock, err;
-
-	if (geteuid() != 0)
-		return dl_fail(-EPERM, "cannot rebuild the root domains: it takes root (a cpuset is made and removed)");
-	lock = dl_layout_lock(LOCK_WAIT_MS);
-	if (lock < 0)
-		return lock;
-	err = dl_rd_rebuild_locked();
-	close(lock);
 	return err;
 }
 

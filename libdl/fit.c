@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
 #include "layout.h"
 
 /* Which member (partition index, or -1 the cluster) task t ends in;

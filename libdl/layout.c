@@ -18,7 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
 #include "layout.h"
 #include "cg-systemd.h"
 

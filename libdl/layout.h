@@ -7,10 +7,9 @@
 
 #include <time.h>
 
-#include "internal.h"
+#include "bw.h"
 
 #define DL_STATE_DIR "/run/libdl"
-#define DL_LAYOUT_PARENT "libdl"
 
 struct dl_layout_part {
 	char name[DL_LAYOUT_NAME_MAX + 1];
@@ -77,9 +76,7 @@ int dl_cs_move_all(const char *from, const char *to, bool threads, struct dl_lay
 int dl_cs_move_home(const struct dl_layout *l, const char *from, bool threads, struct dl_layout_result *res);
 int dl_cs_count_threads(const char *name, uint64_t *threads, uint64_t *deadline);
 
-/* drift.c: wait until no exited deadline task still holds bandwidth;
- * rebuild the root domains with the layout lock held already. */
-int dl_wait_quiet(unsigned int timeout_ms);
-int dl_rd_rebuild_locked(void);
+/* migrate.c: one task (v1: a thread, v2: its process) into a cpuset. */
+int dl_cs_attach(const char *name, pid_t tid);
 
 #endif

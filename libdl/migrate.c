@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
 #include "layout.h"
 
 #define PF_NO_SETAFFINITY 0x04000000UL

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "sys.h"
 
 #define POLICY_MAX_SIZE (64 * 1024)
 #define POLICY_MAX_RULES 1024
