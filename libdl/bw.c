@@ -237,3 +237,39 @@ int64_t *dl_kernel_bw_read(void)
 	}
 	return kbw;
 }
+
+/* What the kernel's count should be: the fair servers and the live
+ * deadline tasks (what dl_rebuild_rd_accounting() recounts). */
+DL_EXPORT int64_t dl_rd_expected(const struct dl_rd *rd)
+{
+	return (int64_t)(rd->fair_bw + rd->tasks_bw);
+}
+
+int dl_bw_verdict(const struct dl_rd *rd, bool settled)
+{
+	int64_t expected = dl_rd_expected(rd);
+
+	if (!rd->from_kernel || rd->total_bw == expected)
+		return DL_DRIFT_NONE;
+	if (rd->total_bw < expected || settled)
+		return DL_DRIFT_YES;
+	return DL_DRIFT_SETTLING;
+}
+
+DL_EXPORT int dl_rd_drift(const struct dl_rd *rd, uint64_t high_ns)
+{
+	return dl_bw_verdict(rd, high_ns >= DL_DRIFT_SETTLE_MS * 1000000ULL);
+}
+
+/*
+ * __dl_overflow() of kernel/sched/deadline.c: would total - old + new
+ * pass the capacity?  In the kernel's unsigned arithmetic: a count that
+ * drifted below zero refuses what keeps the sum negative.
+ */
+bool dl_bw_overflow(const struct dl_rd *rd, uint64_t old, uint64_t new_bw)
+{
+	int64_t after = rd->total_bw - (int64_t)old + (int64_t)new_bw;
+
+	return !rd->unlimited && (after < 0 || (uint64_t)after > rd->capacity);
+}
+

@@ -81,7 +81,7 @@ int dl_wait_quiet(unsigned int timeout_ms)
 			return 0;
 		}
 		for (size_t i = 0; i < n; i++)
-			busy |= rds[i].total_bw > (int64_t)(rds[i].fair_bw + rds[i].tasks_bw);
+			busy |= dl_bw_verdict(&rds[i], false) == DL_DRIFT_SETTLING;
 		free(rds);
 		if (!busy)
 			return 0;
@@ -122,17 +122,14 @@ DL_EXPORT int dl_drift_check(unsigned int settle_ms, struct dl_drift **drifts, s
 		}
 		n = 0;
 		for (size_t i = 0; i < nrd; i++) {
-			int64_t expected = (int64_t)(rds[i].fair_bw + rds[i].tasks_bw);
+			int verdict = dl_bw_verdict(&rds[i], late);
 
-			if (rds[i].total_bw == expected)
+			settling |= verdict == DL_DRIFT_SETTLING;
+			if (verdict != DL_DRIFT_YES)
 				continue;
-			if (rds[i].total_bw > expected && !late) {
-				settling = true;
-				continue;
-			}
 			v[n].cpus = rds[i].cpus;
 			v[n].kernel_bw = rds[i].total_bw;
-			v[n].expected_bw = expected;
+			v[n].expected_bw = dl_rd_expected(&rds[i]);
 			n++;
 		}
 		free(rds);

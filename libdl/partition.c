@@ -34,7 +34,6 @@
 #include "cg-systemd.h"
 
 #define QUIET_TIMEOUT_MS 5000
-#define SETTLE_MS 1500
 
 /*
  * Steps are numbered; the test builds of the tools (dl_test_hooks) stop a
@@ -270,7 +269,7 @@ static void check_accounting(struct dl_layout_result *res)
 {
 	size_t n = 0;
 
-	if (dl_drift_check(SETTLE_MS, NULL, &n) > 0 && dl_rd_rebuild_locked() == 0)
+	if (dl_drift_check(DL_DRIFT_SETTLE_MS, NULL, &n) > 0 && dl_rd_rebuild_locked() == 0)
 		res->repaired = true;
 }
 

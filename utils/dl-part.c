@@ -376,7 +376,7 @@ static int cmd_status(const struct opts *o)
 	bool invalid = false;
 	int ret, err;
 
-	ret = dl_drift_check(1500, &drifts, &nd);
+	ret = dl_drift_check(DL_DRIFT_SETTLE_MS, &drifts, &nd);
 	err = dl_rd_list(&rds, &nrd);
 	if (err < 0)
 		die(EXIT_FAILURE, "%s", dl_errmsg());
@@ -439,7 +439,7 @@ static int cmd_repair(void)
 	size_t nb = 0, na = 0;
 	char cpus[256], k[32], e[32];
 
-	if (dl_drift_check(1500, &before, &nb) < 0)
+	if (dl_drift_check(DL_DRIFT_SETTLE_MS, &before, &nb) < 0)
 		die(EXIT_FAILURE, "cannot read the kernel's figures: %s", dl_errmsg());
 	if (nb == 0)
 		printf("found: the kernel's figures match its live tasks\n");
@@ -451,7 +451,7 @@ static int cmd_repair(void)
 	if (dl_rd_rebuild() < 0)
 		die(EXIT_FAILURE, "%s", dl_errmsg());
 	printf("rebuilt the root domains\n");
-	if (dl_drift_check(1500, &after, &na) < 0)
+	if (dl_drift_check(DL_DRIFT_SETTLE_MS, &after, &na) < 0)
 		die(EXIT_FAILURE, "cannot read the kernel's figures: %s", dl_errmsg());
 	for (size_t i = 0; i < na; i++)
 		printf("now: root domain CPUs %s: still %s against %s\n",
