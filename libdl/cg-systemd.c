@@ -79,8 +79,11 @@ int dl_sd_count(const char *cg, uint64_t *threads, uint64_t *deadline)
 	if ((f = fopen(path, "re"))) {
 		while (fgets(line, sizeof(line), f)) {
 			struct dl_sched_attr a;
+			pid_t tid;
 
-			if (dl_sys_getattr((pid_t)atoi(line), &a) < 0)
+			line[strcspn(line, "\n")] = '\0';
+			tid = dl_parse_pid(line);
+			if (tid <= 0 || dl_sys_getattr(tid, &a) < 0)
 				continue; /* exited */
 			(*threads)++;
 			if (a.sched_policy == DL_SCHED_DEADLINE)

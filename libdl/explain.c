@@ -13,7 +13,6 @@
  * The explanation is built from the system as it is at the moment of the
  * failure: capabilities, affinity, root domains and their bandwidth.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -146,9 +145,9 @@ DL_EXPORT int dl_explain(int err, pid_t tid, const struct dl_params *p, char *bu
 /* The threads the request covers, and the bandwidth they hold now. */
 static int threads_of(pid_t pid, bool all, uint64_t *n, uint64_t *old)
 {
-	char path[64];
-	struct dirent *de;
-	DIR *d;
+	pid_t *tids;
+	size_t count;
+	int err;
 
 	*n = 0;
 	*old = 0;
@@ -163,25 +162,22 @@ static int threads_of(pid_t pid, bool all, uint64_t *n, uint64_t *old)
 			*old = dl_params_bw(&cur);
 		return 0;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return dl_fail(-ESRCH, "no process %d", (int)pid);
-	while ((de = readdir(d))) {
+	err = dl_threads_list(pid, &tids, &count);
+	if (err == -ESRCH)
+		return dl_fail(err, "no process %d", (int)pid);
+	if (err)
+		return dl_fail(err, "out of memory");
+	for (size_t i = 0; i < count; i++) {
 		struct dl_params cur;
-		pid_t tid = (pid_t)atoi(de->d_name);
-		int pol;
+		int pol = dl_get(tids[i], &cur);
 
-		if (tid <= 0)
-			continue;
-		pol = dl_get(tid, &cur);
 		if (pol < 0)
 			continue; /* exited */
 		(*n)++;
 		if (pol == DL_SCHED_DEADLINE)
 			*old += dl_params_bw(&cur);
 	}
-	closedir(d);
+	free(tids);
 	return 0;
 }
 

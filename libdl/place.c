@@ -80,27 +80,24 @@ static int explain_attach(int err, pid_t tid, const char *cg)
 static void wait_migrated(const char *cg, pid_t tid, bool process)
 {
 	uint64_t until = dl_now_ns() + MIGRATE_WAIT_NS;
-	char path[64];
 	dl_cpus_t cpus;
 
 	if (dl_cs_effective(cg, &cpus) < 0)
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)tid);
 	for (;;) {
 		bool all = true;
 
 		if (process) {
-			struct dirent *de;
-			DIR *d = opendir(path);
+			pid_t *tids = NULL;
+			size_t n = 0;
+			int c;
 
-			while (d && (de = readdir(d))) {
-				int c, t = atoi(de->d_name);
-
-				if (t > 0 && (c = dl_task_cpu(t)) >= 0 && !dl_cpus_isset(&cpus, c))
+			if (dl_threads_list(tid, &tids, &n) < 0)
+				return;
+			for (size_t i = 0; i < n; i++)
+				if ((c = dl_task_cpu(tids[i])) >= 0 && !dl_cpus_isset(&cpus, c))
 					all = false;
-			}
-			if (d)
-				closedir(d);
+			free(tids);
 		} else {
 			int c = dl_task_cpu(tid);
 
@@ -149,40 +146,15 @@ static void note_origin(struct dl_layout *l, pid_t id)
 	dl_layout_add_origin(l, &o, cg);
 }
 
-/* The threads of process pid: a malloc'd array (callers free it). */
+/* The threads of process pid, saying why not. */
 static int list_threads(pid_t pid, pid_t **out, size_t *n)
 {
-	char path[64];
-	struct dirent *de;
-	size_t cap = 0;
-	pid_t *v = NULL;
-	DIR *d;
+	int err = dl_threads_list(pid, out, n);
 
-	*out = NULL;
-	*n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return dl_fail(-ESRCH, "no process %d", (int)pid);
-	while ((de = readdir(d))) {
-		pid_t t = dl_parse_pid(de->d_name);
-
-		if (t <= 0)
-			continue;
-		if (*n == cap) {
-			pid_t *nv = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return dl_fail(-ENOMEM, "out of memory");
-			}
-			v = nv;
-		}
-		v[(*n)++] = t;
-	}
-	closedir(d);
-	*out = v;
+	if (err == -ESRCH)
+		return dl_fail(err, "no process %d", (int)pid);
+	if (err)
+		return dl_fail(err, "out of memory");
 	return 0;
 }
 

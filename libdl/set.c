@@ -3,7 +3,6 @@
  * and when the kernel refuses it, saying why (explain.c): the raw calls
  * are attr.c's, below.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -107,26 +106,23 @@ static void set_one(pid_t pid, struct saved *s, const struct dl_params *p, unsig
 static int set_pass(pid_t pid, const struct dl_params *p, unsigned int flags,
 		    struct saved **sv, size_t *n, size_t *cap)
 {
-	char path[64];
-	struct dirent *de;
-	DIR *dir;
-	int found = 0;
+	pid_t *tids;
+	size_t count;
+	int found = 0, err = dl_threads_list(pid, &tids, &count);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while ((de = readdir(dir))) {
-		pid_t tid = dl_parse_pid(de->d_name);
+	if (err)
+		return err;
+	for (size_t i = 0; i < count; i++) {
+		pid_t tid = tids[i];
 
-		if (tid <= 0 || seen(*sv, *n, tid))
+		if (seen(*sv, *n, tid))
 			continue;
 		if (*n == *cap) {
 			size_t ncap = *cap ? *cap * 2 : 16;
 			struct saved *ns = realloc(*sv, ncap * sizeof(**sv));
 
 			if (!ns) {
-				closedir(dir);
+				free(tids);
 				return -ENOMEM;
 			}
 			*sv = ns;
@@ -137,7 +133,7 @@ static int set_pass(pid_t pid, const struct dl_params *p, unsigned int flags,
 		set_one(pid, &(*sv)[(*n)++], p, flags);
 		found++;
 	}
-	closedir(dir);
+	free(tids);
 	return found;
 }
 

@@ -95,6 +95,8 @@ uint64_t dl_to_ratio(uint64_t period, uint64_t runtime);
 /* thread.c: capabilities, and where a thread runs. */
 int dl_task_cpu(pid_t tid);
 int dl_task_affinity(pid_t tid, dl_cpus_t *set);
+/* The threads of process pid (the one walk of /proc/PID/task). */
+int dl_threads_list(pid_t pid, pid_t **tids, size_t *n);
 
 /* tasks.c: the live deadline threads; with details, their names,
  * cpusets and CPU time too.  Unsorted, no root domains. */

@@ -62,24 +62,18 @@ int dl_scan(pid_t only, bool want_details, struct dl_task **out, size_t *count)
 	if (!proc)
 		return -errno;
 	while (!err && (de = readdir(proc))) {
-		char path[64];
-		struct dirent *te;
-		DIR *task;
+		pid_t *tids = NULL;
+		size_t ntids = 0;
 		pid_t pid = dl_parse_pid(de->d_name);
 
-		if (pid <= 0 || (only && pid != only))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-		task = opendir(path);
-		if (!task)
+		if (pid <= 0 || (only && pid != only) || dl_threads_list(pid, &tids, &ntids) < 0)
 			continue; /* exited */
-		while ((te = readdir(task))) {
+		for (size_t i = 0; i < ntids; i++) {
 			struct dl_sched_attr attr;
 			struct dl_task t;
-			pid_t tid = dl_parse_pid(te->d_name);
+			pid_t tid = tids[i];
 
-			if (tid <= 0 || dl_sys_getattr(tid, &attr) < 0 ||
-			    attr.sched_policy != DL_SCHED_DEADLINE)
+			if (dl_sys_getattr(tid, &attr) < 0 || attr.sched_policy != DL_SCHED_DEADLINE)
 				continue;
 			memset(&t, 0, sizeof(t));
 			t.pid = pid;
@@ -94,7 +88,7 @@ int dl_scan(pid_t only, bool want_details, struct dl_task **out, size_t *count)
 			if (err)
 				break;
 		}
-		closedir(task);
+		free(tids);
 	}
 	closedir(proc);
 	if (err) {

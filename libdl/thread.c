@@ -1,9 +1,13 @@
 /*
  * thread.c: what the calling process may do and where a thread runs:
- * CAP_SYS_NICE, dropping capabilities, a thread's CPU and affinity.
+ * CAP_SYS_NICE, dropping capabilities, a thread's CPU and affinity,
+ * the threads of a process.
  * Bottom layer (sys.h): plain queries of the kernel, no policy.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/capability.h>
@@ -69,5 +73,44 @@ int dl_task_affinity(pid_t tid, dl_cpus_t *set)
 	for (int c = 0; c < DL_CPUS_MAX && c < CPU_SETSIZE; c++)
 		if (CPU_ISSET(c, &mask))
 			dl_cpus_set(set, c);
+	return 0;
+}
+
+/* The one walk of /proc/PID/task: the threads of process pid, a
+ * malloc'd array (callers free it); -ESRCH when there is no such process,
+ * -ENOMEM.  Like the file readers, it leaves dl_errmsg to the caller. */
+int dl_threads_list(pid_t pid, pid_t **out, size_t *n)
+{
+	char path[64];
+	struct dirent *de;
+	size_t cap = 0;
+	pid_t *v = NULL;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -ESRCH;
+	while ((de = readdir(d))) {
+		pid_t t = dl_parse_pid(de->d_name);
+
+		if (t <= 0)
+			continue;
+		if (*n == cap) {
+			pid_t *nv = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[(*n)++] = t;
+	}
+	closedir(d);
+	*out = v;
 	return 0;
 }
