@@ -32,6 +32,15 @@ int dl_cs_read(const char *name, const char *file, char *buf, size_t len);
 /* A CPU list file of the cpuset; its effective CPUs (either version). */
 int dl_cs_cpus(const char *name, const char *file, dl_cpus_t *set);
 int dl_cs_effective(const char *name, dl_cpus_t *set);
+/* The one walker of the cpuset tree: fn sees every child cpuset below
+ * name ("" the root), by name, depth first in directory order, with its
+ * depth (0: name's own children), and answers DL_CS_NEXT to go on to the
+ * next sibling, DL_CS_DESCEND to visit the child's children first,
+ * DL_CS_STOP to end the walk, or a negative errno to end it with that.
+ * dl_cs_walk returns 0 or that errno. */
+enum { DL_CS_NEXT, DL_CS_DESCEND, DL_CS_STOP };
+typedef int dl_cs_visit(const char *name, int depth, void *arg);
+int dl_cs_walk(const char *name, dl_cs_visit *fn, void *arg);
 /* A flag file (cpu_exclusive, sched_load_balance) that reads "1". */
 bool dl_cs_flag(const char *name, const char *file);
 int dl_cs_create(const char *name, const struct dl_kv *kv, size_t n);

@@ -23,7 +23,6 @@
  * holds bandwidth, and after it checks the kernel's count and repairs it
  * (libdeadline(3), BUGS).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,81 +107,56 @@ struct cs_walk {
  * may not overlap ours; a load-balanced cpuset (the top-most of its
  * branch) overlapping a partition, or straddling the cluster's edge,
  * would be merged into the same root domain. */
-static int v1_conflicts(const struct cs_walk *w, const char *dir, int depth)
+static int v1_conflict(const char *child, int depth, void *arg)
 {
-	char path[4096], child[4200], c[256], o[256];
-	struct dirent *de;
-	DIR *d;
-	int err = 0;
+	const struct cs_walk *w = arg;
+	char c[256], o[256];
+	dl_cpus_t cpus;
+	bool excl;
+	int err = DL_CS_NEXT;
 
-	if (dl_cs_path(dir, NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
-		return 0;
-	while (!err && (de = readdir(d))) {
-		dl_cpus_t cpus;
-		bool excl, lb;
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		if (dl_pathf(child, sizeof(child), "%s%s%s", dir, *dir ? "/" : "", de->d_name) < 0 ||
-		    strcmp(child, DL_LAYOUT_PARENT) == 0)
-			continue;
-		if (dl_cs_cpus(child, "cpuset.cpus", &cpus) < 0 || dl_cpus_count(&cpus) == 0)
-			continue;
-		excl = dl_cs_flag(child, "cpuset.cpu_exclusive");
-		lb = dl_cs_flag(child, "cpuset.sched_load_balance");
-		dl_cpus_format(&cpus, c, sizeof(c));
-		/* The layout's parent is exclusive (its children must be): no
-		 * top-level sibling may share its CPUs, exclusive or not. */
-		if (depth == 0 && dl_cpus_intersects(&cpus, &w->all)) {
-			err = dl_fail(-EBUSY, "cpuset /%s has CPUs %s%s, which the layout needs (CPUs %s): a cgroup v1 exclusive cpuset shares no CPU with its siblings; remove /%s or narrow its cpuset.cpus",
-				      child, c, excl ? " and is cpu_exclusive" : "",
-				      dl_cpus_format(&w->all, o, sizeof(o)), child);
-			break;
-		}
-		if (lb) {
-			for (size_t i = 0; i < w->l->nparts; i++) {
-				if (dl_cpus_intersects(&cpus, &w->l->parts[i].cpus))
-					err = dl_fail(-EBUSY, "cpuset /%s is load-balanced with CPUs %s: with the root's balancing off the kernel would put them and partition %s's in one root domain; remove it or set its cpuset.sched_load_balance to 0",
-						      child, c, w->l->parts[i].name);
-			}
-			if (!err && dl_cpus_intersects(&cpus, &w->l->cluster) &&
-			    !dl_cpus_subset(&cpus, &w->l->cluster))
-				err = dl_fail(-EBUSY, "cpuset /%s is load-balanced with CPUs %s, partly outside the cluster (CPUs %s): the kernel would widen the cluster's root domain; remove it or set its cpuset.sched_load_balance to 0",
-					      child, c, dl_cpus_format(&w->l->cluster, o, sizeof(o)));
-			continue; /* the kernel looks no deeper */
-		}
-		err = v1_conflicts(w, child, depth + 1);
+	if (strcmp(child, DL_LAYOUT_PARENT) == 0 ||
+	    dl_cs_cpus(child, "cpuset.cpus", &cpus) < 0 || dl_cpus_count(&cpus) == 0)
+		return DL_CS_NEXT;
+	excl = dl_cs_flag(child, "cpuset.cpu_exclusive");
+	dl_cpus_format(&cpus, c, sizeof(c));
+	/* The layout's parent is exclusive (its children must be): no
+	 * top-level sibling may share its CPUs, exclusive or not. */
+	if (depth == 0 && dl_cpus_intersects(&cpus, &w->all))
+		return dl_fail(-EBUSY, "cpuset /%s has CPUs %s%s, which the layout needs (CPUs %s): a cgroup v1 exclusive cpuset shares no CPU with its siblings; remove /%s or narrow its cpuset.cpus",
+			       child, c, excl ? " and is cpu_exclusive" : "",
+			       dl_cpus_format(&w->all, o, sizeof(o)), child);
+	if (!dl_cs_flag(child, "cpuset.sched_load_balance"))
+		return DL_CS_DESCEND;
+	for (size_t i = 0; i < w->l->nparts; i++) {
+		if (dl_cpus_intersects(&cpus, &w->l->parts[i].cpus))
+			err = dl_fail(-EBUSY, "cpuset /%s is load-balanced with CPUs %s: with the root's balancing off the kernel would put them and partition %s's in one root domain; remove it or set its cpuset.sched_load_balance to 0",
+				      child, c, w->l->parts[i].name);
 	}
-	closedir(d);
-	return err;
+	if (!err && dl_cpus_intersects(&cpus, &w->l->cluster) &&
+	    !dl_cpus_subset(&cpus, &w->l->cluster))
+		err = dl_fail(-EBUSY, "cpuset /%s is load-balanced with CPUs %s, partly outside the cluster (CPUs %s): the kernel would widen the cluster's root domain; remove it or set its cpuset.sched_load_balance to 0",
+			      child, c, dl_cpus_format(&w->l->cluster, o, sizeof(o)));
+	return err; /* the kernel looks no deeper */
 }
 
 /* v2: a top-level cgroup whose cpuset.cpus take a partition's CPUs makes
  * the partition invalid ("not exclusive"): name it first. */
-static int v2_conflicts(const struct cs_walk *w)
+static int v2_conflict(const char *child, int depth, void *arg)
 {
-	char path[4096], c[256];
-	struct dirent *de;
-	DIR *d;
-	int err = 0;
+	const struct cs_walk *w = arg;
+	char c[256];
+	dl_cpus_t cpus;
 
-	if (dl_cs_path("", NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
-		return 0;
-	while (!err && (de = readdir(d))) {
-		dl_cpus_t cpus;
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
-		    strncmp(de->d_name, DL_LAYOUT_PARENT "-", strlen(DL_LAYOUT_PARENT) + 1) == 0)
-			continue;
-		if (dl_cs_cpus(de->d_name, "cpuset.cpus", &cpus) < 0 || dl_cpus_count(&cpus) == 0)
-			continue;
-		for (size_t i = 0; i < w->l->nparts && !err; i++)
-			if (dl_cpus_intersects(&cpus, &w->l->parts[i].cpus))
-				err = dl_fail(-EBUSY, "cgroup /%s has cpuset.cpus %s, which partition %s needs: the kernel would make the partition invalid; empty its cpuset.cpus or give it other CPUs",
-					      de->d_name, dl_cpus_format(&cpus, c, sizeof(c)), w->l->parts[i].name);
-	}
-	closedir(d);
-	return err;
+	(void)depth;
+	if (strncmp(child, DL_LAYOUT_PARENT "-", strlen(DL_LAYOUT_PARENT) + 1) == 0 ||
+	    dl_cs_cpus(child, "cpuset.cpus", &cpus) < 0 || dl_cpus_count(&cpus) == 0)
+		return DL_CS_NEXT;
+	for (size_t i = 0; i < w->l->nparts; i++)
+		if (dl_cpus_intersects(&cpus, &w->l->parts[i].cpus))
+			return dl_fail(-EBUSY, "cgroup /%s has cpuset.cpus %s, which partition %s needs: the kernel would make the partition invalid; empty its cpuset.cpus or give it other CPUs",
+				       child, dl_cpus_format(&cpus, c, sizeof(c)), w->l->parts[i].name);
+	return DL_CS_NEXT; /* top level only */
 }
 
 /* Leftovers of an earlier layout under our names. */
@@ -472,7 +446,7 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 	/* The tests may let the kernel find a conflict itself, to prove its
 	 * own verdict is read back and rolled back. */
 	if (!(dl_test_hooks && dl_test_hooks->no_precheck))
-		err = l->version == 1 ? v1_conflicts(&w, "", 0) : v2_conflicts(&w);
+		err = dl_cs_walk("", l->version == 1 ? v1_conflict : v2_conflict, &w);
 	if (!err)
 		err = dl_layout_check_bw(l);
 	if (err)

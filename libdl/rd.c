@@ -9,7 +9,6 @@
  * load-balanced cpuset) share the kernel's def_root_domain.  Each root
  * domain's bandwidth is bw.c's.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -37,22 +36,14 @@ static int spans_add(struct spans *s, const dl_cpus_t *set)
 	return 0;
 }
 
-static int read_cpus(const char *dir, const char *file, dl_cpus_t *set)
+/* v1: the cpuset balances unless its sched_load_balance reads 0. */
+static bool load_balanced(const char *name)
 {
 	char path[4096];
-	int err = dl_pathf(path, sizeof(path), "%s/%s", dir, file);
-
-	return err ? err : dl_read_cpus(path, set);
-}
-
-/* v1: the cpuset at dir balances unless its sched_load_balance reads 0. */
-static bool load_balanced(const char *dir)
-{
-	char f[4200];
 	uint64_t lb = 1;
 
-	if (dl_pathf(f, sizeof(f), "%s/cpuset.sched_load_balance", dir) == 0)
-		dl_read_u64(f, &lb);
+	if (dl_cs_path(name, "cpuset.sched_load_balance", path, sizeof(path)) == 0)
+		dl_read_u64(path, &lb);
 	return lb != 0;
 }
 
@@ -70,37 +61,29 @@ static int housekeeping(dl_cpus_t *hk)
 	return 0;
 }
 
+struct span_walk {
+	const dl_cpus_t *hk;
+	struct spans *s;
+};
+
 /*
  * cgroup v1: with the root's sched_load_balance on, one domain.  Else the
  * top-most load-balanced cpusets with CPUs each make a domain (their
  * subtrees are inside), and domains that overlap are merged.
  */
-static int v1_walk(const char *dir, const dl_cpus_t *hk, struct spans *s)
+static int v1_visit(const char *name, int depth, void *arg)
 {
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int err = 0;
+	struct span_walk *w = arg;
+	dl_cpus_t eff;
 
-	if (!d)
-		return 0; /* removed meanwhile */
-	while (!err && (de = readdir(d))) {
-		char path[4096];
-		dl_cpus_t eff;
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		if (dl_pathf(path, sizeof(path), "%s/%s", dir, de->d_name) < 0 ||
-		    read_cpus(path, "cpuset.effective_cpus", &eff) < 0 || dl_cpus_count(&eff) == 0)
-			continue;
-		if (load_balanced(path) && dl_cpus_intersects(&eff, hk)) {
-			dl_cpus_and(&eff, hk);
-			err = spans_add(s, &eff);
-			continue;
-		}
-		err = v1_walk(path, hk, s);
+	(void)depth;
+	if (dl_cs_cpus(name, "cpuset.effective_cpus", &eff) < 0 || dl_cpus_count(&eff) == 0)
+		return DL_CS_NEXT;
+	if (load_balanced(name) && dl_cpus_intersects(&eff, w->hk)) {
+		dl_cpus_and(&eff, w->hk);
+		return spans_add(w->s, &eff);
 	}
-	closedir(d);
-	return err;
+	return DL_CS_DESCEND;
 }
 
 static void merge_overlapping(struct spans *s)
@@ -127,42 +110,29 @@ static void merge_overlapping(struct spans *s)
  * make one domain, each valid "root" partition its own; "isolated"
  * partitions are in no domain.
  */
-static int v2_walk(const char *dir, const dl_cpus_t *hk, struct spans *s)
+static int v2_visit(const char *name, int depth, void *arg)
 {
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int err = 0;
+	struct span_walk *w = arg;
+	char state[256];
+	dl_cpus_t eff;
+	int err;
 
-	if (!d)
-		return 0;
-	while (!err && (de = readdir(d))) {
-		char path[4096], f[4200], state[256];
-		dl_cpus_t eff;
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		if (dl_pathf(path, sizeof(path), "%s/%s", dir, de->d_name) < 0 ||
-		    dl_pathf(f, sizeof(f), "%s/cpuset.cpus.partition", path) < 0 ||
-		    dl_read_file(f, state, sizeof(state)) < 0)
-			continue; /* no cpuset here, nor below */
-		if (strcmp(state, "root") == 0 &&
-		    read_cpus(path, "cpuset.cpus.effective", &eff) == 0) {
-			dl_cpus_and(&eff, hk);
-			if (dl_cpus_count(&eff))
-				err = spans_add(s, &eff);
-		}
-		if (!err)
-			err = v2_walk(path, hk, s);
+	(void)depth;
+	if (dl_cs_read(name, "cpuset.cpus.partition", state, sizeof(state)) < 0)
+		return DL_CS_NEXT; /* no cpuset here, nor below */
+	if (strcmp(state, "root") == 0 && dl_cs_cpus(name, "cpuset.cpus.effective", &eff) == 0) {
+		dl_cpus_and(&eff, w->hk);
+		if (dl_cpus_count(&eff) && (err = spans_add(w->s, &eff)))
+			return err;
 	}
-	closedir(d);
-	return err;
+	return DL_CS_DESCEND;
 }
 
 int dl_rd_spans(dl_cpus_t **out, size_t *count)
 {
 	struct spans s = { 0 };
+	struct span_walk w = { .s = &s };
 	dl_cpus_t hk, online, covered, rest;
-	char mnt[4096];
 	int version, err;
 
 	*out = NULL;
@@ -170,21 +140,20 @@ int dl_rd_spans(dl_cpus_t **out, size_t *count)
 	err = housekeeping(&hk);
 	if (err)
 		return err;
+	w.hk = &hk;
 	dl_cpus_online(&online);
 	version = dl_cpuset_version();
-	if (version > 0)
-		dl_cpuset_mount(mnt, sizeof(mnt));
 
 	if (version == 1) {
-		if (load_balanced(mnt))
+		if (load_balanced(""))
 			err = spans_add(&s, &hk);
 		else
-			err = v1_walk(mnt, &hk, &s);
+			err = dl_cs_walk("", v1_visit, &w);
 		merge_overlapping(&s);
 	} else if (version == 2) {
 		dl_cpus_t top;
 
-		if (read_cpus(mnt, "cpuset.cpus.effective", &top) == 0) {
+		if (dl_cs_cpus("", "cpuset.cpus.effective", &top) == 0) {
 			dl_cpus_and(&top, &hk);
 			if (dl_cpus_count(&top))
 				err = spans_add(&s, &top);
@@ -192,7 +161,7 @@ int dl_rd_spans(dl_cpus_t **out, size_t *count)
 			err = spans_add(&s, &hk);
 		}
 		if (!err)
-			err = v2_walk(mnt, &hk, &s);
+			err = dl_cs_walk("", v2_visit, &w);
 	} else {
 		/* No cpuset controller: one domain of the housekeeping CPUs. */
 		err = spans_add(&s, &hk);
