@@ -325,7 +325,7 @@ struct dl_layout_result {
 	bool repaired;    /* the kernel's accounting drifted and was rebuilt */
 };
 int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res);
-int dl_layout_destroy(struct dl_layout_result *res);
+int dl_layout_destroy(const struct dl_layout *l, struct dl_layout_result *res);
 int dl_layout_load(struct dl_layout **l);
 
 /* Reading a layout: partition i (0..count-1), or the cluster (i = -1). */

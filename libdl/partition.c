@@ -500,7 +500,24 @@ out:
 	return err;
 }
 
-DL_EXPORT int dl_layout_destroy(struct dl_layout_result *res)
+/* The layout in place is the one the caller means: same partitions,
+ * same CPUs, same cluster. */
+static bool same_layout(const struct dl_layout *a, const struct dl_layout *b)
+{
+	if (a->nparts != b->nparts || !dl_cpus_equal(&a->cluster, &b->cluster))
+		return false;
+	for (size_t i = 0; i < a->nparts; i++)
+		if (strcmp(a->parts[i].name, b->parts[i].name) != 0 ||
+		    !dl_cpus_equal(&a->parts[i].cpus, &b->parts[i].cpus))
+			return false;
+	return true;
+}
+
+/* What create changed is undone from the state file, read under the
+ * lock, whatever process made it; the caller's layout (from
+ * dl_layout_create or dl_layout_load) only names what it means to
+ * destroy, and NULL means whatever is in place. */
+DL_EXPORT int dl_layout_destroy(const struct dl_layout *want, struct dl_layout_result *res)
 {
 	struct dl_layout_result local;
 	struct dl_layout *l;
@@ -515,10 +532,12 @@ DL_EXPORT int dl_layout_destroy(struct dl_layout_result *res)
 	if (lock < 0)
 		return lock;
 	err = dl_layout_load(&l);
-	if (!err) {
+	if (!err && want && !same_layout(want, l))
+		err = dl_fail(-ESTALE, "the layout in place is not the one given: another process replaced it; load it (dl_layout_load(3)) to destroy it");
+	else if (!err)
 		err = destroy_any(l, res);
+	if (l)
 		dl_layout_free(l);
-	}
 	close(lock);
 	return err;
 }

@@ -377,13 +377,15 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 	/* One look at the root domains for every member. */
 	if (dl_rd_list(&rds, &nrd) < 0)
 		nrd = 0;
-	for (int i = 0; i <= (int)l->nparts; i++) {
+	/* The partitions, then the cluster (member -1, as everywhere). */
+	for (int pos = 0; pos <= (int)l->nparts; pos++) {
 		struct dl_part_info *pi = &v[n];
-		const char *member = i < (int)l->nparts ? l->parts[i].name : DL_CLUSTER;
+		int i = pos < (int)l->nparts ? pos : -1;
+		const char *member = dl_layout_member(l, i, NULL);
 		int first;
 
 		snprintf(pi->name, sizeof(pi->name), "%s", member);
-		pi->partition = i < (int)l->nparts;
+		pi->partition = i >= 0;
 		if (dl_layout_cgroup(l, member, pi->cgroup, sizeof(pi->cgroup)) < 0)
 			continue;
 		if (!dl_cs_exists(pi->cgroup)) {

@@ -324,7 +324,7 @@ static int cmd_destroy(void)
 		if (parts && gone == parts)
 			printf("the layout was already gone: none of its partitions' cgroups exists any more\n");
 	}
-	if (dl_layout_destroy(&res) < 0)
+	if (dl_layout_destroy(NULL, &res) < 0)
 		die(EXIT_FAILURE, "cannot destroy the layout: %s", dl_errmsg());
 	printf("layout destroyed: %" PRIu64 " tasks moved back to the root, settings restored\n", res.moved);
 	if (res.repaired)
