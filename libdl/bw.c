@@ -30,8 +30,13 @@
 #define FAIR_RUNTIME_NS 50000000ULL
 #define FAIR_PERIOD_NS 1000000000ULL
 
-/* Mounts debugfs when it is not and we may (dl-stat(1) documents it). */
-int dl_debugfs_path(char *buf, size_t len)
+/*
+ * Mounts debugfs when it is not and the caller may (root), once per
+ * process.  Never from a query: only from what changes the system anyway
+ * (dl_layout_create, dl_layout_destroy, dl_rd_rebuild) and from a tool
+ * that says it does (dl-stat(1)).
+ */
+DL_EXPORT int dl_debugfs_mount(void)
 {
 	static int tried; /* atomic: one mount attempt per process */
 
@@ -41,6 +46,12 @@ int dl_debugfs_path(char *buf, size_t len)
 		if (stat(DEBUGFS, &st) == 0 && access(DEBUGFS "/sched", F_OK) != 0)
 			mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
 	}
+	return access(SCHED_DEBUG, R_OK) == 0 ? 0 : -errno;
+}
+
+/* The kernel's sched/debug, when it can be read now. */
+int dl_debugfs_path(char *buf, size_t len)
+{
 	if (access(SCHED_DEBUG, R_OK) != 0)
 		return -errno;
 	snprintf(buf, len, "%s", SCHED_DEBUG);

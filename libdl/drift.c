@@ -366,6 +366,7 @@ int dl_rd_rebuild_locked(void)
 		return dl_fail(version, "cannot rebuild the root domains: no cpuset controller is mounted");
 	if (geteuid() != 0)
 		return dl_fail(-EPERM, "cannot rebuild the root domains: it takes root (a cpuset is made and removed)");
+	dl_debugfs_mount();
 	err = version == 1 ? rebuild_v1(&said) : rebuild_v2(&said);
 	if (err && said)
 		return err; /* said already, with what is left */

@@ -37,11 +37,11 @@ static void eperm_text(pid_t tid, const struct dl_admission *a, char *buf, size_
 		 * bound for: it has not moved there yet. */
 		if (!dl_cpus_isset(&a->affinity, a->cpu) && first >= 0 &&
 		    dl_rd_of_cpu(first, &there) == 0 && dl_cpus_subset(&there.cpus, &a->affinity)) {
-			snprintf(buf, len, "permission denied: thread %d is asleep on CPU %d, outside the CPUs it may now use (%s): the kernel admits it into the root domain of the CPU it is on, and a sleeping thread moves only when it wakes; set the reservation once it has run (or start it where it belongs: dl-run --partition NAME -- COMMAND)",
+			snprintf(buf, len, "permission denied: thread %d is asleep on CPU %d, outside the CPUs it may now use (%s): the kernel admits it into the root domain of the CPU it is on, and a sleeping thread moves only when it wakes; set the reservation once it has run (or start it where it belongs: dl_part_set(3) before the thread sleeps)",
 				 (int)tid, a->cpu, dl_cpus_format(&a->affinity, aff, sizeof(aff)));
 			return;
 		}
-		snprintf(buf, len, "permission denied: the task's CPU affinity (CPUs %s) does not cover its root domain (CPUs %s); a deadline task must be allowed on every CPU of its root domain: instead of taskset, put it in a cpuset partition of the CPUs it should use (dl-part create --partition %s, then dl-run --partition)",
+		snprintf(buf, len, "permission denied: the task's CPU affinity (CPUs %s) does not cover its root domain (CPUs %s); a deadline task must be allowed on every CPU of its root domain: instead of narrowing its affinity, put it in a partition of the CPUs it should use (a layout with a partition of CPUs %s: dl_layout_create(3), then dl_part_set(3))",
 			 dl_cpus_format(&a->affinity, aff, sizeof(aff)),
 			 dl_cpus_format(&a->rd.cpus, span, sizeof(span)),
 			 dl_cpus_format(&a->affinity, aff, sizeof(aff)));
@@ -90,12 +90,12 @@ static void explain_ebusy(pid_t tid, const struct dl_params *p, char *buf, size_
 	 * keep their bandwidth until their 0-lag time. */
 	if (dl_bw_verdict(&a.rd, false) == DL_DRIFT_YES) {
 		snprintf(buf + n, len - (size_t)n,
-			 "; the kernel counts %s less than its live tasks hold: its accounting has drifted, run dl-part repair",
+			 "; the kernel counts %s less than its live tasks hold: its accounting has drifted, call dl_rd_rebuild(3)",
 			 dl_bw_format(dl_rd_expected(&a.rd) - a.rd.total_bw, used_s, sizeof(used_s)));
 		return;
 	}
 	snprintf(buf + n, len - (size_t)n,
-		 "; ask for less (a shorter runtime or a longer period), stop another deadline task, or give this one a partition of its own (dl-part)");
+		 "; ask for less (a shorter runtime or a longer period), stop another deadline task, or give this one a partition of its own (dl_layout_create(3))");
 }
 
 DL_EXPORT int dl_explain(int err, pid_t tid, const struct dl_params *p, char *buf, size_t len)
@@ -117,7 +117,7 @@ DL_EXPORT int dl_explain(int err, pid_t tid, const struct dl_params *p, char *bu
 		snprintf(buf, len, "no thread %d", (int)tid);
 		break;
 	case -EOPNOTSUPP:
-		snprintf(buf, len, "this kernel has no utilization clamping (it needs CONFIG_UCLAMP_TASK): drop --util-min and --util-max");
+		snprintf(buf, len, "this kernel has no utilization clamping (it needs CONFIG_UCLAMP_TASK): drop util_min and util_max");
 		break;
 	case -ENOSYS:
 		snprintf(buf, len, "this kernel has no sched_setattr (Linux 3.14 or later is needed)");
@@ -225,7 +225,7 @@ DL_EXPORT int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,
 		char tb[32], eb[32];
 
 		snprintf(corrupt, sizeof(corrupt),
-			 "; the kernel's count is corrupt (total_bw %s, below the %s its fair servers and live tasks hold): rebuild the root domains to repair it (dl_rd_rebuild(3); dl-part repair)",
+			 "; the kernel's count is corrupt (total_bw %s, below the %s its fair servers and live tasks hold): rebuild the root domains to repair it (dl_rd_rebuild(3))",
 			 dl_bw_format(a.rd.total_bw, tb, sizeof(tb)), dl_bw_format(dl_rd_expected(&a.rd), eb, sizeof(eb)));
 	}
 	if (a.step == DL_ADMIT_OVERFLOW) {

@@ -287,6 +287,9 @@ struct dl_drift {
 };
 int dl_drift_check(unsigned int settle_ms, struct dl_drift **drifts, size_t *count);
 int dl_rd_rebuild(void);
+/* Mount debugfs if it is not, so that the kernel's figures can be read
+ * (root); queries never mount it themselves. */
+int dl_debugfs_mount(void);
 /* One verdict for a root domain's count (dl_rd_drift(3)): below what its
  * fair servers and live tasks hold (dl_rd_expected()) it has drifted;
  * above, only once that has lasted DL_DRIFT_SETTLE_MS, as an exited task

@@ -87,7 +87,7 @@ static int make_cs(const char *name, const dl_cpus_t *cpus, const dl_cpus_t *mem
 		kv[n++] = more[i];
 	err = dl_cs_create(name, kv, n);
 	if (err == -EEXIST)
-		return dl_fail(err, "cpuset /%s exists already: remove it, or run dl-part destroy", name);
+		return dl_fail(err, "cpuset /%s exists already: remove it, or call dl_layout_destroy(3)", name);
 	if (err)
 		return dl_fail(err, "cannot create cpuset /%s with CPUs %s: %s", name, c,
 			       err == -EINVAL ? "the kernel refused its values (an exclusive cpuset elsewhere may hold these CPUs)"
@@ -166,7 +166,7 @@ static int leftovers(const struct dl_layout *l)
 
 	if (l->version == 1)
 		return dl_cs_exists(DL_LAYOUT_PARENT)
-			       ? dl_fail(-EEXIST, "cpuset /%s exists but no layout is recorded: remove what is in it (or run dl-part destroy after a crash), then create again",
+			       ? dl_fail(-EEXIST, "cpuset /%s exists but no layout is recorded: remove what is in it (or call dl_layout_destroy(3) after a crash), then create again",
 					 DL_LAYOUT_PARENT)
 			       : 0;
 	for (int i = -1; i < (int)l->nparts; i++) {
@@ -409,6 +409,8 @@ static int preflight(void)
 		return dl_fail(-EPERM, "changing cpusets needs root");
 	if (dl_cpuset_version() < 0)
 		return dl_fail(-ENODEV, "no cpuset controller is mounted (cgroup v1 cpuset or cgroup v2 with cpuset)");
+	/* The accounting checks after a change need the kernel's figures. */
+	dl_debugfs_mount();
 	return 0;
 }
 
@@ -431,7 +433,7 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 	if (lock < 0)
 		return lock;
 	if (dl_layout_load(&existing) == 0) {
-		err = dl_fail(-EEXIST, "a layout exists already (%s, made by pid %d): remove it first with dl-part destroy",
+		err = dl_fail(-EEXIST, "a layout exists already (%s, made by pid %d): remove it first with dl_layout_destroy(3)",
 			      dl_layout_text(existing, text, sizeof(text)), (int)existing->creator);
 		dl_layout_free(existing);
 		goto out;
@@ -489,7 +491,7 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 			char again[1024];
 
 			snprintf(again, sizeof(again), "%s", dl_errmsg());
-			dl_fail(err, "%s; and the rollback failed: %s (run dl-part destroy)", why, again);
+			dl_fail(err, "%s; and the rollback failed: %s (call dl_layout_destroy(3))", why, again);
 		} else
 			dl_fail(err, "%s (nothing was left changed)", why);
 		goto out;

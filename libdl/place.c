@@ -53,7 +53,7 @@ static int explain_attach(int err, pid_t tid, const char *cg)
 {
 	switch (err) {
 	case -EBUSY:
-		return dl_fail(err, "cannot move deadline thread %d into /%s: its bandwidth does not fit in that root domain (see dl-part status)",
+		return dl_fail(err, "cannot move deadline thread %d into /%s: its bandwidth does not fit in that root domain (see dl_rd_list(3))",
 			       (int)tid, cg);
 	case -ESRCH:
 		return dl_fail(err, "no thread %d", (int)tid);

@@ -373,6 +373,7 @@ static int cmd_status(const struct opts *o)
 	struct dl_rd *rds;
 	size_t nrd, nd = 0;
 	struct json j;
+	char msg[1024];
 	bool invalid = false;
 	int ret, err;
 
@@ -424,7 +425,7 @@ static int cmd_status(const struct opts *o)
 		if (check_partitions(true) > 0)
 			invalid = true;
 		if (ret < 0)
-			printf("accounting not checked: %s\n", dl_errmsg());
+			printf("accounting not checked: %s\n", tool_text(dl_errmsg(), msg, sizeof(msg)));
 		else if (nd == 0)
 			printf("accounting: the kernel's figures match its live tasks\n");
 	}
@@ -489,6 +490,7 @@ int main(int argc, char **argv)
 		die(EXIT_FAILURE, "out of memory");
 	optind = 2;
 	parse_args(&o, cmd, argc, argv);
+	dl_debugfs_mount(); /* status and repair judge the kernel's figures */
 	if (!strcmp(cmd, "create"))
 		ret = cmd_create(&o);
 	else if (!strcmp(cmd, "destroy"))

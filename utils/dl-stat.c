@@ -411,6 +411,7 @@ int main(int argc, char **argv)
 
 	util_init(argv[0]);
 	parse_args(&c, argc, argv);
+	dl_debugfs_mount(); /* dl-stat(1): the kernel's figures when root */
 	for (;;) {
 		if (frame(&c, &h, done == 0) < 0)
 			bad = 1;
