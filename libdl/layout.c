@@ -180,18 +180,11 @@ DL_EXPORT unsigned int dl_layout_flags(const struct dl_layout *l)
 	return l ? l->flags : 0;
 }
 
-/* The cgroup of a member, below the cpuset hierarchy's root.  On v1 the
- * layout's cpusets sit in one parent; on v2 a partition's parent must be
- * a partition root, so they are children of the root cgroup. */
+/* The cgroup of a member, below the cpuset hierarchy's root: the
+ * backend's names (partition.c). */
 int dl_layout_cgroup(const struct dl_layout *l, const char *member, char *buf, size_t len)
 {
-	if (l->systemd)
-		return dl_sd_cgroup(member, buf, len);
-	if (!member)
-		return dl_pathf(buf, len, "%s", l->version == 2 ? "" : DL_LAYOUT_PARENT);
-	if (l->version == 2)
-		return dl_pathf(buf, len, DL_LAYOUT_PARENT "-%s", member);
-	return dl_pathf(buf, len, DL_LAYOUT_PARENT "/%s", member);
+	return dl_layout_backend(l)->cgroup(member, buf, len);
 }
 
 /* Online memory nodes; "0" on kernels without NUMA information. */

@@ -100,7 +100,6 @@ static int make_cs(const char *name, const dl_cpus_t *cpus, const dl_cpus_t *mem
 struct cs_walk {
 	const struct dl_layout *l;
 	dl_cpus_t all;
-	int version;
 };
 
 /* v1: cpusets that would break the layout.  Exclusive top-level cpusets
@@ -159,16 +158,34 @@ static int v2_conflict(const char *child, int depth, void *arg)
 	return DL_CS_NEXT; /* top level only */
 }
 
+/* On v1 the layout's cpusets sit in one parent; on v2 a partition's
+ * parent must be a partition root, so they are children of the root
+ * cgroup. */
+static int cgroup_v1(const char *member, char *buf, size_t len)
+{
+	return member ? dl_pathf(buf, len, DL_LAYOUT_PARENT "/%s", member)
+		      : dl_pathf(buf, len, "%s", DL_LAYOUT_PARENT);
+}
+
+static int cgroup_v2(const char *member, char *buf, size_t len)
+{
+	return member ? dl_pathf(buf, len, DL_LAYOUT_PARENT "-%s", member) : dl_pathf(buf, len, "%s", "");
+}
+
 /* Leftovers of an earlier layout under our names. */
-static int leftovers(const struct dl_layout *l)
+static int leftovers_v1(const struct dl_layout *l)
+{
+	(void)l;
+	return dl_cs_exists(DL_LAYOUT_PARENT)
+		       ? dl_fail(-EEXIST, "cpuset /%s exists but no layout is recorded: remove what is in it (or call dl_layout_destroy(3) after a crash), then create again",
+				 DL_LAYOUT_PARENT)
+		       : 0;
+}
+
+static int leftovers_v2(const struct dl_layout *l)
 {
 	char name[4200];
 
-	if (l->version == 1)
-		return dl_cs_exists(DL_LAYOUT_PARENT)
-			       ? dl_fail(-EEXIST, "cpuset /%s exists but no layout is recorded: remove what is in it (or call dl_layout_destroy(3) after a crash), then create again",
-					 DL_LAYOUT_PARENT)
-			       : 0;
 	for (int i = -1; i < (int)l->nparts; i++) {
 		dl_layout_cgroup(l, dl_layout_member(l, i, NULL), name, sizeof(name));
 		if (dl_cs_exists(name))
@@ -388,6 +405,86 @@ static int destroy_v2(const struct dl_layout *l, struct dl_layout_result *res)
 	return err;
 }
 
+/* ---------------------------------------------------------------- backends */
+
+static void state_v1(const char *cg, bool partition, char *buf, size_t len)
+{
+	(void)partition;
+	snprintf(buf, len, "%s", dl_cs_flag(cg, "cpuset.cpu_exclusive") ? "exclusive" : "not exclusive");
+}
+
+static void state_v2(const char *cg, bool partition, char *buf, size_t len)
+{
+	(void)partition;
+	if (dl_cs_read(cg, "cpuset.cpus.partition", buf, len) < 0)
+		snprintf(buf, len, "unknown");
+}
+
+static void state_systemd(const char *cg, bool partition, char *buf, size_t len)
+{
+	if (partition)
+		state_v2(cg, partition, buf, len);
+	else /* the cluster is the root cgroup: every other unit */
+		snprintf(buf, len, "the rest of the machine");
+}
+
+static int count_cs(const char *cg, bool partition, uint64_t *threads, uint64_t *deadline)
+{
+	(void)partition;
+	return dl_cs_count_threads(cg, threads, deadline);
+}
+
+/* A partition's slice with its scopes and services; the cluster, the
+ * root cgroup's own threads only. */
+static int count_systemd(const char *cg, bool partition, uint64_t *threads, uint64_t *deadline)
+{
+	return partition ? dl_sd_count(cg, threads, deadline) : dl_cs_count_threads(cg, threads, deadline);
+}
+
+static const struct dl_cg_backend backend_v1 = {
+	.name = "cgroup v1",
+	.cgroup = cgroup_v1,
+	.leftovers = leftovers_v1,
+	.conflict = v1_conflict,
+	.create = create_v1,
+	.destroy = destroy_v1,
+	.state = state_v1,
+	.count = count_cs,
+	.moves_process = false,
+	.moves_root_tasks = true,
+};
+
+static const struct dl_cg_backend backend_v2 = {
+	.name = "cgroup v2",
+	.cgroup = cgroup_v2,
+	.leftovers = leftovers_v2,
+	.conflict = v2_conflict,
+	.create = create_v2,
+	.destroy = destroy_v2,
+	.state = state_v2,
+	.count = count_cs,
+	.moves_process = true,
+};
+
+static const struct dl_cg_backend backend_systemd = {
+	.name = "systemd",
+	.cgroup = dl_sd_cgroup,
+	.leftovers = dl_sd_check,
+	.conflict = v2_conflict,
+	.create = dl_sd_create,
+	.destroy = dl_sd_destroy,
+	.state = state_systemd,
+	.count = count_systemd,
+	.moves_process = true,
+};
+
+const struct dl_cg_backend *dl_layout_backend(const struct dl_layout *l)
+{
+	if (l->systemd)
+		return &backend_systemd;
+	return l->version == 2 ? &backend_v2 : &backend_v1;
+}
+
 /* ---------------------------------------------------------------- API */
 
 static int destroy_any(struct dl_layout *l, struct dl_layout_result *res)
@@ -396,7 +493,7 @@ static int destroy_any(struct dl_layout *l, struct dl_layout_result *res)
 
 	snprintf(l->phase, sizeof(l->phase), "destroying");
 	dl_layout_save(l);
-	err = l->systemd ? dl_sd_destroy(l, res) : l->version == 1 ? destroy_v1(l, res) : destroy_v2(l, res);
+	err = dl_layout_backend(l)->destroy(l, res);
 	if (err)
 		return err;
 	check_accounting(res);
@@ -440,15 +537,14 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 	}
 	l->version = dl_cpuset_version();
 	l->systemd = l->version == 2 && dl_sd_host();
-	if ((err = dl_layout_validate(l)) || (err = l->systemd ? dl_sd_check(l) : leftovers(l)))
+	if ((err = dl_layout_validate(l)) || (err = dl_layout_backend(l)->leftovers(l)))
 		goto out;
 	w.l = l;
 	all_cpus(l, &w.all);
-	w.version = l->version;
 	/* The tests may let the kernel find a conflict itself, to prove its
 	 * own verdict is read back and rolled back. */
 	if (!(dl_test_hooks && dl_test_hooks->no_precheck))
-		err = dl_cs_walk("", l->version == 1 ? v1_conflict : v2_conflict, &w);
+		err = dl_cs_walk("", dl_layout_backend(l)->conflict, &w);
 	if (!err)
 		err = dl_layout_check_bw(l);
 	if (err)
@@ -473,7 +569,7 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 		goto out;
 	}
 	dl_step(res, "state");
-	err = l->systemd ? dl_sd_create(l, res) : l->version == 1 ? create_v1(l, res) : create_v2(l, res);
+	err = dl_layout_backend(l)->create(l, res);
 	if (!err)
 		err = verify_domains(l);
 	if (!err) {

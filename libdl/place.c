@@ -169,9 +169,9 @@ static int save_origins(struct dl_layout *l, pid_t tid, bool process)
 	size_t n;
 	int err;
 
-	if (!process || l->version == 2) {
+	if (!process || dl_layout_backend(l)->moves_process) {
 		/* v2 moves whole processes: the process is the unit. */
-		note_origin(l, l->version == 2 ? dl_task_tgid(tid) : tid);
+		note_origin(l, dl_layout_backend(l)->moves_process ? dl_task_tgid(tid) : tid);
 		return dl_layout_save(l);
 	}
 	err = list_threads(tid, &tids, &n);
@@ -193,11 +193,11 @@ static int attach_locked(struct dl_layout *l, const char *cg, pid_t tid, unsigne
 	if (err)
 		return err;
 	/* v2 moves whole processes anyway; v1 moves threads, one by one. */
-	if (!(flags & DL_ATTACH_PROCESS) || l->version == 2) {
+	if (!(flags & DL_ATTACH_PROCESS) || dl_layout_backend(l)->moves_process) {
 		err = dl_cs_attach(cg, tid);
 		if (err)
 			return explain_attach(err, tid, cg);
-		wait_migrated(cg, tid, flags & DL_ATTACH_PROCESS || l->version == 2);
+		wait_migrated(cg, tid, flags & DL_ATTACH_PROCESS || dl_layout_backend(l)->moves_process);
 		return 0;
 	}
 	err = list_threads(tid, &tids, &n);
@@ -358,6 +358,7 @@ DL_EXPORT int dl_part_set_process(const char *name, pid_t pid, const struct dl_p
 
 DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 {
+	const struct dl_cg_backend *b;
 	struct dl_part_info *v;
 	struct dl_layout *l;
 	struct dl_rd *rds = NULL;
@@ -374,6 +375,7 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 		dl_layout_free(l);
 		return dl_fail(-ENOMEM, "out of memory");
 	}
+	b = dl_layout_backend(l);
 	/* One look at the root domains for every member. */
 	if (dl_rd_list(&rds, &nrd) < 0)
 		nrd = 0;
@@ -395,20 +397,8 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 			continue;
 		}
 		dl_cs_effective(pi->cgroup, &pi->cpus);
-		if (l->systemd && !pi->partition) {
-			/* The cluster is the root cgroup: every other unit. */
-			snprintf(pi->state, sizeof(pi->state), "the rest of the machine");
-		} else if (l->version == 2) {
-			if (dl_cs_read(pi->cgroup, "cpuset.cpus.partition", pi->state, sizeof(pi->state)) < 0)
-				snprintf(pi->state, sizeof(pi->state), "unknown");
-		} else {
-			snprintf(pi->state, sizeof(pi->state), "%s",
-				 dl_cs_flag(pi->cgroup, "cpuset.cpu_exclusive") ? "exclusive" : "not exclusive");
-		}
-		if (l->systemd && pi->partition) /* its scopes and services */
-			dl_sd_count(pi->cgroup, &pi->nthreads, &pi->ndeadline);
-		else
-			dl_cs_count_threads(pi->cgroup, &pi->nthreads, &pi->ndeadline);
+		b->state(pi->cgroup, pi->partition, pi->state, sizeof(pi->state));
+		b->count(pi->cgroup, pi->partition, &pi->nthreads, &pi->ndeadline);
 		first = dl_cpus_first(&pi->cpus);
 		for (size_t k = 0; first >= 0 && k < nrd; k++)
 			if (dl_cpus_isset(&rds[k].cpus, first))
