@@ -229,7 +229,7 @@ void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *t
 		rd->total_bw = ktotal[first];
 	} else {
 		dl_rt_bw(&rd->cpu_bw, &rd->unlimited);
-		rd->total_bw = (int64_t)(rd->fair_bw + rd->tasks_bw);
+		rd->total_bw = dl_rd_expected(rd);
 	}
 	/* cap_scale(bw, capacity) of __dl_overflow(): bw x CPUs when every
 	 * CPU has the full capacity of 1024. */

@@ -16,6 +16,15 @@ int dl_cg_init(void);
 int dl_cg_errno(int ret);
 int dl_cpuset_version(void); /* 1, 2, or a negative errno */
 int dl_cpuset_mount(char *buf, size_t len);
+/* What the two versions name differently, chosen once with the version;
+ * NULL when no cpuset controller is mounted. */
+struct dl_cg_files {
+	int version;
+	const char *effective; /* a cpuset's effective CPUs */
+	const char *threads;   /* its threads */
+	const char *procs;     /* its processes (v1: its threads) */
+};
+const struct dl_cg_files *dl_cg_files(void);
 
 /* cpuset.c: cpusets by name below the hierarchy's root ("" is the root). */
 struct dl_kv {

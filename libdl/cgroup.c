@@ -110,3 +110,24 @@ int dl_cpuset_version(void)
 	__atomic_store_n(&version, v, __ATOMIC_RELEASE);
 	return v;
 }
+
+static const struct dl_cg_files files_v1 = {
+	.version = 1,
+	.effective = "cpuset.effective_cpus",
+	.threads = "tasks",
+	.procs = "tasks",
+};
+
+static const struct dl_cg_files files_v2 = {
+	.version = 2,
+	.effective = "cpuset.cpus.effective",
+	.threads = "cgroup.threads",
+	.procs = "cgroup.procs",
+};
+
+const struct dl_cg_files *dl_cg_files(void)
+{
+	int v = dl_cpuset_version();
+
+	return v == 2 ? &files_v2 : v == 1 ? &files_v1 : NULL;
+}

@@ -61,8 +61,9 @@ int dl_cs_cpus(const char *name, const char *file, dl_cpus_t *set)
 
 int dl_cs_effective(const char *name, dl_cpus_t *set)
 {
-	return dl_cs_cpus(name, dl_cpuset_version() == 2 ? "cpuset.cpus.effective" : "cpuset.effective_cpus",
-			  set);
+	const struct dl_cg_files *f = dl_cg_files();
+
+	return f ? dl_cs_cpus(name, f->effective, set) : dl_cpuset_version();
 }
 
 bool dl_cs_flag(const char *name, const char *file)

@@ -77,7 +77,7 @@ static int v1_visit(const char *name, int depth, void *arg)
 	dl_cpus_t eff;
 
 	(void)depth;
-	if (dl_cs_cpus(name, "cpuset.effective_cpus", &eff) < 0 || dl_cpus_count(&eff) == 0)
+	if (dl_cs_effective(name, &eff) < 0 || dl_cpus_count(&eff) == 0)
 		return DL_CS_NEXT;
 	if (load_balanced(name) && dl_cpus_intersects(&eff, w->hk)) {
 		dl_cpus_and(&eff, w->hk);
@@ -120,7 +120,7 @@ static int v2_visit(const char *name, int depth, void *arg)
 	(void)depth;
 	if (dl_cs_read(name, "cpuset.cpus.partition", state, sizeof(state)) < 0)
 		return DL_CS_NEXT; /* no cpuset here, nor below */
-	if (strcmp(state, "root") == 0 && dl_cs_cpus(name, "cpuset.cpus.effective", &eff) == 0) {
+	if (strcmp(state, "root") == 0 && dl_cs_effective(name, &eff) == 0) {
 		dl_cpus_and(&eff, w->hk);
 		if (dl_cpus_count(&eff) && (err = spans_add(w->s, &eff)))
 			return err;
@@ -128,12 +128,47 @@ static int v2_visit(const char *name, int depth, void *arg)
 	return DL_CS_DESCEND;
 }
 
+static int spans_v1(struct span_walk *w)
+{
+	int err;
+
+	if (load_balanced(""))
+		return spans_add(w->s, w->hk);
+	err = dl_cs_walk("", v1_visit, w);
+	merge_overlapping(w->s);
+	return err;
+}
+
+static int spans_v2(struct span_walk *w)
+{
+	dl_cpus_t top;
+	int err = 0;
+
+	if (dl_cs_effective("", &top) == 0) {
+		dl_cpus_and(&top, w->hk);
+		if (dl_cpus_count(&top))
+			err = spans_add(w->s, &top);
+	} else {
+		err = spans_add(w->s, w->hk);
+	}
+	return err ? err : dl_cs_walk("", v2_visit, w);
+}
+
+/* No cpuset controller: one domain of the housekeeping CPUs. */
+static int spans_none(struct span_walk *w)
+{
+	return spans_add(w->s, w->hk);
+}
+
 int dl_rd_spans(dl_cpus_t **out, size_t *count)
 {
+	/* How the kernel builds the domains, per cpuset version (0: none). */
+	static int (*const spans_of[])(struct span_walk *) = { spans_none, spans_v1, spans_v2 };
+	const struct dl_cg_files *files = dl_cg_files();
 	struct spans s = { 0 };
 	struct span_walk w = { .s = &s };
 	dl_cpus_t hk, online, covered, rest;
-	int version, err;
+	int err;
 
 	*out = NULL;
 	*count = 0;
@@ -142,30 +177,7 @@ int dl_rd_spans(dl_cpus_t **out, size_t *count)
 		return err;
 	w.hk = &hk;
 	dl_cpus_online(&online);
-	version = dl_cpuset_version();
-
-	if (version == 1) {
-		if (load_balanced(""))
-			err = spans_add(&s, &hk);
-		else
-			err = dl_cs_walk("", v1_visit, &w);
-		merge_overlapping(&s);
-	} else if (version == 2) {
-		dl_cpus_t top;
-
-		if (dl_cs_cpus("", "cpuset.cpus.effective", &top) == 0) {
-			dl_cpus_and(&top, &hk);
-			if (dl_cpus_count(&top))
-				err = spans_add(&s, &top);
-		} else {
-			err = spans_add(&s, &hk);
-		}
-		if (!err)
-			err = dl_cs_walk("", v2_visit, &w);
-	} else {
-		/* No cpuset controller: one domain of the housekeeping CPUs. */
-		err = spans_add(&s, &hk);
-	}
+	err = spans_of[files ? files->version : 0](&w);
 	if (err) {
 		free(s.v);
 		return err;
