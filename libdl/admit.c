@@ -1,156 +1,52 @@
 /*
- * admit.c: would the kernel admit a reservation, now, and why (not)?
+ * admit.c: the kernel's admission rule, written once: would the kernel
+ * admit a deadline request of a thread, now?  Nothing is changed.
  *
- * The same checks as __sched_setscheduler() and sched_dl_overflow(), in
- * the same order, from the figures of the task's root domain: the
- * parameters, CAP_SYS_NICE, the affinity covering the root domain, and
- * the bandwidth: total_bw - old + new <= capacity.  Nothing is changed.
+ * The checks of __sched_setscheduler() (kernel/sched/syscalls.c) and
+ * sched_dl_overflow() (kernel/sched/deadline.c), in their order, on the
+ * figures of the root domain of the CPU the thread is on:
+ *   1. CAP_SYS_NICE (EPERM);
+ *   2. with bandwidth control on (dl_bandwidth_enabled(): not
+ *      sched_rt_runtime_us = -1), the affinity must cover the root domain
+ *      and the root domain must have bandwidth (EPERM);
+ *   3. a request of the bandwidth already held passes; else
+ *      __dl_overflow(): total_bw - old + new <= capacity (EBUSY).
+ * The parameters' own rules (EINVAL) are dl_params_check()'s, before.
+ * dl_predict() and dl_explain() (explain.c) render what this finds.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "internal.h"
+#include "bw.h"
 
-char *dl_rd_text(const struct dl_rd *rd, char *buf, size_t len)
+int dl_admit(pid_t tid, uint64_t need, uint64_t old, struct dl_admission *a)
 {
-	char cpus[256], freebw[32], cap[32], per[32], total[32], fair[32], tasks[32];
+	int err;
 
-	snprintf(buf, len,
-		 "root domain CPUs %s has about %s free (capacity %s = %d x %s; admitted %s%s: fair servers %s, %" PRIu64 " deadline thread%s %s)",
-		 dl_cpus_format(&rd->cpus, cpus, sizeof(cpus)),
-		 dl_bw_format(rd->free_bw, freebw, sizeof(freebw)),
-		 dl_bw_format((int64_t)rd->capacity, cap, sizeof(cap)), rd->ncpus,
-		 dl_bw_format((int64_t)rd->cpu_bw, per, sizeof(per)),
-		 dl_bw_format(rd->total_bw, total, sizeof(total)),
-		 rd->from_kernel ? "" : " (computed)",
-		 dl_bw_format((int64_t)rd->fair_bw, fair, sizeof(fair)),
-		 rd->ntasks, rd->ntasks == 1 ? "" : "s",
-		 dl_bw_format((int64_t)rd->tasks_bw, tasks, sizeof(tasks)));
-	return buf;
-}
-
-/* The threads the request covers, and the bandwidth they hold now. */
-static int threads_of(pid_t pid, bool all, uint64_t *n, uint64_t *old)
-{
-	char path[64];
-	struct dirent *de;
-	DIR *d;
-
-	*n = 0;
-	*old = 0;
-	if (!all) {
-		struct dl_params cur;
-		int pol = dl_get(pid, &cur);
-
-		if (pol < 0)
-			return pol;
-		*n = 1;
-		if (pol == DL_SCHED_DEADLINE)
-			*old = dl_params_bw(&cur);
-		return 0;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return dl_fail(-ESRCH, "no process %d", (int)pid);
-	while ((de = readdir(d))) {
-		struct dl_params cur;
-		pid_t tid = (pid_t)atoi(de->d_name);
-		int pol;
-
-		if (tid <= 0)
-			continue;
-		pol = dl_get(tid, &cur);
-		if (pol < 0)
-			continue; /* exited */
-		(*n)++;
-		if (pol == DL_SCHED_DEADLINE)
-			*old += dl_params_bw(&cur);
-	}
-	closedir(d);
-	return 0;
-}
-
-DL_EXPORT int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,
-			 char *why, size_t len)
-{
-	char need_s[32], old_s[64], rdt[768], corrupt[256] = "";
-	int64_t after;
-	struct dl_params norm;
-	uint64_t n, old, need;
-	dl_cpus_t aff;
-	struct dl_rd rd;
-	int err, cpu;
-
-	if (!why || len == 0)
-		return dl_fail(-EINVAL, "no buffer for the reason");
-	if (pid == 0)
-		pid = gettid();
-	if (dl_params_normalize(p, &norm) < 0) {
-		snprintf(why, len, "%s", dl_errmsg());
-		return 0;
-	}
-	err = threads_of(pid, all_threads, &n, &old);
-	if (err)
-		return err;
+	memset(a, 0, sizeof(*a));
+	a->cpu = -1;
+	a->need = need;
+	a->old = old;
 	if (dl_have_cap_sys_nice() == 0) {
-		dl_explain(-EPERM, pid, &norm, why, len);
+		a->step = DL_ADMIT_NO_CAP;
 		return 0;
 	}
-	cpu = dl_task_cpu(pid);
-	if (cpu < 0)
-		return dl_fail(-ESRCH, "no thread %d", (int)pid);
-	err = dl_rd_of_cpu(cpu, &rd);
+	a->cpu = dl_task_cpu(tid);
+	if (a->cpu < 0)
+		return dl_fail(-ESRCH, "no thread %d", (int)tid);
+	err = dl_rd_of_cpu(a->cpu, &a->rd);
 	if (err)
 		return err;
-	if (dl_task_affinity(pid, &aff) == 0 && !dl_cpus_subset(&rd.cpus, &aff)) {
-		dl_explain(-EPERM, pid, &norm, why, len);
-		return 0;
-	}
-	if (rd.unlimited) {
-		snprintf(why, len, "admitted: kernel.sched_rt_runtime_us is -1, the kernel tests no bandwidth");
-		return 1;
-	}
-	if (rd.cpu_bw == 0) {
-		dl_explain(-EPERM, pid, &norm, why, len);
-		return 0;
-	}
-	need = n * dl_params_bw(&norm);
-	dl_bw_format((int64_t)need, need_s, sizeof(need_s));
-	dl_rd_text(&rd, rdt, sizeof(rdt));
-	old_s[0] = '\0';
-	if (old) {
-		char held[32];
-
-		snprintf(old_s, sizeof(old_s), ", %s of it held already",
-			 dl_bw_format((int64_t)old, held, sizeof(held)));
-	}
-	/* __dl_overflow(): capacity < total_bw - old + new, in the kernel's
-	 * unsigned arithmetic: a count drifted below zero refuses what
-	 * keeps the sum negative. */
-	after = rd.total_bw - (int64_t)old + (int64_t)need;
-	if (rd.from_kernel && rd.total_bw < (int64_t)rd.fair_bw) {
-		char tb[32], fb[32];
-
-		snprintf(corrupt, sizeof(corrupt),
-			 "; the kernel's count is corrupt (total_bw %s, below its fair servers' %s): rebuild the root domains to repair it (dl_rd_rebuild(3); dl-part repair)",
-			 dl_bw_format(rd.total_bw, tb, sizeof(tb)), dl_bw_format((int64_t)rd.fair_bw, fb, sizeof(fb)));
-	}
-	if (after < 0 || (uint64_t)after > rd.capacity) {
-		snprintf(why, len, "refused: it needs %s of a CPU%s%s, but the %s%s",
-			 need_s, n > 1 ? " (all threads)" : "", old_s, rdt, corrupt);
-		return 0;
-	}
-	if (corrupt[0]) {
-		snprintf(why, len, "admitted, wrongly: it needs %s of a CPU%s%s; the %s%s",
-			 need_s, n > 1 ? " (all threads)" : "", old_s, rdt, corrupt);
-		return 1;
-	}
-	snprintf(why, len, "admitted: it needs %s of a CPU%s%s; the %s",
-		 need_s, n > 1 ? " (all threads)" : "", old_s, rdt);
-	return 1;
+	a->have_affinity = dl_task_affinity(tid, &a->affinity) == 0;
+	if (a->rd.unlimited)
+		a->step = DL_ADMIT_OK;
+	else if (a->have_affinity && !dl_cpus_subset(&a->rd.cpus, &a->affinity))
+		a->step = DL_ADMIT_AFFINITY;
+	else if (a->rd.cpu_bw == 0)
+		a->step = DL_ADMIT_NO_BW;
+	else if (old && need == old)
+		a->step = DL_ADMIT_OK;
+	else
+		a->step = dl_bw_overflow(&a->rd, old, need) ? DL_ADMIT_OVERFLOW : DL_ADMIT_OK;
+	return 0;
 }

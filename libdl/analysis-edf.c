@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "internal.h"
+#include "sys.h"
 
 static uint64_t fp_div(dl_u128 num, dl_u128 den, bool up)
 {

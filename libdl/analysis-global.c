@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "internal.h"
+#include "sys.h"
 
 /* Past these sizes the quadratic tests run only while nothing cheaper
  * accepted, and the simulation not at all. */

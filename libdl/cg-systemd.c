@@ -26,7 +26,6 @@
  * Without libsystemd at build time dl_sd_host() is false and the direct
  * cgroupfs path (partition.c) is used everywhere.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -34,7 +33,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
 #include "layout.h"
 #include "cg-systemd.h"
 
@@ -66,37 +64,48 @@ int dl_sd_cgroup(const char *member, char *buf, size_t len)
 	return dl_pathf(buf, len, DL_SD_PARENT ".slice/" DL_SD_PARENT "-%s.slice", member);
 }
 
+struct counts {
+	uint64_t *threads, *deadline;
+};
+
+/* The threads of one cgroup (its cgroup.threads), and how many are
+ * deadline threads. */
+static int count_one(const char *cg, int depth, void *arg)
+{
+	struct counts *c = arg;
+	char path[4096], line[64];
+	FILE *f;
+
+	(void)depth;
+	if (dl_cs_path(cg, "cgroup.threads", path, sizeof(path)) < 0 || !(f = fopen(path, "re")))
+		return DL_CS_DESCEND;
+	while (fgets(line, sizeof(line), f)) {
+		struct dl_sched_attr a;
+		pid_t tid;
+
+		line[strcspn(line, "\n")] = '\0';
+		tid = dl_parse_pid(line);
+		if (tid <= 0 || dl_sys_getattr(tid, &a) < 0)
+			continue; /* exited */
+		(*c->threads)++;
+		if (a.sched_policy == DL_SCHED_DEADLINE)
+			(*c->deadline)++;
+	}
+	fclose(f);
+	return DL_CS_DESCEND;
+}
+
 /* Threads in a cgroup and below (a slice's scopes and services). */
 int dl_sd_count(const char *cg, uint64_t *threads, uint64_t *deadline)
 {
-	char path[4096], sub[4200], line[64];
-	struct dirent *de;
-	FILE *f;
-	DIR *d;
+	struct counts c = { threads, deadline };
+	char path[4096];
 	int err;
 
 	if ((err = dl_cs_path(cg, "cgroup.threads", path, sizeof(path))))
 		return err;
-	if ((f = fopen(path, "re"))) {
-		while (fgets(line, sizeof(line), f)) {
-			struct dl_sched_attr a;
-
-			if (dl_sys_getattr((pid_t)atoi(line), &a) < 0)
-				continue; /* exited */
-			(*threads)++;
-			if (a.sched_policy == DL_SCHED_DEADLINE)
-				(*deadline)++;
-		}
-		fclose(f);
-	}
-	if ((err = dl_cs_path(cg, NULL, path, sizeof(path))) || !(d = opendir(path)))
-		return err;
-	while ((de = readdir(d)))
-		if (de->d_type == DT_DIR && de->d_name[0] != '.' &&
-		    dl_pathf(sub, sizeof(sub), "%s/%s", cg, de->d_name) == 0)
-			dl_sd_count(sub, threads, deadline);
-	closedir(d);
-	return 0;
+	count_one(cg, 0, &c);
+	return dl_cs_walk(cg, count_one, &c);
 }
 
 #ifdef HAVE_LIBSYSTEMD

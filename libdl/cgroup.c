@@ -15,7 +15,7 @@
 #include <linux/magic.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "cg.h"
 
 static pthread_once_t cg_once = PTHREAD_ONCE_INIT;
 static int cg_init_ret;
@@ -109,4 +109,25 @@ int dl_cpuset_version(void)
 	v = sf.f_type == CGROUP2_SUPER_MAGIC ? 2 : 1;
 	__atomic_store_n(&version, v, __ATOMIC_RELEASE);
 	return v;
+}
+
+static const struct dl_cg_files files_v1 = {
+	.version = 1,
+	.effective = "cpuset.effective_cpus",
+	.threads = "tasks",
+	.procs = "tasks",
+};
+
+static const struct dl_cg_files files_v2 = {
+	.version = 2,
+	.effective = "cpuset.cpus.effective",
+	.threads = "cgroup.threads",
+	.procs = "cgroup.procs",
+};
+
+const struct dl_cg_files *dl_cg_files(void)
+{
+	int v = dl_cpuset_version();
+
+	return v == 2 ? &files_v2 : v == 1 ? &files_v1 : NULL;
 }

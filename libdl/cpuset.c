@@ -13,6 +13,7 @@
  * Reading goes straight to the cgroup files: libcgroup would read every
  * value of every controller to get one.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <libcgroup.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "cg.h"
 
 int dl_cs_path(const char *name, const char *file, char *buf, size_t len)
 {
@@ -60,8 +61,9 @@ int dl_cs_cpus(const char *name, const char *file, dl_cpus_t *set)
 
 int dl_cs_effective(const char *name, dl_cpus_t *set)
 {
-	return dl_cs_cpus(name, dl_cpuset_version() == 2 ? "cpuset.cpus.effective" : "cpuset.effective_cpus",
-			  set);
+	const struct dl_cg_files *f = dl_cg_files();
+
+	return f ? dl_cs_cpus(name, f->effective, set) : dl_cpuset_version();
 }
 
 bool dl_cs_flag(const char *name, const char *file)
@@ -69,6 +71,35 @@ bool dl_cs_flag(const char *name, const char *file)
 	char buf[16];
 
 	return dl_cs_read(name, file, buf, sizeof(buf)) == 0 && strcmp(buf, "1") == 0;
+}
+
+/* Depth first, in readdir order: a child, then (DL_CS_DESCEND) its own. */
+static int walk(const char *name, int depth, dl_cs_visit *fn, void *arg)
+{
+	char path[4096], child[4200];
+	struct dirent *de;
+	DIR *d;
+	int ret = DL_CS_NEXT;
+
+	if (dl_cs_path(name, NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
+		return DL_CS_NEXT; /* removed meanwhile */
+	while (ret == DL_CS_NEXT && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    dl_pathf(child, sizeof(child), "%s%s%s", name, *name ? "/" : "", de->d_name) < 0)
+			continue;
+		ret = fn(child, depth, arg);
+		if (ret == DL_CS_DESCEND)
+			ret = walk(child, depth + 1, fn, arg);
+	}
+	closedir(d);
+	return ret;
+}
+
+int dl_cs_walk(const char *name, dl_cs_visit *fn, void *arg)
+{
+	int ret = walk(name ? name : "", 0, fn, arg);
+
+	return ret == DL_CS_STOP ? 0 : ret;
 }
 
 struct cgroup *dl_cs_cg(const char *name, const struct dl_kv *kv, size_t n)

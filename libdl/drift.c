@@ -16,18 +16,14 @@
  * tasks (dl_rebuild_rd_accounting() on 6.18, rebuild_root_domains() on
  * 6.1), so the repair is one rebuild that leaves the domains as they were.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "layout.h"
+#include "bw.h"
 
 #define SETTLE_POLL_NS 50000000ULL
-/* How long a repair waits for a create or destroy to finish. */
-#define LOCK_WAIT_MS 10000
 
 /* Two listings that agree on every kernel figure: no admission or exit
  * raced the scan of the tasks. */
@@ -84,7 +80,7 @@ int dl_wait_quiet(unsigned int timeout_ms)
 			return 0;
 		}
 		for (size_t i = 0; i < n; i++)
-			busy |= rds[i].total_bw > (int64_t)(rds[i].fair_bw + rds[i].tasks_bw);
+			busy |= dl_bw_verdict(&rds[i], false) == DL_DRIFT_SETTLING;
 		free(rds);
 		if (!busy)
 			return 0;
@@ -125,17 +121,14 @@ DL_EXPORT int dl_drift_check(unsigned int settle_ms, struct dl_drift **drifts, s
 		}
 		n = 0;
 		for (size_t i = 0; i < nrd; i++) {
-			int64_t expected = (int64_t)(rds[i].fair_bw + rds[i].tasks_bw);
+			int verdict = dl_bw_verdict(&rds[i], late);
 
-			if (rds[i].total_bw == expected)
+			settling |= verdict == DL_DRIFT_SETTLING;
+			if (verdict != DL_DRIFT_YES)
 				continue;
-			if (rds[i].total_bw > expected && !late) {
-				settling = true;
-				continue;
-			}
 			v[n].cpus = rds[i].cpus;
 			v[n].kernel_bw = rds[i].total_bw;
-			v[n].expected_bw = expected;
+			v[n].expected_bw = dl_rd_expected(&rds[i]);
 			n++;
 		}
 		free(rds);
@@ -152,62 +145,74 @@ DL_EXPORT int dl_drift_check(unsigned int settle_ms, struct dl_drift **drifts, s
 	return (int)n;
 }
 
+/* The exclusive children of a cpuset: their CPUs, and the first. */
+struct excl_walk {
+	dl_cpus_t cpus;
+	char *first;
+	size_t len;
+};
+
+static int excl_visit(const char *child, int depth, void *arg)
+{
+	struct excl_walk *w = arg;
+	dl_cpus_t c;
+
+	(void)depth;
+	if (!dl_cs_flag(child, "cpuset.cpu_exclusive") ||
+	    dl_cs_cpus(child, "cpuset.cpus", &c) < 0 || dl_cpus_count(&c) == 0)
+		return DL_CS_NEXT;
+	dl_cpus_or(&w->cpus, &c);
+	if (!w->first[0] && strlen(child) < w->len)
+		memcpy(w->first, child, strlen(child) + 1);
+	return DL_CS_NEXT;
+}
+
 /* A CPU of cpuset `name` that none of its exclusive children holds, or
  * -1 and (in `excl_child`) one such child to look inside. */
 static int free_cpu_in(const char *name, char *excl_child, size_t len)
 {
-	char path[4096], child[4200];
-	dl_cpus_t cpus, excl;
-	struct dirent *de;
-	DIR *d;
+	struct excl_walk w = { .first = excl_child, .len = len };
+	dl_cpus_t cpus;
 
 	excl_child[0] = '\0';
-	if (dl_cs_cpus(name, "cpuset.cpus", &cpus) < 0 ||
-	    dl_cs_path(name, NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
+	if (dl_cs_cpus(name, "cpuset.cpus", &cpus) < 0 || !dl_cs_exists(name))
 		return -1;
-	dl_cpus_zero(&excl);
-	while ((de = readdir(d))) {
-		dl_cpus_t c;
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
-		    dl_pathf(child, sizeof(child), "%s%s%s", name, *name ? "/" : "", de->d_name) < 0 ||
-		    !dl_cs_flag(child, "cpuset.cpu_exclusive") ||
-		    dl_cs_cpus(child, "cpuset.cpus", &c) < 0 || dl_cpus_count(&c) == 0)
-			continue;
-		dl_cpus_or(&excl, &c);
-		if (!excl_child[0] && strlen(child) < len)
-			memcpy(excl_child, child, strlen(child) + 1);
-	}
-	closedir(d);
-	dl_cpus_andnot(&cpus, &excl);
+	dl_cs_walk(name, excl_visit, &w);
+	dl_cpus_andnot(&cpus, &w.cpus);
 	return dl_cpus_first(&cpus);
 }
 
+struct name_walk {
+	char *out;
+	size_t len;
+	bool found;
+};
+
 /* The top-most load-balanced cpuset with CPUs below `name`: a sched
  * domain of its own when the root does not balance. */
+static int balanced_visit(const char *child, int depth, void *arg)
+{
+	struct name_walk *w = arg;
+	char buf[4096];
+
+	(void)depth;
+	if (dl_cs_read(child, "cpuset.cpus", buf, sizeof(buf)) < 0 || !buf[0])
+		return DL_CS_NEXT;
+	if (!dl_cs_flag(child, "cpuset.sched_load_balance"))
+		return DL_CS_DESCEND;
+	if (strlen(child) >= w->len)
+		return DL_CS_NEXT;
+	memcpy(w->out, child, strlen(child) + 1);
+	w->found = true;
+	return DL_CS_STOP;
+}
+
 static bool find_balanced(const char *name, char *out, size_t len)
 {
-	char path[4096], buf[4096], child[4200];
-	struct dirent *de;
-	bool found = false;
-	DIR *d;
+	struct name_walk w = { .out = out, .len = len };
 
-	if (dl_cs_path(name, NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
-		return false;
-	while (!found && (de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
-		    dl_pathf(child, sizeof(child), "%s%s%s", name, *name ? "/" : "", de->d_name) < 0 ||
-		    dl_cs_read(child, "cpuset.cpus", buf, sizeof(buf)) < 0 || !buf[0])
-			continue;
-		if (dl_cs_flag(child, "cpuset.sched_load_balance") && strlen(child) < len) {
-			memcpy(out, child, strlen(child) + 1);
-			found = true;
-		} else {
-			found = find_balanced(child, out, len);
-		}
-	}
-	closedir(d);
-	return found;
+	dl_cs_walk(name, balanced_visit, &w);
+	return w.found;
 }
 
 /* The probe goes, whatever happened: a second try after a failure. */
@@ -268,28 +273,34 @@ static int rebuild_v1(bool *said)
 	return err ? err : e;
 }
 
+/* A root partition of the root cgroup, a layout's first. */
+static int root_partition_visit(const char *child, int depth, void *arg)
+{
+	struct name_walk *w = arg;
+	char state[256];
+
+	(void)depth;
+	if (dl_cs_read(child, "cpuset.cpus.partition", state, sizeof(state)) < 0 ||
+	    strcmp(state, "root") != 0)
+		return DL_CS_NEXT;
+	if (!w->found || strncmp(child, DL_LAYOUT_PARENT "-", strlen(DL_LAYOUT_PARENT) + 1) == 0) {
+		snprintf(w->out, w->len, "%s", child);
+		w->found = true;
+	}
+	return DL_CS_NEXT;
+}
+
 /* Every root domain has one CPU: toggle a partition of the root cgroup
  * (a layout's first) to a member and back, which the kernel takes as two
  * rebuilds. */
 static int toggle_partition(void)
 {
-	char path[4096], state[256], name[300] = "";
-	struct dirent *de;
-	DIR *d;
+	char state[256], name[300] = "";
+	struct name_walk w = { .out = name, .len = sizeof(name) };
 	int err;
 
-	if (dl_cs_path("", NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
-		return -ENOSPC;
-	while ((de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
-		    dl_cs_read(de->d_name, "cpuset.cpus.partition", state, sizeof(state)) < 0 ||
-		    strcmp(state, "root") != 0)
-			continue;
-		if (!name[0] || strncmp(de->d_name, DL_LAYOUT_PARENT "-", strlen(DL_LAYOUT_PARENT) + 1) == 0)
-			snprintf(name, sizeof(name), "%s", de->d_name);
-	}
-	closedir(d);
-	if (!name[0])
+	dl_cs_walk("", root_partition_visit, &w);
+	if (!w.found)
 		return -ENOSPC;
 	dl_wait_quiet(5000);
 	err = dl_cs_write(name, "cpuset.cpus.partition", "member");
@@ -345,22 +356,6 @@ static int rebuild_v2(bool *said)
 	return err;
 }
 
-/* With the layout lock held: a repair never rebuilds in the middle of a
- * create or destroy. */
-DL_EXPORT int dl_rd_rebuild(void)
-{
-	int lock, err;
-
-	if (geteuid() != 0)
-		return dl_fail(-EPERM, "cannot rebuild the root domains: it takes root (a cpuset is made and removed)");
-	lock = dl_layout_lock(LOCK_WAIT_MS);
-	if (lock < 0)
-		return lock;
-	err = dl_rd_rebuild_locked();
-	close(lock);
-	return err;
-}
-
 int dl_rd_rebuild_locked(void)
 {
 	int version = dl_cpuset_version();
@@ -371,6 +366,7 @@ int dl_rd_rebuild_locked(void)
 		return dl_fail(version, "cannot rebuild the root domains: no cpuset controller is mounted");
 	if (geteuid() != 0)
 		return dl_fail(-EPERM, "cannot rebuild the root domains: it takes root (a cpuset is made and removed)");
+	dl_debugfs_mount();
 	err = version == 1 ? rebuild_v1(&said) : rebuild_v2(&said);
 	if (err && said)
 		return err; /* said already, with what is left */

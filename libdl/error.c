@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "sys.h"
 
 static __thread char errmsg[1024];
 

@@ -16,14 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
 #include "layout.h"
 
 /* Which member (partition index, or -1 the cluster) task t ends in;
  * -2 when none of the layout's CPUs. */
 static int member_of(const struct dl_layout *l, const struct dl_task *t)
 {
-	bool moved = l->version == 1 && !(l->flags & DL_LAYOUT_NO_MOVE) &&
+	bool moved = dl_layout_backend(l)->moves_root_tasks && !(l->flags & DL_LAYOUT_NO_MOVE) &&
 		     (strcmp(t->cpuset, "/") == 0 || strcmp(t->cpuset, "/\n") == 0);
 
 	if (moved)

@@ -18,7 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
 #include "layout.h"
 #include "cg-systemd.h"
 
@@ -181,18 +180,11 @@ DL_EXPORT unsigned int dl_layout_flags(const struct dl_layout *l)
 	return l ? l->flags : 0;
 }
 
-/* The cgroup of a member, below the cpuset hierarchy's root.  On v1 the
- * layout's cpusets sit in one parent; on v2 a partition's parent must be
- * a partition root, so they are children of the root cgroup. */
+/* The cgroup of a member, below the cpuset hierarchy's root: the
+ * backend's names (partition.c). */
 int dl_layout_cgroup(const struct dl_layout *l, const char *member, char *buf, size_t len)
 {
-	if (l->systemd)
-		return dl_sd_cgroup(member, buf, len);
-	if (!member)
-		return dl_pathf(buf, len, "%s", l->version == 2 ? "" : DL_LAYOUT_PARENT);
-	if (l->version == 2)
-		return dl_pathf(buf, len, DL_LAYOUT_PARENT "-%s", member);
-	return dl_pathf(buf, len, DL_LAYOUT_PARENT "/%s", member);
+	return dl_layout_backend(l)->cgroup(member, buf, len);
 }
 
 /* Online memory nodes; "0" on kernels without NUMA information. */
@@ -246,7 +238,7 @@ int dl_layout_validate(struct dl_layout *l)
 	int err;
 
 	if (l->nparts == 0)
-		return dl_fail(-EINVAL, "no partition: give at least one (e.g. --partition 0)");
+		return dl_fail(-EINVAL, "no partition: give at least one (dl_layout_add_partition(3))");
 	err = dl_cpus_online(&online);
 	if (!err)
 		err = possible_cpus(&possible);
@@ -322,7 +314,7 @@ static int state_path(char *buf, size_t len, const char *file)
 static int trusted_mode(const struct stat *st, const char *path, mode_t type, mode_t others)
 {
 	if ((st->st_mode & S_IFMT) != type)
-		return dl_fail(-EPERM, "%s is not a %s: remove it (dl-part keeps its state there)",
+		return dl_fail(-EPERM, "%s is not a %s: remove it (libdeadline keeps its layout state there)",
 			       path, type == S_IFDIR ? "folder" : "regular file");
 	if (st->st_uid != geteuid() || (st->st_mode & others))
 		return dl_fail(-EPERM, "%s is owned by uid %u with mode %04o: it must be root's and %s by root alone; remove it",
@@ -518,7 +510,7 @@ DL_EXPORT int dl_layout_load(struct dl_layout **out)
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			return dl_fail(-ENOENT, "no layout: create one with dl-part create");
+			return dl_fail(-ENOENT, "no layout: create one with dl_layout_create(3)");
 		if (errno == EACCES)
 			return dl_fail(-EACCES, "cannot read the layout's state %s: it is root's (the layout is changed and used by root)", path);
 		return dl_fail(-errno, "cannot read %s: %s", path, strerror(errno));

@@ -7,10 +7,9 @@
 
 #include <time.h>
 
-#include "internal.h"
+#include "bw.h"
 
 #define DL_STATE_DIR "/run/libdl"
-#define DL_LAYOUT_PARENT "libdl"
 
 struct dl_layout_part {
 	char name[DL_LAYOUT_NAME_MAX + 1];
@@ -52,6 +51,34 @@ struct dl_layout {
 	bool systemd;           /* v2 under systemd: made of its units (cg-systemd.c) */
 };
 
+/*
+ * The cgroup backends of a layout, one table of operations each: v1
+ * cpusets, v2 partitions, and v2 partitions made of systemd's units
+ * (cg-systemd.c).  Chosen once per layout, from the host when it is
+ * created and from its state file ever after (partition.c).
+ */
+struct dl_cg_backend {
+	const char *name;
+	/* A member's cgroup below the hierarchy's root; NULL: the parent. */
+	int (*cgroup)(const char *member, char *buf, size_t len);
+	/* Leftovers of an earlier layout, under this backend's names. */
+	int (*leftovers)(const struct dl_layout *l);
+	/* A cgroup elsewhere that would break the layout (dl_cs_walk). */
+	dl_cs_visit *conflict;
+	int (*create)(struct dl_layout *l, struct dl_layout_result *res);
+	int (*destroy)(const struct dl_layout *l, struct dl_layout_result *res);
+	/* A member's state in words, for dl_layout_report. */
+	void (*state)(const char *cg, bool partition, char *buf, size_t len);
+	/* Threads in a member's cgroup (and, under systemd, below a
+	 * partition's). */
+	int (*count)(const char *cg, bool partition, uint64_t *threads, uint64_t *deadline);
+	/* A moved thread takes its whole process along (v2). */
+	bool moves_process;
+	/* Create moves the root's tasks into the cluster (v1). */
+	bool moves_root_tasks;
+};
+const struct dl_cg_backend *dl_layout_backend(const struct dl_layout *l);
+
 /* layout.c */
 int dl_layout_validate(struct dl_layout *l);
 int dl_layout_cgroup(const struct dl_layout *l, const char *member, char *buf, size_t len);
@@ -77,9 +104,7 @@ int dl_cs_move_all(const char *from, const char *to, bool threads, struct dl_lay
 int dl_cs_move_home(const struct dl_layout *l, const char *from, bool threads, struct dl_layout_result *res);
 int dl_cs_count_threads(const char *name, uint64_t *threads, uint64_t *deadline);
 
-/* drift.c: wait until no exited deadline task still holds bandwidth;
- * rebuild the root domains with the layout lock held already. */
-int dl_wait_quiet(unsigned int timeout_ms);
-int dl_rd_rebuild_locked(void);
+/* migrate.c: one task (v1: a thread, v2: its process) into a cpuset. */
+int dl_cs_attach(const char *name, pid_t tid);
 
 #endif

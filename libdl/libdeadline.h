@@ -301,6 +301,18 @@ struct dl_drift {
 };
 int dl_drift_check(unsigned int settle_ms, struct dl_drift **drifts, size_t *count);
 int dl_rd_rebuild(void);
+/* Mount debugfs if it is not, so that the kernel's figures can be read
+ * (root); queries never mount it themselves. */
+int dl_debugfs_mount(void);
+/* One verdict for a root domain's count (dl_rd_drift(3)): below what its
+ * fair servers and live tasks hold (dl_rd_expected()) it has drifted;
+ * above, only once that has lasted DL_DRIFT_SETTLE_MS, as an exited task
+ * keeps its bandwidth until its 0-lag time.  high_ns: how long it has
+ * been above (0: not known to have been). */
+#define DL_DRIFT_SETTLE_MS 2000
+enum { DL_DRIFT_NONE, DL_DRIFT_SETTLING, DL_DRIFT_YES };
+int64_t dl_rd_expected(const struct dl_rd *rd);
+int dl_rd_drift(const struct dl_rd *rd, uint64_t high_ns);
 
 /*
  * Cpuset layouts: partitions (sets of CPUs, each a root domain of its
@@ -331,7 +343,7 @@ struct dl_layout_result {
 	uint64_t reserved[4];
 };
 int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res);
-int dl_layout_destroy(struct dl_layout_result *res);
+int dl_layout_destroy(const struct dl_layout *l, struct dl_layout_result *res);
 int dl_layout_load(struct dl_layout **l);
 
 /* Reading a layout: partition i (0..count-1), or the cluster (i = -1). */

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "sys.h"
 
 #define SETUP_TIMEOUT_MS 10000
 #define START_MARGIN_NS 50000000ULL /* from "all ready" to the common start */

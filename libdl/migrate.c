@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
 #include "layout.h"
 
 #define PF_NO_SETAFFINITY 0x04000000UL
@@ -33,8 +32,8 @@ static bool no_setaffinity(pid_t tid)
 static int list_tasks(const char *name, bool threads, pid_t **out, size_t *n)
 {
 	char path[4096], line[64];
-	const char *file = threads ? (dl_cpuset_version() == 2 ? "cgroup.threads" : "tasks")
-				   : (dl_cpuset_version() == 2 ? "cgroup.procs" : "tasks");
+	const struct dl_cg_files *files = dl_cg_files();
+	const char *file = !files ? "tasks" : threads ? files->threads : files->procs;
 	size_t cap = 0;
 	pid_t *v = NULL;
 	FILE *f;

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "sys.h"
 
 int dl_thread_open(pid_t pid, pid_t tid)
 {

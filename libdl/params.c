@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "sys.h"
 
 #define NSEC_PER_USEC 1000ULL
 #define DL_RUNTIME_MIN 1024ULL /* 1 << DL_SCALE */

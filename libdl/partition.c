@@ -23,19 +23,16 @@
  * holds bandwidth, and after it checks the kernel's count and repairs it
  * (libdeadline(3), BUGS).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
 #include "layout.h"
 #include "cg-systemd.h"
 
 #define QUIET_TIMEOUT_MS 5000
-#define SETTLE_MS 1500
 
 /*
  * Steps are numbered; the test builds of the tools (dl_test_hooks) stop a
@@ -90,7 +87,7 @@ static int make_cs(const char *name, const dl_cpus_t *cpus, const dl_cpus_t *mem
 		kv[n++] = more[i];
 	err = dl_cs_create(name, kv, n);
 	if (err == -EEXIST)
-		return dl_fail(err, "cpuset /%s exists already: remove it, or run dl-part destroy", name);
+		return dl_fail(err, "cpuset /%s exists already: remove it, or call dl_layout_destroy(3)", name);
 	if (err)
 		return dl_fail(err, "cannot create cpuset /%s with CPUs %s: %s", name, c,
 			       err == -EINVAL ? "the kernel refused its values (an exclusive cpuset elsewhere may hold these CPUs)"
@@ -103,100 +100,92 @@ static int make_cs(const char *name, const dl_cpus_t *cpus, const dl_cpus_t *mem
 struct cs_walk {
 	const struct dl_layout *l;
 	dl_cpus_t all;
-	int version;
 };
 
 /* v1: cpusets that would break the layout.  Exclusive top-level cpusets
  * may not overlap ours; a load-balanced cpuset (the top-most of its
  * branch) overlapping a partition, or straddling the cluster's edge,
  * would be merged into the same root domain. */
-static int v1_conflicts(const struct cs_walk *w, const char *dir, int depth)
+static int v1_conflict(const char *child, int depth, void *arg)
 {
-	char path[4096], child[4200], c[256], o[256];
-	struct dirent *de;
-	DIR *d;
-	int err = 0;
+	const struct cs_walk *w = arg;
+	char c[256], o[256];
+	dl_cpus_t cpus;
+	bool excl;
+	int err = DL_CS_NEXT;
 
-	if (dl_cs_path(dir, NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
-		return 0;
-	while (!err && (de = readdir(d))) {
-		dl_cpus_t cpus;
-		bool excl, lb;
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		if (dl_pathf(child, sizeof(child), "%s%s%s", dir, *dir ? "/" : "", de->d_name) < 0 ||
-		    strcmp(child, DL_LAYOUT_PARENT) == 0)
-			continue;
-		if (dl_cs_cpus(child, "cpuset.cpus", &cpus) < 0 || dl_cpus_count(&cpus) == 0)
-			continue;
-		excl = dl_cs_flag(child, "cpuset.cpu_exclusive");
-		lb = dl_cs_flag(child, "cpuset.sched_load_balance");
-		dl_cpus_format(&cpus, c, sizeof(c));
-		/* The layout's parent is exclusive (its children must be): no
-		 * top-level sibling may share its CPUs, exclusive or not. */
-		if (depth == 0 && dl_cpus_intersects(&cpus, &w->all)) {
-			err = dl_fail(-EBUSY, "cpuset /%s has CPUs %s%s, which the layout needs (CPUs %s): a cgroup v1 exclusive cpuset shares no CPU with its siblings; remove /%s or narrow its cpuset.cpus",
-				      child, c, excl ? " and is cpu_exclusive" : "",
-				      dl_cpus_format(&w->all, o, sizeof(o)), child);
-			break;
-		}
-		if (lb) {
-			for (size_t i = 0; i < w->l->nparts; i++) {
-				if (dl_cpus_intersects(&cpus, &w->l->parts[i].cpus))
-					err = dl_fail(-EBUSY, "cpuset /%s is load-balanced with CPUs %s: with the root's balancing off the kernel would put them and partition %s's in one root domain; remove it or set its cpuset.sched_load_balance to 0",
-						      child, c, w->l->parts[i].name);
-			}
-			if (!err && dl_cpus_intersects(&cpus, &w->l->cluster) &&
-			    !dl_cpus_subset(&cpus, &w->l->cluster))
-				err = dl_fail(-EBUSY, "cpuset /%s is load-balanced with CPUs %s, partly outside the cluster (CPUs %s): the kernel would widen the cluster's root domain; remove it or set its cpuset.sched_load_balance to 0",
-					      child, c, dl_cpus_format(&w->l->cluster, o, sizeof(o)));
-			continue; /* the kernel looks no deeper */
-		}
-		err = v1_conflicts(w, child, depth + 1);
+	if (strcmp(child, DL_LAYOUT_PARENT) == 0 ||
+	    dl_cs_cpus(child, "cpuset.cpus", &cpus) < 0 || dl_cpus_count(&cpus) == 0)
+		return DL_CS_NEXT;
+	excl = dl_cs_flag(child, "cpuset.cpu_exclusive");
+	dl_cpus_format(&cpus, c, sizeof(c));
+	/* The layout's parent is exclusive (its children must be): no
+	 * top-level sibling may share its CPUs, exclusive or not. */
+	if (depth == 0 && dl_cpus_intersects(&cpus, &w->all))
+		return dl_fail(-EBUSY, "cpuset /%s has CPUs %s%s, which the layout needs (CPUs %s): a cgroup v1 exclusive cpuset shares no CPU with its siblings; remove /%s or narrow its cpuset.cpus",
+			       child, c, excl ? " and is cpu_exclusive" : "",
+			       dl_cpus_format(&w->all, o, sizeof(o)), child);
+	if (!dl_cs_flag(child, "cpuset.sched_load_balance"))
+		return DL_CS_DESCEND;
+	for (size_t i = 0; i < w->l->nparts; i++) {
+		if (dl_cpus_intersects(&cpus, &w->l->parts[i].cpus))
+			err = dl_fail(-EBUSY, "cpuset /%s is load-balanced with CPUs %s: with the root's balancing off the kernel would put them and partition %s's in one root domain; remove it or set its cpuset.sched_load_balance to 0",
+				      child, c, w->l->parts[i].name);
 	}
-	closedir(d);
-	return err;
+	if (!err && dl_cpus_intersects(&cpus, &w->l->cluster) &&
+	    !dl_cpus_subset(&cpus, &w->l->cluster))
+		err = dl_fail(-EBUSY, "cpuset /%s is load-balanced with CPUs %s, partly outside the cluster (CPUs %s): the kernel would widen the cluster's root domain; remove it or set its cpuset.sched_load_balance to 0",
+			      child, c, dl_cpus_format(&w->l->cluster, o, sizeof(o)));
+	return err; /* the kernel looks no deeper */
 }
 
 /* v2: a top-level cgroup whose cpuset.cpus take a partition's CPUs makes
  * the partition invalid ("not exclusive"): name it first. */
-static int v2_conflicts(const struct cs_walk *w)
+static int v2_conflict(const char *child, int depth, void *arg)
 {
-	char path[4096], c[256];
-	struct dirent *de;
-	DIR *d;
-	int err = 0;
+	const struct cs_walk *w = arg;
+	char c[256];
+	dl_cpus_t cpus;
 
-	if (dl_cs_path("", NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
-		return 0;
-	while (!err && (de = readdir(d))) {
-		dl_cpus_t cpus;
+	(void)depth;
+	if (strncmp(child, DL_LAYOUT_PARENT "-", strlen(DL_LAYOUT_PARENT) + 1) == 0 ||
+	    dl_cs_cpus(child, "cpuset.cpus", &cpus) < 0 || dl_cpus_count(&cpus) == 0)
+		return DL_CS_NEXT;
+	for (size_t i = 0; i < w->l->nparts; i++)
+		if (dl_cpus_intersects(&cpus, &w->l->parts[i].cpus))
+			return dl_fail(-EBUSY, "cgroup /%s has cpuset.cpus %s, which partition %s needs: the kernel would make the partition invalid; empty its cpuset.cpus or give it other CPUs",
+				       child, dl_cpus_format(&cpus, c, sizeof(c)), w->l->parts[i].name);
+	return DL_CS_NEXT; /* top level only */
+}
 
-		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
-		    strncmp(de->d_name, DL_LAYOUT_PARENT "-", strlen(DL_LAYOUT_PARENT) + 1) == 0)
-			continue;
-		if (dl_cs_cpus(de->d_name, "cpuset.cpus", &cpus) < 0 || dl_cpus_count(&cpus) == 0)
-			continue;
-		for (size_t i = 0; i < w->l->nparts && !err; i++)
-			if (dl_cpus_intersects(&cpus, &w->l->parts[i].cpus))
-				err = dl_fail(-EBUSY, "cgroup /%s has cpuset.cpus %s, which partition %s needs: the kernel would make the partition invalid; empty its cpuset.cpus or give it other CPUs",
-					      de->d_name, dl_cpus_format(&cpus, c, sizeof(c)), w->l->parts[i].name);
-	}
-	closedir(d);
-	return err;
+/* On v1 the layout's cpusets sit in one parent; on v2 a partition's
+ * parent must be a partition root, so they are children of the root
+ * cgroup. */
+static int cgroup_v1(const char *member, char *buf, size_t len)
+{
+	return member ? dl_pathf(buf, len, DL_LAYOUT_PARENT "/%s", member)
+		      : dl_pathf(buf, len, "%s", DL_LAYOUT_PARENT);
+}
+
+static int cgroup_v2(const char *member, char *buf, size_t len)
+{
+	return member ? dl_pathf(buf, len, DL_LAYOUT_PARENT "-%s", member) : dl_pathf(buf, len, "%s", "");
 }
 
 /* Leftovers of an earlier layout under our names. */
-static int leftovers(const struct dl_layout *l)
+static int leftovers_v1(const struct dl_layout *l)
+{
+	(void)l;
+	return dl_cs_exists(DL_LAYOUT_PARENT)
+		       ? dl_fail(-EEXIST, "cpuset /%s exists but no layout is recorded: remove what is in it (or call dl_layout_destroy(3) after a crash), then create again",
+				 DL_LAYOUT_PARENT)
+		       : 0;
+}
+
+static int leftovers_v2(const struct dl_layout *l)
 {
 	char name[4200];
 
-	if (l->version == 1)
-		return dl_cs_exists(DL_LAYOUT_PARENT)
-			       ? dl_fail(-EEXIST, "cpuset /%s exists but no layout is recorded: remove what is in it (or run dl-part destroy after a crash), then create again",
-					 DL_LAYOUT_PARENT)
-			       : 0;
 	for (int i = -1; i < (int)l->nparts; i++) {
 		dl_layout_cgroup(l, dl_layout_member(l, i, NULL), name, sizeof(name));
 		if (dl_cs_exists(name))
@@ -271,7 +260,7 @@ static void check_accounting(struct dl_layout_result *res)
 {
 	size_t n = 0;
 
-	if (dl_drift_check(SETTLE_MS, NULL, &n) > 0 && dl_rd_rebuild_locked() == 0)
+	if (dl_drift_check(DL_DRIFT_SETTLE_MS, NULL, &n) > 0 && dl_rd_rebuild_locked() == 0)
 		res->repaired = true;
 }
 
@@ -416,6 +405,86 @@ static int destroy_v2(const struct dl_layout *l, struct dl_layout_result *res)
 	return err;
 }
 
+/* ---------------------------------------------------------------- backends */
+
+static void state_v1(const char *cg, bool partition, char *buf, size_t len)
+{
+	(void)partition;
+	snprintf(buf, len, "%s", dl_cs_flag(cg, "cpuset.cpu_exclusive") ? "exclusive" : "not exclusive");
+}
+
+static void state_v2(const char *cg, bool partition, char *buf, size_t len)
+{
+	(void)partition;
+	if (dl_cs_read(cg, "cpuset.cpus.partition", buf, len) < 0)
+		snprintf(buf, len, "unknown");
+}
+
+static void state_systemd(const char *cg, bool partition, char *buf, size_t len)
+{
+	if (partition)
+		state_v2(cg, partition, buf, len);
+	else /* the cluster is the root cgroup: every other unit */
+		snprintf(buf, len, "the rest of the machine");
+}
+
+static int count_cs(const char *cg, bool partition, uint64_t *threads, uint64_t *deadline)
+{
+	(void)partition;
+	return dl_cs_count_threads(cg, threads, deadline);
+}
+
+/* A partition's slice with its scopes and services; the cluster, the
+ * root cgroup's own threads only. */
+static int count_systemd(const char *cg, bool partition, uint64_t *threads, uint64_t *deadline)
+{
+	return partition ? dl_sd_count(cg, threads, deadline) : dl_cs_count_threads(cg, threads, deadline);
+}
+
+static const struct dl_cg_backend backend_v1 = {
+	.name = "cgroup v1",
+	.cgroup = cgroup_v1,
+	.leftovers = leftovers_v1,
+	.conflict = v1_conflict,
+	.create = create_v1,
+	.destroy = destroy_v1,
+	.state = state_v1,
+	.count = count_cs,
+	.moves_process = false,
+	.moves_root_tasks = true,
+};
+
+static const struct dl_cg_backend backend_v2 = {
+	.name = "cgroup v2",
+	.cgroup = cgroup_v2,
+	.leftovers = leftovers_v2,
+	.conflict = v2_conflict,
+	.create = create_v2,
+	.destroy = destroy_v2,
+	.state = state_v2,
+	.count = count_cs,
+	.moves_process = true,
+};
+
+static const struct dl_cg_backend backend_systemd = {
+	.name = "systemd",
+	.cgroup = dl_sd_cgroup,
+	.leftovers = dl_sd_check,
+	.conflict = v2_conflict,
+	.create = dl_sd_create,
+	.destroy = dl_sd_destroy,
+	.state = state_systemd,
+	.count = count_systemd,
+	.moves_process = true,
+};
+
+const struct dl_cg_backend *dl_layout_backend(const struct dl_layout *l)
+{
+	if (l->systemd)
+		return &backend_systemd;
+	return l->version == 2 ? &backend_v2 : &backend_v1;
+}
+
 /* ---------------------------------------------------------------- API */
 
 static int destroy_any(struct dl_layout *l, struct dl_layout_result *res)
@@ -424,7 +493,7 @@ static int destroy_any(struct dl_layout *l, struct dl_layout_result *res)
 
 	snprintf(l->phase, sizeof(l->phase), "destroying");
 	dl_layout_save(l);
-	err = l->systemd ? dl_sd_destroy(l, res) : l->version == 1 ? destroy_v1(l, res) : destroy_v2(l, res);
+	err = dl_layout_backend(l)->destroy(l, res);
 	if (err)
 		return err;
 	check_accounting(res);
@@ -437,6 +506,8 @@ static int preflight(void)
 		return dl_fail(-EPERM, "changing cpusets needs root");
 	if (dl_cpuset_version() < 0)
 		return dl_fail(-ENODEV, "no cpuset controller is mounted (cgroup v1 cpuset or cgroup v2 with cpuset)");
+	/* The accounting checks after a change need the kernel's figures. */
+	dl_debugfs_mount();
 	return 0;
 }
 
@@ -459,22 +530,21 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 	if (lock < 0)
 		return lock;
 	if (dl_layout_load(&existing) == 0) {
-		err = dl_fail(-EEXIST, "a layout exists already (%s, made by pid %d): remove it first with dl-part destroy",
+		err = dl_fail(-EEXIST, "a layout exists already (%s, made by pid %d): remove it first with dl_layout_destroy(3)",
 			      dl_layout_text(existing, text, sizeof(text)), (int)existing->creator);
 		dl_layout_free(existing);
 		goto out;
 	}
 	l->version = dl_cpuset_version();
 	l->systemd = l->version == 2 && dl_sd_host();
-	if ((err = dl_layout_validate(l)) || (err = l->systemd ? dl_sd_check(l) : leftovers(l)))
+	if ((err = dl_layout_validate(l)) || (err = dl_layout_backend(l)->leftovers(l)))
 		goto out;
 	w.l = l;
 	all_cpus(l, &w.all);
-	w.version = l->version;
 	/* The tests may let the kernel find a conflict itself, to prove its
 	 * own verdict is read back and rolled back. */
 	if (!(dl_test_hooks && dl_test_hooks->no_precheck))
-		err = l->version == 1 ? v1_conflicts(&w, "", 0) : v2_conflicts(&w);
+		err = dl_cs_walk("", dl_layout_backend(l)->conflict, &w);
 	if (!err)
 		err = dl_layout_check_bw(l);
 	if (err)
@@ -499,7 +569,7 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 		goto out;
 	}
 	dl_step(res, "state");
-	err = l->systemd ? dl_sd_create(l, res) : l->version == 1 ? create_v1(l, res) : create_v2(l, res);
+	err = dl_layout_backend(l)->create(l, res);
 	if (!err)
 		err = verify_domains(l);
 	if (!err) {
@@ -517,7 +587,7 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 			char again[1024];
 
 			snprintf(again, sizeof(again), "%s", dl_errmsg());
-			dl_fail(err, "%s; and the rollback failed: %s (run dl-part destroy)", why, again);
+			dl_fail(err, "%s; and the rollback failed: %s (call dl_layout_destroy(3))", why, again);
 		} else
 			dl_fail(err, "%s (nothing was left changed)", why);
 		goto out;
@@ -528,7 +598,24 @@ out:
 	return err;
 }
 
-DL_EXPORT int dl_layout_destroy(struct dl_layout_result *res)
+/* The layout in place is the one the caller means: same partitions,
+ * same CPUs, same cluster. */
+static bool same_layout(const struct dl_layout *a, const struct dl_layout *b)
+{
+	if (a->nparts != b->nparts || !dl_cpus_equal(&a->cluster, &b->cluster))
+		return false;
+	for (size_t i = 0; i < a->nparts; i++)
+		if (strcmp(a->parts[i].name, b->parts[i].name) != 0 ||
+		    !dl_cpus_equal(&a->parts[i].cpus, &b->parts[i].cpus))
+			return false;
+	return true;
+}
+
+/* What create changed is undone from the state file, read under the
+ * lock, whatever process made it; the caller's layout (from
+ * dl_layout_create or dl_layout_load) only names what it means to
+ * destroy, and NULL means whatever is in place. */
+DL_EXPORT int dl_layout_destroy(const struct dl_layout *want, struct dl_layout_result *res)
 {
 	struct dl_layout_result local;
 	struct dl_layout *l;
@@ -543,10 +630,12 @@ DL_EXPORT int dl_layout_destroy(struct dl_layout_result *res)
 	if (lock < 0)
 		return lock;
 	err = dl_layout_load(&l);
-	if (!err) {
+	if (!err && want && !same_layout(want, l))
+		err = dl_fail(-ESTALE, "the layout in place is not the one given: another process replaced it; load it (dl_layout_load(3)) to destroy it");
+	else if (!err)
 		err = destroy_any(l, res);
+	if (l)
 		dl_layout_free(l);
-	}
 	close(lock);
 	return err;
 }

@@ -110,7 +110,7 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 		/* Adopt the reservation the thread already has (dl-run's). */
 		err = dl_get(0, &norm);
 		if (err >= 0 && err != DL_SCHED_DEADLINE)
-			err = dl_fail(-EINVAL, "the thread is not under SCHED_DEADLINE: give parameters, or start it with dl-run");
+			err = dl_fail(-EINVAL, "the thread is not under SCHED_DEADLINE: give parameters, or set a reservation first (dl_set(3))");
 		else if (err > 0)
 			err = 0;
 	}

@@ -8,7 +8,7 @@
 #ifndef LIBDL_PERIODIC_H
 #define LIBDL_PERIODIC_H
 
-#include "internal.h"
+#include "sys.h"
 
 struct dl_book {
 	int mode;          /* DL_PERIODIC_YIELD or DL_PERIODIC_SLEEP */

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
 #include "layout.h"
 #include "cg-systemd.h"
 
@@ -54,7 +53,7 @@ static int explain_attach(int err, pid_t tid, const char *cg)
 {
 	switch (err) {
 	case -EBUSY:
-		return dl_fail(err, "cannot move deadline thread %d into /%s: its bandwidth does not fit in that root domain (see dl-part status)",
+		return dl_fail(err, "cannot move deadline thread %d into /%s: its bandwidth does not fit in that root domain (see dl_rd_list(3))",
 			       (int)tid, cg);
 	case -ESRCH:
 		return dl_fail(err, "no thread %d", (int)tid);
@@ -81,27 +80,24 @@ static int explain_attach(int err, pid_t tid, const char *cg)
 static void wait_migrated(const char *cg, pid_t tid, bool process)
 {
 	uint64_t until = dl_now_ns() + MIGRATE_WAIT_NS;
-	char path[64];
 	dl_cpus_t cpus;
 
 	if (dl_cs_effective(cg, &cpus) < 0)
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)tid);
 	for (;;) {
 		bool all = true;
 
 		if (process) {
-			struct dirent *de;
-			DIR *d = opendir(path);
+			pid_t *tids = NULL;
+			size_t n = 0;
+			int c;
 
-			while (d && (de = readdir(d))) {
-				int c, t = atoi(de->d_name);
-
-				if (t > 0 && (c = dl_task_cpu(t)) >= 0 && !dl_cpus_isset(&cpus, c))
+			if (dl_threads_list(tid, &tids, &n) < 0)
+				return;
+			for (size_t i = 0; i < n; i++)
+				if ((c = dl_task_cpu(tids[i])) >= 0 && !dl_cpus_isset(&cpus, c))
 					all = false;
-			}
-			if (d)
-				closedir(d);
+			free(tids);
 		} else {
 			int c = dl_task_cpu(tid);
 
@@ -150,40 +146,15 @@ static void note_origin(struct dl_layout *l, pid_t id)
 	dl_layout_add_origin(l, &o, cg);
 }
 
-/* The threads of process pid: a malloc'd array (callers free it). */
+/* The threads of process pid, saying why not. */
 static int list_threads(pid_t pid, pid_t **out, size_t *n)
 {
-	char path[64];
-	struct dirent *de;
-	size_t cap = 0;
-	pid_t *v = NULL;
-	DIR *d;
+	int err = dl_threads_list(pid, out, n);
 
-	*out = NULL;
-	*n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return dl_fail(-ESRCH, "no process %d", (int)pid);
-	while ((de = readdir(d))) {
-		pid_t t = dl_parse_pid(de->d_name);
-
-		if (t <= 0)
-			continue;
-		if (*n == cap) {
-			pid_t *nv = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return dl_fail(-ENOMEM, "out of memory");
-			}
-			v = nv;
-		}
-		v[(*n)++] = t;
-	}
-	closedir(d);
-	*out = v;
+	if (err == -ESRCH)
+		return dl_fail(err, "no process %d", (int)pid);
+	if (err)
+		return dl_fail(err, "out of memory");
 	return 0;
 }
 
@@ -198,9 +169,9 @@ static int save_origins(struct dl_layout *l, pid_t tid, bool process)
 	size_t n;
 	int err;
 
-	if (!process || l->version == 2) {
+	if (!process || dl_layout_backend(l)->moves_process) {
 		/* v2 moves whole processes: the process is the unit. */
-		note_origin(l, l->version == 2 ? dl_task_tgid(tid) : tid);
+		note_origin(l, dl_layout_backend(l)->moves_process ? dl_task_tgid(tid) : tid);
 		return dl_layout_save(l);
 	}
 	err = list_threads(tid, &tids, &n);
@@ -222,11 +193,11 @@ static int attach_locked(struct dl_layout *l, const char *cg, pid_t tid, unsigne
 	if (err)
 		return err;
 	/* v2 moves whole processes anyway; v1 moves threads, one by one. */
-	if (!(flags & DL_ATTACH_PROCESS) || l->version == 2) {
+	if (!(flags & DL_ATTACH_PROCESS) || dl_layout_backend(l)->moves_process) {
 		err = dl_cs_attach(cg, tid);
 		if (err)
 			return explain_attach(err, tid, cg);
-		wait_migrated(cg, tid, flags & DL_ATTACH_PROCESS || l->version == 2);
+		wait_migrated(cg, tid, flags & DL_ATTACH_PROCESS || dl_layout_backend(l)->moves_process);
 		return 0;
 	}
 	err = list_threads(tid, &tids, &n);
@@ -387,6 +358,7 @@ DL_EXPORT int dl_part_set_process(const char *name, pid_t pid, const struct dl_p
 
 DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 {
+	const struct dl_cg_backend *b;
 	struct dl_part_info *v;
 	struct dl_layout *l;
 	struct dl_rd *rds = NULL;
@@ -403,16 +375,19 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 		dl_layout_free(l);
 		return dl_fail(-ENOMEM, "out of memory");
 	}
+	b = dl_layout_backend(l);
 	/* One look at the root domains for every member. */
 	if (dl_rd_list(&rds, &nrd) < 0)
 		nrd = 0;
-	for (int i = 0; i <= (int)l->nparts; i++) {
+	/* The partitions, then the cluster (member -1, as everywhere). */
+	for (int pos = 0; pos <= (int)l->nparts; pos++) {
 		struct dl_part_info *pi = &v[n];
-		const char *member = i < (int)l->nparts ? l->parts[i].name : DL_CLUSTER;
+		int i = pos < (int)l->nparts ? pos : -1;
+		const char *member = dl_layout_member(l, i, NULL);
 		int first;
 
 		snprintf(pi->name, sizeof(pi->name), "%s", member);
-		pi->partition = i < (int)l->nparts;
+		pi->partition = i >= 0;
 		if (dl_layout_cgroup(l, member, pi->cgroup, sizeof(pi->cgroup)) < 0)
 			continue;
 		if (!dl_cs_exists(pi->cgroup)) {
@@ -422,20 +397,8 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 			continue;
 		}
 		dl_cs_effective(pi->cgroup, &pi->cpus);
-		if (l->systemd && !pi->partition) {
-			/* The cluster is the root cgroup: every other unit. */
-			snprintf(pi->state, sizeof(pi->state), "the rest of the machine");
-		} else if (l->version == 2) {
-			if (dl_cs_read(pi->cgroup, "cpuset.cpus.partition", pi->state, sizeof(pi->state)) < 0)
-				snprintf(pi->state, sizeof(pi->state), "unknown");
-		} else {
-			snprintf(pi->state, sizeof(pi->state), "%s",
-				 dl_cs_flag(pi->cgroup, "cpuset.cpu_exclusive") ? "exclusive" : "not exclusive");
-		}
-		if (l->systemd && pi->partition) /* its scopes and services */
-			dl_sd_count(pi->cgroup, &pi->nthreads, &pi->ndeadline);
-		else
-			dl_cs_count_threads(pi->cgroup, &pi->nthreads, &pi->ndeadline);
+		b->state(pi->cgroup, pi->partition, pi->state, sizeof(pi->state));
+		b->count(pi->cgroup, pi->partition, &pi->nthreads, &pi->ndeadline);
 		first = dl_cpus_first(&pi->cpus);
 		for (size_t k = 0; first >= 0 && k < nrd; k++)
 			if (dl_cpus_isset(&rds[k].cpus, first))

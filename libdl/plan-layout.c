@@ -1,12 +1,11 @@
 /*
  * plan-layout.c: plans for task sets, and the layout that makes a plan
- * real (dl_plan_taskset(3), dl_plan_layout(3)); releasing and naming
- * them.
+ * real (dl_plan_taskset(3), dl_plan_layout(3)).
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "layout.h"
 
 DL_EXPORT int dl_plan_taskset(const struct dl_taskset *set, const struct dl_platform *pf,
 			      struct dl_plan **plan)
@@ -54,31 +53,4 @@ DL_EXPORT int dl_plan_layout(const struct dl_plan *plan, struct dl_layout **out)
 fail:
 	dl_layout_free(l);
 	return err;
-}
-
-DL_EXPORT void dl_plan_free(struct dl_plan *plan)
-{
-	if (!plan)
-		return;
-	for (size_t j = 0; j < plan->nparts; j++)
-		if (plan->parts[j]) {
-			free(plan->parts[j]->tasks);
-			free(plan->parts[j]);
-		}
-	free(plan->parts);
-	if (plan->cluster)
-		free(plan->cluster->tasks);
-	free(plan->cluster);
-	free(plan->global);
-	free(plan);
-}
-
-DL_EXPORT const char *dl_plan_method_name(int method)
-{
-	static const char *const names[] = {
-		"global", "EDF(k)", "EDF(k) packed", "first-fit decreasing",
-		"best-fit decreasing", "worst-fit decreasing",
-	};
-
-	return method >= 0 && method < (int)ARRAY_SIZE(names) ? names[method] : "none";
 }

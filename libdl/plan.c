@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "internal.h"
+#include "sys.h"
 
 /* Pairs the quadratic global tests may look at in one plan, over all
  * candidates; past it only n <= m and GFB judge a cluster. */
@@ -601,4 +601,31 @@ fail:
 	ctx_free(&c);
 	dl_plan_free(plan);
 	return err;
+}
+
+DL_EXPORT void dl_plan_free(struct dl_plan *plan)
+{
+	if (!plan)
+		return;
+	for (size_t j = 0; j < plan->nparts; j++)
+		if (plan->parts[j]) {
+			free(plan->parts[j]->tasks);
+			free(plan->parts[j]);
+		}
+	free(plan->parts);
+	if (plan->cluster)
+		free(plan->cluster->tasks);
+	free(plan->cluster);
+	free(plan->global);
+	free(plan);
+}
+
+DL_EXPORT const char *dl_plan_method_name(int method)
+{
+	static const char *const names[] = {
+		"global", "EDF(k)", "EDF(k) packed", "first-fit decreasing",
+		"best-fit decreasing", "worst-fit decreasing",
+	};
+
+	return method >= 0 && method < (int)ARRAY_SIZE(names) ? names[method] : "none";
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "analysis.h"
-#include "internal.h"
+#include "bw.h"
 
 /* The fair server's defaults (kernel/sched/deadline.c, 6.12+). */
 #define FAIR_RUNTIME_NS 50000000ULL

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "sys.h"
 
 #define POLICY_MAX_SIZE (64 * 1024)
 #define POLICY_MAX_RULES 1024
@@ -390,12 +390,12 @@ DL_EXPORT int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_t
 		return 0;
 	}
 	if (pid > 0 && all_threads) {
-		char dir[64];
+		pid_t *tids = NULL;
+		size_t n = 0;
 
-		snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
-		nthreads = dl_count_dir(dir);
-		if (nthreads == 0)
-			nthreads = 1;
+		if (dl_threads_list(pid, &tids, &n) == 0 && n > 0)
+			nthreads = n;
+		free(tids);
 	}
 	err = user_bw(getuid(), pid > 0 ? pid : gettid(), all_threads, &held);
 	if (err)

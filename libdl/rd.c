@@ -1,40 +1,20 @@
 /*
- * rd.c: root domains and the deadline bandwidth of each.
- *
- * Admission control is per root domain (Documentation/scheduler/
- * sched-deadline.rst, 5): a request is admitted when
- *     total_bw - old_bw + new_bw <= cpu_bw x CPUs
- * where cpu_bw = sched_rt_runtime_us / sched_rt_period_us in units of
- * 2^-20 and total_bw holds the root domain's deadline tasks and, from
- * Linux 6.12, one fair server per CPU (50 ms every 1 s by default).
+ * rd.c: the root domains, as the cpusets make them, and the snapshot of
+ * every deadline thread with its root domain.
  *
  * The kernel does not list its root domains; they follow from the cpuset
  * configuration the way generate_sched_domains() (kernel/cgroup/cpuset.c)
  * builds them, reproduced here for both cgroup versions.  CPUs left out of
  * every sched domain (isolcpus, isolated partitions, CPUs of no
- * load-balanced cpuset) share the kernel's def_root_domain.
- *
- * The kernel's own figures (dl_bw->bw and dl_bw->total_bw of each CPU's
- * root domain) are read from debugfs sched/debug when it can be read.
+ * load-balanced cpuset) share the kernel's def_root_domain.  Each root
+ * domain's bandwidth is bw.c's.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
-#include "internal.h"
-
-#define DEBUGFS "/sys/kernel/debug"
-#define SCHED_DEBUG DEBUGFS "/sched/debug"
-/* The fair server's default: 50 ms every 1000 ms (kernel/sched/deadline.c). */
-#define FAIR_RUNTIME_NS 50000000ULL
-#define FAIR_PERIOD_NS 1000000000ULL
+#include "bw.h"
 
 struct spans {
 	dl_cpus_t *v;
@@ -56,22 +36,14 @@ static int spans_add(struct spans *s, const dl_cpus_t *set)
 	return 0;
 }
 
-static int read_cpus(const char *dir, const char *file, dl_cpus_t *set)
+/* v1: the cpuset balances unless its sched_load_balance reads 0. */
+static bool load_balanced(const char *name)
 {
 	char path[4096];
-	int err = dl_pathf(path, sizeof(path), "%s/%s", dir, file);
-
-	return err ? err : dl_read_cpus(path, set);
-}
-
-/* v1: the cpuset at dir balances unless its sched_load_balance reads 0. */
-static bool load_balanced(const char *dir)
-{
-	char f[4200];
 	uint64_t lb = 1;
 
-	if (dl_pathf(f, sizeof(f), "%s/cpuset.sched_load_balance", dir) == 0)
-		dl_read_u64(f, &lb);
+	if (dl_cs_path(name, "cpuset.sched_load_balance", path, sizeof(path)) == 0)
+		dl_read_u64(path, &lb);
 	return lb != 0;
 }
 
@@ -89,37 +61,29 @@ static int housekeeping(dl_cpus_t *hk)
 	return 0;
 }
 
+struct span_walk {
+	const dl_cpus_t *hk;
+	struct spans *s;
+};
+
 /*
  * cgroup v1: with the root's sched_load_balance on, one domain.  Else the
  * top-most load-balanced cpusets with CPUs each make a domain (their
  * subtrees are inside), and domains that overlap are merged.
  */
-static int v1_walk(const char *dir, const dl_cpus_t *hk, struct spans *s)
+static int v1_visit(const char *name, int depth, void *arg)
 {
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int err = 0;
+	struct span_walk *w = arg;
+	dl_cpus_t eff;
 
-	if (!d)
-		return 0; /* removed meanwhile */
-	while (!err && (de = readdir(d))) {
-		char path[4096];
-		dl_cpus_t eff;
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		if (dl_pathf(path, sizeof(path), "%s/%s", dir, de->d_name) < 0 ||
-		    read_cpus(path, "cpuset.effective_cpus", &eff) < 0 || dl_cpus_count(&eff) == 0)
-			continue;
-		if (load_balanced(path) && dl_cpus_intersects(&eff, hk)) {
-			dl_cpus_and(&eff, hk);
-			err = spans_add(s, &eff);
-			continue;
-		}
-		err = v1_walk(path, hk, s);
+	(void)depth;
+	if (dl_cs_effective(name, &eff) < 0 || dl_cpus_count(&eff) == 0)
+		return DL_CS_NEXT;
+	if (load_balanced(name) && dl_cpus_intersects(&eff, w->hk)) {
+		dl_cpus_and(&eff, w->hk);
+		return spans_add(w->s, &eff);
 	}
-	closedir(d);
-	return err;
+	return DL_CS_DESCEND;
 }
 
 static void merge_overlapping(struct spans *s)
@@ -146,76 +110,74 @@ static void merge_overlapping(struct spans *s)
  * make one domain, each valid "root" partition its own; "isolated"
  * partitions are in no domain.
  */
-static int v2_walk(const char *dir, const dl_cpus_t *hk, struct spans *s)
+static int v2_visit(const char *name, int depth, void *arg)
 {
-	struct dirent *de;
-	DIR *d = opendir(dir);
+	struct span_walk *w = arg;
+	char state[256];
+	dl_cpus_t eff;
+	int err;
+
+	(void)depth;
+	if (dl_cs_read(name, "cpuset.cpus.partition", state, sizeof(state)) < 0)
+		return DL_CS_NEXT; /* no cpuset here, nor below */
+	if (strcmp(state, "root") == 0 && dl_cs_effective(name, &eff) == 0) {
+		dl_cpus_and(&eff, w->hk);
+		if (dl_cpus_count(&eff) && (err = spans_add(w->s, &eff)))
+			return err;
+	}
+	return DL_CS_DESCEND;
+}
+
+static int spans_v1(struct span_walk *w)
+{
+	int err;
+
+	if (load_balanced(""))
+		return spans_add(w->s, w->hk);
+	err = dl_cs_walk("", v1_visit, w);
+	merge_overlapping(w->s);
+	return err;
+}
+
+static int spans_v2(struct span_walk *w)
+{
+	dl_cpus_t top;
 	int err = 0;
 
-	if (!d)
-		return 0;
-	while (!err && (de = readdir(d))) {
-		char path[4096], f[4200], state[256];
-		dl_cpus_t eff;
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		if (dl_pathf(path, sizeof(path), "%s/%s", dir, de->d_name) < 0 ||
-		    dl_pathf(f, sizeof(f), "%s/cpuset.cpus.partition", path) < 0 ||
-		    dl_read_file(f, state, sizeof(state)) < 0)
-			continue; /* no cpuset here, nor below */
-		if (strcmp(state, "root") == 0 &&
-		    read_cpus(path, "cpuset.cpus.effective", &eff) == 0) {
-			dl_cpus_and(&eff, hk);
-			if (dl_cpus_count(&eff))
-				err = spans_add(s, &eff);
-		}
-		if (!err)
-			err = v2_walk(path, hk, s);
+	if (dl_cs_effective("", &top) == 0) {
+		dl_cpus_and(&top, w->hk);
+		if (dl_cpus_count(&top))
+			err = spans_add(w->s, &top);
+	} else {
+		err = spans_add(w->s, w->hk);
 	}
-	closedir(d);
-	return err;
+	return err ? err : dl_cs_walk("", v2_visit, w);
+}
+
+/* No cpuset controller: one domain of the housekeeping CPUs. */
+static int spans_none(struct span_walk *w)
+{
+	return spans_add(w->s, w->hk);
 }
 
 int dl_rd_spans(dl_cpus_t **out, size_t *count)
 {
+	/* How the kernel builds the domains, per cpuset version (0: none). */
+	static int (*const spans_of[])(struct span_walk *) = { spans_none, spans_v1, spans_v2 };
+	const struct dl_cg_files *files = dl_cg_files();
 	struct spans s = { 0 };
+	struct span_walk w = { .s = &s };
 	dl_cpus_t hk, online, covered, rest;
-	char mnt[4096];
-	int version, err;
+	int err;
 
 	*out = NULL;
 	*count = 0;
 	err = housekeeping(&hk);
 	if (err)
 		return err;
+	w.hk = &hk;
 	dl_cpus_online(&online);
-	version = dl_cpuset_version();
-	if (version > 0)
-		dl_cpuset_mount(mnt, sizeof(mnt));
-
-	if (version == 1) {
-		if (load_balanced(mnt))
-			err = spans_add(&s, &hk);
-		else
-			err = v1_walk(mnt, &hk, &s);
-		merge_overlapping(&s);
-	} else if (version == 2) {
-		dl_cpus_t top;
-
-		if (read_cpus(mnt, "cpuset.cpus.effective", &top) == 0) {
-			dl_cpus_and(&top, &hk);
-			if (dl_cpus_count(&top))
-				err = spans_add(&s, &top);
-		} else {
-			err = spans_add(&s, &hk);
-		}
-		if (!err)
-			err = v2_walk(mnt, &hk, &s);
-	} else {
-		/* No cpuset controller: one domain of the housekeeping CPUs. */
-		err = spans_add(&s, &hk);
-	}
+	err = spans_of[files ? files->version : 0](&w);
 	if (err) {
 		free(s.v);
 		return err;
@@ -235,212 +197,102 @@ int dl_rd_spans(dl_cpus_t **out, size_t *count)
 	return 0;
 }
 
-/* Mounts debugfs when it is not and we may (dl-stat(1) documents it). */
-int dl_debugfs_path(char *buf, size_t len)
+/* By root domain, then the largest bandwidth first, then TID. */
+static int by_rd_then_bw(const void *a, const void *b)
 {
-	static int tried; /* atomic: one mount attempt per process */
+	const struct dl_task *x = a, *y = b;
 
-	if (access(SCHED_DEBUG, R_OK) != 0 && !__atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL)) {
-		struct stat st;
-
-		if (stat(DEBUGFS, &st) == 0 && access(DEBUGFS "/sched", F_OK) != 0)
-			mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
-	}
-	if (access(SCHED_DEBUG, R_OK) != 0)
-		return -errno;
-	snprintf(buf, len, "%s", SCHED_DEBUG);
-	return 0;
+	if (x->rd != y->rd)
+		return x->rd < y->rd ? -1 : 1;
+	if (x->bw != y->bw)
+		return x->bw > y->bw ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/*
- * The kernel's figures for each CPU's root domain, from the "dl_rq[N]:"
- * blocks of sched/debug (print_dl_rq() in kernel/sched/debug.c), read in
- * one pass.  kbw[cpu] is -2 where the file says nothing of that CPU.
- */
-int dl_kernel_bw_all(int64_t *kbw, int64_t *ktotal, int ncpus)
+DL_EXPORT int dl_snapshot(pid_t pid, struct dl_task **tasks, size_t *ntasks,
+			  struct dl_rd **rds, size_t *nrds)
 {
-	char path[256], line[512];
-	FILE *f;
-	int err, cpu = -1, found = 0;
-
-	for (int c = 0; c < ncpus; c++)
-		kbw[c] = ktotal[c] = -2;
-	err = dl_debugfs_path(path, sizeof(path));
-	if (err)
-		return err;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		long long v;
-		int c;
-
-		if (line[0] != ' ') {
-			cpu = sscanf(line, "dl_rq[%d]:", &c) == 1 && c >= 0 && c < ncpus ? c : -1;
-			continue;
-		}
-		if (cpu < 0)
-			continue;
-		if (sscanf(line, " .dl_bw->bw : %lld", &v) == 1) {
-			kbw[cpu] = v;
-		} else if (sscanf(line, " .dl_bw->total_bw : %lld", &v) == 1) {
-			ktotal[cpu] = v;
-			found++;
-		}
-	}
-	fclose(f);
-	return found ? 0 : -ENOENT;
-}
-
-int dl_kernel_bw(int cpu, uint64_t *bw, int64_t *total_bw)
-{
-	int64_t *kbw, *kt;
+	struct dl_task *all = NULL;
+	struct dl_rd *r = NULL;
+	dl_cpus_t *spans = NULL;
+	size_t nall = 0, nspans = 0, keep = 0;
+	int64_t *kbw;
 	int err;
 
-	if (cpu < 0 || cpu >= DL_CPUS_MAX)
-		return -EINVAL;
-	kbw = calloc(2 * (size_t)(cpu + 1), sizeof(*kbw));
-	if (!kbw)
-		return -ENOMEM;
-	kt = kbw + cpu + 1;
-	err = dl_kernel_bw_all(kbw, kt, cpu + 1);
-	if (!err && (kbw[cpu] == -2 || kt[cpu] == -2))
-		err = -ENOENT;
-	if (!err) {
-		*bw = (uint64_t)kbw[cpu];
-		*total_bw = kt[cpu];
+	if (tasks)
+		*tasks = NULL;
+	if (ntasks)
+		*ntasks = 0;
+	if (rds)
+		*rds = NULL;
+	if (nrds)
+		*nrds = 0;
+	err = dl_rd_spans(&spans, &nspans);
+	if (err)
+		return dl_fail(err, "cannot work out the root domains: %s", strerror(-err));
+	/* Every root domain's bandwidth needs every task, whatever the filter. */
+	err = dl_scan(0, tasks != NULL, &all, &nall);
+	if (err) {
+		free(spans);
+		return dl_fail(err, "cannot list the deadline threads: %s", strerror(-err));
 	}
-	free(kbw);
-	return err;
-}
-
-/* Linux 6.12 added the fair server (kernel/sched/deadline.c). */
-static bool have_fair_server(void)
-{
-	struct utsname u;
-	int major = 0, minor = 0;
-
-	if (access(DEBUGFS "/sched/fair_server", F_OK) == 0)
-		return true;
-	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return false;
-	return major > 6 || (major == 6 && minor >= 12);
-}
-
-/* One CPU's fair server; its files may refuse reads, then the default. */
-int dl_fair_server_bw(int cpu, uint64_t *bw)
-{
-	uint64_t runtime = FAIR_RUNTIME_NS, period = FAIR_PERIOD_NS;
-	char path[128];
-
-	if (!have_fair_server()) {
-		*bw = 0;
+	for (size_t i = 0; i < nall; i++)
+		for (size_t k = 0; k < nspans; k++)
+			if (dl_cpus_isset(&spans[k], all[i].cpu)) {
+				all[i].rd = (int)k;
+				all[i].rd_cpus = spans[k];
+			}
+	if (rds) {
+		r = calloc(nspans ? nspans : 1, sizeof(*r));
+		if (!r) {
+			free(spans);
+			free(all);
+			return dl_fail(-ENOMEM, "out of memory");
+		}
+		kbw = dl_kernel_bw_read();
+		for (size_t k = 0; k < nspans; k++)
+			dl_rd_fill(&r[k], &spans[k], all, nall, kbw, kbw ? kbw + DL_CPUS_MAX : NULL);
+		free(kbw);
+		*rds = r;
+		if (nrds)
+			*nrds = nspans;
+	}
+	free(spans);
+	if (!tasks) {
+		free(all);
 		return 0;
 	}
-	snprintf(path, sizeof(path), DEBUGFS "/sched/fair_server/cpu%d/runtime", cpu);
-	if (dl_read_u64(path, &runtime) == 0) {
-		snprintf(path, sizeof(path), DEBUGFS "/sched/fair_server/cpu%d/period", cpu);
-		if (dl_read_u64(path, &period) < 0)
-			period = FAIR_PERIOD_NS;
-	} else {
-		runtime = FAIR_RUNTIME_NS;
-	}
-	*bw = dl_to_ratio(period, runtime);
-	return 0;
+	for (size_t i = 0; i < nall; i++)
+		if (!pid || all[i].pid == pid)
+			all[keep++] = all[i];
+	qsort(all, keep, sizeof(*all), by_rd_then_bw);
+	*tasks = all;
+	if (ntasks)
+		*ntasks = keep;
+	return (int)keep;
 }
 
-/*
- * sched_rt_runtime_us / sched_rt_period_us, as the kernel's to_ratio().
- *
- * Only when debugfs cannot be read, and once per process: on Linux 6.18
- * even a read of these sysctls rebuilds the root domains
- * (sched_rt_handler()), and a rebuild within a millisecond of a deadline
- * task's exit corrupts the accounting (libdeadline(3), BUGS).
- */
-static uint64_t rt_bw_cached;
-static bool rt_unlimited_cached;
-static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
-
-static void rt_bw_read(void)
+DL_EXPORT int dl_tasks_list(pid_t pid, struct dl_task **tasks, size_t *count)
 {
-	int64_t runtime = 950000;
-	uint64_t period = 1000000;
-
-	dl_read_s64("/proc/sys/kernel/sched_rt_runtime_us", &runtime);
-	dl_read_u64("/proc/sys/kernel/sched_rt_period_us", &period);
-	rt_unlimited_cached = runtime < 0;
-	rt_bw_cached = runtime < 0 ? DL_BW_UNIT : dl_to_ratio(period, (uint64_t)runtime);
+	return dl_snapshot(pid, tasks, count, NULL, NULL);
 }
 
-int dl_rt_bw(uint64_t *bw, bool *unlimited)
+char *dl_rd_text(const struct dl_rd *rd, char *buf, size_t len)
 {
-	pthread_once(&rt_once, rt_bw_read);
-	*bw = rt_bw_cached;
-	*unlimited = rt_unlimited_cached;
-	return 0;
-}
+	char cpus[256], freebw[32], cap[32], per[32], total[32], fair[32], tasks[32];
 
-static uint64_t cpu_capacity(int cpu)
-{
-	char path[128];
-	uint64_t cap = 1024;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpu_capacity", cpu);
-	dl_read_u64(path, &cap);
-	return cap;
-}
-
-void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *tasks,
-		size_t ntasks, const int64_t *kbw, const int64_t *ktotal)
-{
-	uint64_t capsum = 0;
-	int first = -1;
-
-	memset(rd, 0, sizeof(*rd));
-	rd->cpus = *span;
-	rd->ncpus = dl_cpus_count(span);
-	for (int c = 0; c < DL_CPUS_MAX; c++) {
-		uint64_t fb;
-
-		if (!dl_cpus_isset(span, c))
-			continue;
-		if (first < 0)
-			first = c;
-		capsum += cpu_capacity(c);
-		dl_fair_server_bw(c, &fb);
-		rd->fair_bw += fb;
-	}
-	for (size_t i = 0; i < ntasks; i++) {
-		if (dl_cpus_isset(span, tasks[i].cpu)) {
-			rd->tasks_bw += dl_params_bw(&tasks[i].params);
-			rd->ntasks++;
-		}
-	}
-	if (kbw && first >= 0 && kbw[first] != -2 && ktotal[first] != -2) {
-		rd->from_kernel = true;
-		rd->unlimited = kbw[first] == -1;
-		rd->cpu_bw = rd->unlimited ? DL_BW_UNIT : (uint64_t)kbw[first];
-		rd->total_bw = ktotal[first];
-	} else {
-		dl_rt_bw(&rd->cpu_bw, &rd->unlimited);
-		rd->total_bw = (int64_t)(rd->fair_bw + rd->tasks_bw);
-	}
-	/* cap_scale(bw, capacity) of __dl_overflow(): bw x CPUs when every
-	 * CPU has the full capacity of 1024. */
-	rd->capacity = (uint64_t)(((unsigned __int128)rd->cpu_bw * capsum) >> 10);
-	rd->free_bw = rd->unlimited ? INT64_MAX : (int64_t)rd->capacity - rd->total_bw;
-}
-
-/* The kernel's per-CPU figures, bw then total_bw; NULL when unreadable. */
-int64_t *dl_kernel_bw_read(void)
-{
-	int64_t *kbw = calloc(2 * DL_CPUS_MAX, sizeof(*kbw));
-
-	if (kbw && dl_kernel_bw_all(kbw, kbw + DL_CPUS_MAX, DL_CPUS_MAX) < 0) {
-		free(kbw);
-		kbw = NULL;
-	}
-	return kbw;
+	snprintf(buf, len,
+		 "root domain CPUs %s has about %s free (capacity %s = %d x %s; admitted %s%s: fair servers %s, %" PRIu64 " deadline thread%s %s)",
+		 dl_cpus_format(&rd->cpus, cpus, sizeof(cpus)),
+		 dl_bw_format(rd->free_bw, freebw, sizeof(freebw)),
+		 dl_bw_format((int64_t)rd->capacity, cap, sizeof(cap)), rd->ncpus,
+		 dl_bw_format((int64_t)rd->cpu_bw, per, sizeof(per)),
+		 dl_bw_format(rd->total_bw, total, sizeof(total)),
+		 rd->from_kernel ? "" : " (computed)",
+		 dl_bw_format((int64_t)rd->fair_bw, fair, sizeof(fair)),
+		 rd->ntasks, rd->ntasks == 1 ? "" : "s",
+		 dl_bw_format((int64_t)rd->tasks_bw, tasks, sizeof(tasks)));
+	return buf;
 }
 
 DL_EXPORT int dl_rd_list(struct dl_rd **out, size_t *count)

@@ -1,5 +1,5 @@
 /*
- * tasks.c: every SCHED_DEADLINE thread, and its root domain.
+ * tasks.c: every SCHED_DEADLINE thread (their root domains are rd.c's).
  *
  * One readdir of /proc, one of each /proc/PID/task, and one
  * sched_getattr(2) per thread: cheaper than reading a /proc file per
@@ -12,23 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-
-static pid_t dirent_pid(const char *p)
-{
-	long v = 0;
-
-	if (*p < '1' || *p > '9')
-		return 0;
-	for (; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return 0;
-		v = v * 10 + (*p - '0');
-		if (v > 0x7fffffff)
-			return 0;
-	}
-	return (pid_t)v;
-}
+#include "sys.h"
 
 static int add(struct dl_task **v, size_t *n, size_t *cap, const struct dl_task *t)
 {
@@ -78,24 +62,18 @@ int dl_scan(pid_t only, bool want_details, struct dl_task **out, size_t *count)
 	if (!proc)
 		return -errno;
 	while (!err && (de = readdir(proc))) {
-		char path[64];
-		struct dirent *te;
-		DIR *task;
-		pid_t pid = dirent_pid(de->d_name);
+		pid_t *tids = NULL;
+		size_t ntids = 0;
+		pid_t pid = dl_parse_pid(de->d_name);
 
-		if (!pid || (only && pid != only))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-		task = opendir(path);
-		if (!task)
+		if (pid <= 0 || (only && pid != only) || dl_threads_list(pid, &tids, &ntids) < 0)
 			continue; /* exited */
-		while ((te = readdir(task))) {
+		for (size_t i = 0; i < ntids; i++) {
 			struct dl_sched_attr attr;
 			struct dl_task t;
-			pid_t tid = dirent_pid(te->d_name);
+			pid_t tid = tids[i];
 
-			if (!tid || dl_sys_getattr(tid, &attr) < 0 ||
-			    attr.sched_policy != DL_SCHED_DEADLINE)
+			if (dl_sys_getattr(tid, &attr) < 0 || attr.sched_policy != DL_SCHED_DEADLINE)
 				continue;
 			memset(&t, 0, sizeof(t));
 			t.pid = pid;
@@ -110,7 +88,7 @@ int dl_scan(pid_t only, bool want_details, struct dl_task **out, size_t *count)
 			if (err)
 				break;
 		}
-		closedir(task);
+		free(tids);
 	}
 	closedir(proc);
 	if (err) {
@@ -120,86 +98,6 @@ int dl_scan(pid_t only, bool want_details, struct dl_task **out, size_t *count)
 	*out = v;
 	*count = n;
 	return 0;
-}
-
-/* By root domain, then the largest bandwidth first, then TID. */
-static int by_rd_then_bw(const void *a, const void *b)
-{
-	const struct dl_task *x = a, *y = b;
-
-	if (x->rd != y->rd)
-		return x->rd < y->rd ? -1 : 1;
-	if (x->bw != y->bw)
-		return x->bw > y->bw ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-DL_EXPORT int dl_snapshot(pid_t pid, struct dl_task **tasks, size_t *ntasks,
-			  struct dl_rd **rds, size_t *nrds)
-{
-	struct dl_task *all = NULL;
-	struct dl_rd *r = NULL;
-	dl_cpus_t *spans = NULL;
-	size_t nall = 0, nspans = 0, keep = 0;
-	int64_t *kbw;
-	int err;
-
-	if (tasks)
-		*tasks = NULL;
-	if (ntasks)
-		*ntasks = 0;
-	if (rds)
-		*rds = NULL;
-	if (nrds)
-		*nrds = 0;
-	err = dl_rd_spans(&spans, &nspans);
-	if (err)
-		return dl_fail(err, "cannot work out the root domains: %s", strerror(-err));
-	/* Every root domain's bandwidth needs every task, whatever the filter. */
-	err = dl_scan(0, tasks != NULL, &all, &nall);
-	if (err) {
-		free(spans);
-		return dl_fail(err, "cannot list the deadline threads: %s", strerror(-err));
-	}
-	for (size_t i = 0; i < nall; i++)
-		for (size_t k = 0; k < nspans; k++)
-			if (dl_cpus_isset(&spans[k], all[i].cpu)) {
-				all[i].rd = (int)k;
-				all[i].rd_cpus = spans[k];
-			}
-	if (rds) {
-		r = calloc(nspans ? nspans : 1, sizeof(*r));
-		if (!r) {
-			free(spans);
-			free(all);
-			return dl_fail(-ENOMEM, "out of memory");
-		}
-		kbw = dl_kernel_bw_read();
-		for (size_t k = 0; k < nspans; k++)
-			dl_rd_fill(&r[k], &spans[k], all, nall, kbw, kbw ? kbw + DL_CPUS_MAX : NULL);
-		free(kbw);
-		*rds = r;
-		if (nrds)
-			*nrds = nspans;
-	}
-	free(spans);
-	if (!tasks) {
-		free(all);
-		return 0;
-	}
-	for (size_t i = 0; i < nall; i++)
-		if (!pid || all[i].pid == pid)
-			all[keep++] = all[i];
-	qsort(all, keep, sizeof(*all), by_rd_then_bw);
-	*tasks = all;
-	if (ntasks)
-		*ntasks = keep;
-	return (int)keep;
-}
-
-DL_EXPORT int dl_tasks_list(pid_t pid, struct dl_task **tasks, size_t *count)
-{
-	return dl_snapshot(pid, tasks, count, NULL, NULL);
 }
 
 /* CPU time a thread used per period between two readings of it. */

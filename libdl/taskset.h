@@ -9,7 +9,7 @@
 #ifndef LIBDL_TASKSET_H
 #define LIBDL_TASKSET_H
 
-#include "internal.h"
+#include "sys.h"
 
 #define DL_TASKSET_MAX_BYTES (1024 * 1024) /* a file larger than this is refused */
 #define DL_TASKSET_MAX_TASKS 1024          /* tasks in a set, copies included */

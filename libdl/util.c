@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "sys.h"
 
 int dl_pathf(char *buf, size_t len, const char *fmt, ...)
 {

@@ -372,11 +372,11 @@ int main(int argc, char **argv)
 		char why[1024];
 
 		snprintf(why, sizeof(why), "%s", dl_errmsg());
-		if (made && dl_layout_destroy(NULL) < 0)
+		if (made && dl_layout_destroy(NULL, NULL) < 0)
 			warnx_("cannot destroy the plan's layout: %s; run dl-part destroy", dl_errmsg());
 		die(EXIT_FAILURE, "%s", why);
 	}
-	if (made && dl_layout_destroy(NULL) < 0) {
+	if (made && dl_layout_destroy(NULL, NULL) < 0) {
 		warnx_("cannot destroy the plan's layout: %s; run dl-part destroy", dl_errmsg());
 		rc = EXIT_FAILURE;
 	}

@@ -382,7 +382,7 @@ static int apply(const struct plan_opts *o, const struct dl_taskset *set, const 
 				}
 			if (!l)
 				warnx_("stopped the tasks started");
-			else if (dl_layout_destroy(&res) < 0)
+			else if (dl_layout_destroy(l, &res) < 0)
 				warnx_("cannot destroy the layout: %s; run dl-part destroy", dl_errmsg());
 			else
 				warnx_("stopped the tasks started and destroyed the layout");

@@ -324,7 +324,7 @@ static int cmd_destroy(void)
 		if (parts && gone == parts)
 			printf("the layout was already gone: none of its partitions' cgroups exists any more\n");
 	}
-	if (dl_layout_destroy(&res) < 0)
+	if (dl_layout_destroy(NULL, &res) < 0)
 		die(EXIT_FAILURE, "cannot destroy the layout: %s", dl_errmsg());
 	printf("layout destroyed: %" PRIu64 " tasks moved back to the root, settings restored\n", res.moved);
 	if (res.repaired)
@@ -373,10 +373,11 @@ static int cmd_status(const struct opts *o)
 	struct dl_rd *rds;
 	size_t nrd, nd = 0;
 	struct json j;
+	char msg[1024];
 	bool invalid = false;
 	int ret, err;
 
-	ret = dl_drift_check(1500, &drifts, &nd);
+	ret = dl_drift_check(DL_DRIFT_SETTLE_MS, &drifts, &nd);
 	err = dl_rd_list(&rds, &nrd);
 	if (err < 0)
 		die(EXIT_FAILURE, "%s", dl_errmsg());
@@ -424,7 +425,7 @@ static int cmd_status(const struct opts *o)
 		if (check_partitions(true) > 0)
 			invalid = true;
 		if (ret < 0)
-			printf("accounting not checked: %s\n", dl_errmsg());
+			printf("accounting not checked: %s\n", tool_text(dl_errmsg(), msg, sizeof(msg)));
 		else if (nd == 0)
 			printf("accounting: the kernel's figures match its live tasks\n");
 	}
@@ -439,7 +440,7 @@ static int cmd_repair(void)
 	size_t nb = 0, na = 0;
 	char cpus[256], k[32], e[32];
 
-	if (dl_drift_check(1500, &before, &nb) < 0)
+	if (dl_drift_check(DL_DRIFT_SETTLE_MS, &before, &nb) < 0)
 		die(EXIT_FAILURE, "cannot read the kernel's figures: %s", dl_errmsg());
 	if (nb == 0)
 		printf("found: the kernel's figures match its live tasks\n");
@@ -451,7 +452,7 @@ static int cmd_repair(void)
 	if (dl_rd_rebuild() < 0)
 		die(EXIT_FAILURE, "%s", dl_errmsg());
 	printf("rebuilt the root domains\n");
-	if (dl_drift_check(1500, &after, &na) < 0)
+	if (dl_drift_check(DL_DRIFT_SETTLE_MS, &after, &na) < 0)
 		die(EXIT_FAILURE, "cannot read the kernel's figures: %s", dl_errmsg());
 	for (size_t i = 0; i < na; i++)
 		printf("now: root domain CPUs %s: still %s against %s\n",
@@ -489,6 +490,7 @@ int main(int argc, char **argv)
 		die(EXIT_FAILURE, "out of memory");
 	optind = 2;
 	parse_args(&o, cmd, argc, argv);
+	dl_debugfs_mount(); /* status and repair judge the kernel's figures */
 	if (!strcmp(cmd, "create"))
 		ret = cmd_create(&o);
 	else if (!strcmp(cmd, "destroy"))

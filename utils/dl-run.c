@@ -246,12 +246,12 @@ static void report(pid_t tid)
  * nothing is changed, nothing is run. */
 static int check(const struct dl_run *ctl)
 {
-	char why[1024], text[256];
-	int ret = dl_predict(ctl->pid, ctl->all_threads, &ctl->params, why, sizeof(why));
-
+	char why[1024], shown[1024], text[256];
 	char allowed[1024];
-	int pol = 1;
+	int ret, pol = 1;
 
+	dl_debugfs_mount(); /* the kernel's figures, when root */
+	ret = dl_predict(ctl->pid, ctl->all_threads, &ctl->params, why, sizeof(why));
 	if (ret < 0)
 		die(EXIT_FAILURE, "cannot tell: %s", dl_errmsg());
 	if (ctl->policy) {
@@ -262,7 +262,7 @@ static int check(const struct dl_run *ctl)
 	}
 	printf("%s %s\n", ret && pol ? "admissible:" : "not admissible:",
 	       params_text(&ctl->params, text, sizeof(text)));
-	printf("%s\n", why);
+	printf("%s\n", tool_text(why, shown, sizeof(shown)));
 	if (ctl->policy)
 		printf("policy: %s\n", allowed);
 	return ret && pol ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -19,9 +19,6 @@
 #define NS_PER_SEC 1000000000ULL
 /* A task that uses this much of its runtime per period runs out of it. */
 #define BUDGET_FULL_PERMILLE 950
-/* An admitted count above the live tasks' for this long is drift, not
- * exited tasks waiting for their 0-lag time. */
-#define SETTLE_NS (2 * NS_PER_SEC)
 
 struct ctl {
 	pid_t pid;
@@ -177,22 +174,8 @@ static const struct dl_task *find_task(const struct history *h, pid_t tid)
 	return NULL;
 }
 
-/* Drift: below the live tasks is certain; above, only once it lasts. */
-enum drift { DRIFT_NONE, DRIFT_SETTLING, DRIFT_YES };
-
-static enum drift rd_drift(const struct dl_rd *rd, uint64_t high_since, uint64_t now)
-{
-	int64_t expected = (int64_t)(rd->fair_bw + rd->tasks_bw);
-
-	if (!rd->from_kernel || rd->total_bw == expected)
-		return DRIFT_NONE;
-	if (rd->total_bw < expected)
-		return DRIFT_YES;
-	return high_since && now - high_since >= SETTLE_NS ? DRIFT_YES : DRIFT_SETTLING;
-}
-
 static void print_text(const struct ctl *c, const struct dl_task *t, size_t nt,
-		       const struct dl_rd *rds, size_t nrd, const enum drift *drift,
+		       const struct dl_rd *rds, size_t nrd, const int *drift,
 		       const struct history *prev)
 {
 	char a[32], b[32], d[32], e[32], f[32], g[256];
@@ -208,16 +191,16 @@ static void print_text(const struct ctl *c, const struct dl_task *t, size_t nt,
 			       dl_bw_format(rds[i].total_bw, d, sizeof(d)),
 			       rds[i].unlimited ? "unlimited" : dl_bw_format(rds[i].free_bw, e, sizeof(e)),
 			       rds[i].ntasks, computed ? "  (computed)" : "");
-			if (drift[i] != DRIFT_NONE) {
-				int64_t expected = (int64_t)(rds[i].fair_bw + rds[i].tasks_bw);
+			if (drift[i] != DL_DRIFT_NONE) {
+				int64_t expected = dl_rd_expected(&rds[i]);
 
 				printf("    %s: the kernel counts %s admitted, its fair servers and live deadline tasks hold %s (%s%s)%s\n",
-				       drift[i] == DRIFT_YES ? "DRIFTED" : "settling",
+				       drift[i] == DL_DRIFT_YES ? "DRIFTED" : "settling",
 				       dl_bw_format(rds[i].total_bw, a, sizeof(a)),
 				       dl_bw_format(expected, b, sizeof(b)),
 				       rds[i].total_bw > expected ? "+" : "",
 				       dl_bw_format(rds[i].total_bw - expected, f, sizeof(f)),
-				       drift[i] == DRIFT_YES
+				       drift[i] == DL_DRIFT_YES
 				       ? ": kernel accounting drift, repair it with dl-part repair (see libdeadline(3), BUGS)"
 				       : ": exited tasks keep their bandwidth until their 0-lag time");
 			}
@@ -265,7 +248,7 @@ static void print_text(const struct ctl *c, const struct dl_task *t, size_t nt,
 }
 
 static void print_json(const struct ctl *c, const struct dl_task *t, size_t nt,
-		       const struct dl_rd *rds, size_t nrd, const enum drift *drift,
+		       const struct dl_rd *rds, size_t nrd, const int *drift,
 		       const struct history *prev, uint64_t now)
 {
 	struct json j;
@@ -282,13 +265,13 @@ static void print_json(const struct ctl *c, const struct dl_task *t, size_t nt,
 	if (!c->tasks_only) {
 		json_arr_begin(&j, "root_domains");
 		for (size_t i = 0; i < nrd; i++) {
-			int64_t expected = (int64_t)(rds[i].fair_bw + rds[i].tasks_bw);
+			int64_t expected = dl_rd_expected(&rds[i]);
 
 			json_obj_begin(&j, NULL);
 			json_uint(&j, "id", i);
 			json_rd_fields(&j, &rds[i]);
 			json_int(&j, "expected_bw", expected);
-			json_str(&j, "drift", drift[i] == DRIFT_YES ? "drifted" : drift[i] == DRIFT_SETTLING ? "settling" : "none");
+			json_str(&j, "drift", drift[i] == DL_DRIFT_YES ? "drifted" : drift[i] == DL_DRIFT_SETTLING ? "settling" : "none");
 			json_int(&j, "drift_bw", rds[i].from_kernel ? rds[i].total_bw - expected : 0);
 			json_obj_end(&j);
 		}
@@ -339,9 +322,7 @@ static void keep(struct history *h, struct dl_task *t, size_t nt, struct dl_rd *
 	uint64_t *since = calloc(nrd ? nrd : 1, sizeof(*since));
 
 	for (size_t i = 0; since && i < nrd; i++) {
-		int64_t expected = (int64_t)(rds[i].fair_bw + rds[i].tasks_bw);
-
-		if (!rds[i].from_kernel || rds[i].total_bw <= expected)
+		if (dl_rd_drift(&rds[i], 0) != DL_DRIFT_SETTLING)
 			continue;
 		since[i] = now;
 		/* The same root domain, high before too: keep its start. */
@@ -364,7 +345,7 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	struct dl_task *t;
 	struct dl_rd *rds;
 	size_t nt, nrd;
-	enum drift *drift;
+	int *drift; /* dl_rd_drift(3) verdicts */
 	uint64_t now;
 
 	if (dl_snapshot(c->pid, &t, &nt, &rds, &nrd) < 0) {
@@ -381,22 +362,22 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 		for (size_t k = 0; k < h->nrds; k++)
 			if (dl_cpus_equal(&h->rds[k].cpus, &rds[i].cpus))
 				since = h->high_since[k];
-		drift[i] = rd_drift(&rds[i], since, now);
+		drift[i] = dl_rd_drift(&rds[i], since ? now - since : 0);
 	}
 	/* One-shot: a high count gets its chance to settle before it is
 	 * called drift. */
 	if (!c->watch) {
 		for (size_t i = 0; i < nrd; i++) {
-			if (drift[i] == DRIFT_SETTLING) {
+			if (drift[i] == DL_DRIFT_SETTLING) {
 				struct dl_drift *d = NULL;
 				size_t nd = 0;
 
-				dl_drift_check(2000, &d, &nd);
+				dl_drift_check(DL_DRIFT_SETTLE_MS, &d, &nd);
 				for (size_t k = 0; k < nrd; k++) {
-					drift[k] = DRIFT_NONE;
+					drift[k] = DL_DRIFT_NONE;
 					for (size_t m = 0; m < nd; m++)
 						if (dl_cpus_equal(&d[m].cpus, &rds[k].cpus))
-							drift[k] = DRIFT_YES;
+							drift[k] = DL_DRIFT_YES;
 				}
 				free(d);
 				break;
@@ -430,6 +411,7 @@ int main(int argc, char **argv)
 
 	util_init(argv[0]);
 	parse_args(&c, argc, argv);
+	dl_debugfs_mount(); /* dl-stat(1): the kernel's figures when root */
 	for (;;) {
 		if (frame(&c, &h, done == 0) < 0)
 			bad = 1;

@@ -24,16 +24,69 @@ void util_init(const char *argv0)
 		program_name += 3;
 }
 
+/*
+ * The library's messages speak its API (a function, a dl_params field);
+ * the tools say what a user of the tools does instead.  Phrase by
+ * phrase, so that each message reads as one sentence either way.
+ */
+static const struct {
+	const char *api, *tool;
+} hints[] = {
+	{ "call dl_rd_rebuild(3)", "run dl-part repair" },
+	{ "(dl_rd_rebuild(3))", "(dl-part repair)" },
+	{ "call dl_layout_destroy(3)", "run dl-part destroy" },
+	{ "with dl_layout_destroy(3)", "with dl-part destroy" },
+	{ "create one with dl_layout_create(3)", "create one with dl-part create" },
+	{ "a partition of its own (dl_layout_create(3))", "a partition of its own (dl-part)" },
+	{ "give at least one (dl_layout_add_partition(3))", "give at least one (e.g. --partition 0)" },
+	{ "(libdeadline keeps its layout state there)", "(dl-part keeps its state there)" },
+	{ "(see dl_rd_list(3))", "(see dl-part status)" },
+	{ "or set a reservation first (dl_set(3))", "or start it with dl-run" },
+	{ "drop util_min and util_max", "drop --util-min and --util-max" },
+	{ "start it where it belongs: dl_part_set(3) before the thread sleeps",
+	  "start it where it belongs: dl-run --partition NAME -- COMMAND" },
+	{ "instead of narrowing its affinity", "instead of taskset" },
+	{ "a partition of the CPUs it should use (a layout with a partition of CPUs ",
+	  "a cpuset partition of the CPUs it should use (dl-part create --partition " },
+	{ ": dl_layout_create(3), then dl_part_set(3))", ", then dl-run --partition)" },
+};
+
+const char *tool_text(const char *msg, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len == 0)
+		return "";
+	while (*msg && n + 1 < len) {
+		size_t i;
+
+		for (i = 0; i < sizeof(hints) / sizeof(hints[0]); i++)
+			if (strncmp(msg, hints[i].api, strlen(hints[i].api)) == 0)
+				break;
+		if (i < sizeof(hints) / sizeof(hints[0])) {
+			n += (size_t)snprintf(buf + n, len - n, "%s", hints[i].tool);
+			if (n >= len)
+				n = len - 1;
+			msg += strlen(hints[i].api);
+		} else {
+			buf[n++] = *msg++;
+		}
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 /* One message, one write: messages of processes that share a stderr
  * (a script's, a log's) never interleave. */
 static void vmsg(const char *fmt, va_list ap)
 {
-	char buf[4096];
+	char msg[4096], buf[4096];
 	int n = snprintf(buf, sizeof(buf), "%s: ", program_name);
 
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		n = 0;
-	vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	tool_text(msg, buf + n, sizeof(buf) - (size_t)n - 1);
 	n = (int)strlen(buf);
 	buf[n++] = '\n';
 	fwrite(buf, 1, (size_t)n, stderr);

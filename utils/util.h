@@ -6,6 +6,7 @@
 #ifndef LIBDL_UTILS_UTIL_H
 #define LIBDL_UTILS_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdnoreturn.h>
 
@@ -18,6 +19,10 @@
 extern const char *program_name;
 
 void util_init(const char *argv0);
+/* A library message as a tool user acts on it: its API hints (a
+ * function to call, a field to drop) become the tools' (a dl-part
+ * command, an option).  Every message below goes through it. */
+const char *tool_text(const char *msg, char *buf, size_t len);
 /* "prog: message" on stderr. */
 void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog: message", then exit(code). */

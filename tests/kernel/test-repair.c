@@ -28,7 +28,7 @@ static int dl_part(const char *cmd)
 static void cleanup(void)
 {
 	if (access("/run/libdl/layout", F_OK) == 0)
-		dl_layout_destroy(NULL);
+		dl_layout_destroy(NULL, NULL);
 	dl_write_file(CPUSET "/cpuset.sched_load_balance", root_lb);
 }
 

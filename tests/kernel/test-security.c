@@ -373,7 +373,7 @@ int main(void)
 
 	/* Whatever a failed case left. */
 	if (access("/run/libdl/layout", F_OK) == 0)
-		dl_layout_destroy(NULL);
+		dl_layout_destroy(NULL, NULL);
 	unlink(POLICY);
 	return ret;
 }

@@ -41,14 +41,14 @@ static int dl_stat_nobody(char *const args[])
 static void setup(void)
 {
 	if (access("/run/libdl/layout", F_OK) == 0)
-		dl_layout_destroy(NULL);
+		dl_layout_destroy(NULL, NULL);
 	tl_settle();
 }
 
 static void teardown(void)
 {
 	if (access("/run/libdl/layout", F_OK) == 0)
-		dl_layout_destroy(NULL);
+		dl_layout_destroy(NULL, NULL);
 }
 
 static int count(const char *hay, const char *needle)
@@ -316,6 +316,6 @@ int main(void)
 	unlink(copy);
 	rmdir(copydir);
 	if (access("/run/libdl/layout", F_OK) == 0)
-		dl_layout_destroy(NULL);
+		dl_layout_destroy(NULL, NULL);
 	return ret;
 }

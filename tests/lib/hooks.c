@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "layout.h"
 
 static int fail_at, kill_after, fail_write, writes;
 

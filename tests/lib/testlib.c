@@ -620,7 +620,7 @@ void tl_layout_restore(const char *root_lb)
 {
 	char now[16] = "";
 
-	if (access("/run/libdl/layout", F_OK) == 0 && dl_layout_destroy(NULL) < 0)
+	if (access("/run/libdl/layout", F_OK) == 0 && dl_layout_destroy(NULL, NULL) < 0)
 		tl_note("cleanup: destroy failed: %s", dl_errmsg());
 	dl_read_file("/sys/fs/cgroup/cpuset/cpuset.sched_load_balance", now, sizeof(now));
 	if (root_lb && root_lb[0] && strcmp(now, root_lb) != 0) {

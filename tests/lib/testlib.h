@@ -15,7 +15,7 @@
 #include <stdnoreturn.h>
 #include <sys/types.h>
 
-#include "internal.h"
+#include "layout.h"
 
 enum tl_kind {
 	TL_UNIT,   /* pure logic: runs anywhere */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "testlib.h"
+#include "util.h"
 
 #define MS 1000000ULL
 
@@ -37,9 +38,16 @@ START_TEST(test_einval_unexplained)
 }
 END_TEST
 
+/* The library names the fields to drop; the tools, their options. */
 START_TEST(test_eopnotsupp)
 {
-	expect(-EOPNOTSUPP, NULL, "CONFIG_UCLAMP_TASK", "--util-min");
+	char buf[1024], shown[1024];
+
+	expect(-EOPNOTSUPP, NULL, "CONFIG_UCLAMP_TASK", "util_min");
+	ck_assert_int_eq(dl_explain(-EOPNOTSUPP, 0, NULL, buf, sizeof(buf)), 0);
+	tool_text(buf, shown, sizeof(shown));
+	ck_assert_msg(strstr(shown, "CONFIG_UCLAMP_TASK") && strstr(shown, "--util-min"), "%s", shown);
+	ck_assert_msg(!strstr(buf, "--util-min"), "the library speaks of an option: %s", buf);
 }
 END_TEST
 

@@ -1,9 +1,13 @@
 /*
- * Internal helpers of libdeadline: never installed, never exported.
- * Tests link the internal convenience library and may call these.
+ * sys.h: the bottom layer of libdeadline (libdl/README): errors, small
+ * file readers, the raw sched_setattr(2) calls, parameters and times,
+ * threads and their owners, the live deadline threads of /proc.  Files
+ * of this layer include no other internal header.  Never installed,
+ * never exported; tests link the internal convenience library and may
+ * call these.
  */
-#ifndef LIBDL_INTERNAL_H
-#define LIBDL_INTERNAL_H
+#ifndef LIBDL_SYS_H
+#define LIBDL_SYS_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -91,63 +95,15 @@ int dl_owner_after(int dirfd, pid_t tid, const struct dl_params *p);
 int dl_params_check(const struct dl_params *p);
 uint64_t dl_to_ratio(uint64_t period, uint64_t runtime);
 
-/* explain.c */
-int dl_explain_set_failure(int err, pid_t tid, const struct dl_params *p);
+/* thread.c: capabilities, and where a thread runs. */
 int dl_task_cpu(pid_t tid);
 int dl_task_affinity(pid_t tid, dl_cpus_t *set);
-
-/* admit.c */
-char *dl_rd_text(const struct dl_rd *rd, char *buf, size_t len);
-
-/* rd.c */
-int dl_rd_spans(dl_cpus_t **spans, size_t *count);
-int dl_kernel_bw(int cpu, uint64_t *bw, int64_t *total_bw);
-int dl_kernel_bw_all(int64_t *kbw, int64_t *ktotal, int ncpus);
-void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *tasks,
-		size_t ntasks, const int64_t *kbw, const int64_t *ktotal);
-int64_t *dl_kernel_bw_read(void); /* 2 x DL_CPUS_MAX: bw, then total_bw; NULL */
-int dl_debugfs_path(char *buf, size_t len);
-int dl_fair_server_bw(int cpu, uint64_t *bw);
-int dl_rt_bw(uint64_t *bw, bool *unlimited);
+/* The threads of process pid (the one walk of /proc/PID/task). */
+int dl_threads_list(pid_t pid, pid_t **tids, size_t *n);
 
 /* tasks.c: the live deadline threads; with details, their names,
  * cpusets and CPU time too.  Unsorted, no root domains. */
 int dl_scan(pid_t only, bool details, struct dl_task **out, size_t *count);
-
-/* cgroup.c: libcgroup, initialised once; its codes mapped to -errno. */
-int dl_cg_init(void);
-int dl_cg_errno(int ret);
-int dl_cpuset_version(void); /* 1, 2, or a negative errno */
-int dl_cpuset_mount(char *buf, size_t len);
-
-/* cpuset.c: cpusets by name below the hierarchy's root ("" is the root). */
-struct dl_kv {
-	const char *key;
-	const char *value;
-};
-struct cgroup;
-/* A libcgroup cgroup of the cpuset controller with the values to write
- * ("" or NULL: the root); NULL when out of memory. */
-struct cgroup *dl_cs_cg(const char *name, const struct dl_kv *kv, size_t n);
-int dl_cs_path(const char *name, const char *file, char *buf, size_t len);
-bool dl_cs_exists(const char *name);
-int dl_cs_read(const char *name, const char *file, char *buf, size_t len);
-/* A CPU list file of the cpuset; its effective CPUs (either version). */
-int dl_cs_cpus(const char *name, const char *file, dl_cpus_t *set);
-int dl_cs_effective(const char *name, dl_cpus_t *set);
-/* A flag file (cpu_exclusive, sched_load_balance) that reads "1". */
-bool dl_cs_flag(const char *name, const char *file);
-int dl_cs_create(const char *name, const struct dl_kv *kv, size_t n);
-int dl_cs_write(const char *name, const char *key, const char *value);
-int dl_cs_remove(const char *name);
-/* v2: "+cpuset" or "-cpuset" into the root cgroup's subtree_control. */
-int dl_cs_root_subtree(const char *change);
-/* v2: a partition of type ("root", "isolated", "member"), read back. */
-int dl_cs_make_partition(const char *name, const char *type);
-/* v2: 1 when the root cgroup's subtree_control lists ctrl, 0 if not. */
-int dl_cs_root_subtree_has(const char *ctrl);
-/* migrate.c: one task (v1: a thread, v2: its process) into a cpuset. */
-int dl_cs_attach(const char *name, pid_t tid);
 
 /* Test machinery.  NULL in the library: only the test builds of the
  * tools (tests/lib/hooks.c, never installed) fill it in, to make a step
