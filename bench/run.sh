@@ -101,6 +101,16 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || b == 0
 num() { awk -v a="$1" -v f="${2:-%.2f}" 'BEGIN {if (a == "nan" || a == "") print "n/a"; else printf f, a}'; }
 gp() { have gnuplot && gnuplot -e "$1" 2>>"$work/gnuplot.err"; }
 
+# NAME TITLE YLABEL COLUMN TOOL1 LABEL1 TOOL2 LABEL2: NAME.png, one line
+# per tool through the rounds of NAME.csv (round first, tool second).
+plot_rounds() {
+	gp "set terminal png size 900,560; set output '$out/$1.png';
+	set title '$2'; set xlabel 'round'; set ylabel '$3';
+	set grid; set key top left; set yrange [0:*]; set datafile separator ',';
+	plot '< grep ,$5, $out/$1.csv' u 1:$4 w lp lw 2 lc 'blue' t '$6',
+	     '< grep ,$7, $out/$1.csv' u 1:$4 w lp lw 2 lc 'red' t '$8'"
+}
+
 start_time=$(date -u '+%Y-%m-%d %H:%M UTC')
 t_start=$(date +%s)
 ncpu=$(nproc)
@@ -304,12 +314,8 @@ for r in $(seq 1 "$R3"); do
 		echo "$r,$tool,$N3,$row,$(tail -1 "$out/drift.csv" | cut -d, -f3)" >>"$out/launch.csv"
 	done
 done
-gp "set terminal png size 900,560; set output '$out/launch.png';
-	set title 'One launch under SCHED_DEADLINE 1 ms / 10 ms: median of $N3 per round';
-	set xlabel 'round'; set ylabel 'ms'; set grid; set key top left; set yrange [0:*];
-	set datafile separator ',';
-	plot '< grep ,dl-run, $out/launch.csv' u 1:5 w lp lw 2 lc 'blue' t 'dl-run -r 1ms -p 10ms -- true',
-	     '< grep ,chrt, $out/launch.csv' u 1:5 w lp lw 2 lc 'red' t 'chrt -d ... 0 true'"
+plot_rounds launch "One launch under SCHED_DEADLINE 1 ms / 10 ms: median of $N3 per round" ms 5 \
+	dl-run 'dl-run -r 1ms -p 10ms -- true' chrt 'chrt -d ... 0 true'
 
 # ------------------------------------------------ 4. partition set-up
 # From the fork of the first command to the exit of the second, timed by
@@ -325,34 +331,29 @@ have cset && have_cset=1
 if [ -e /run/libdl/layout ]; then
 	echo "   a dl-part layout exists already: experiment 4 skipped" | tee "$work/part-skip"
 else
+	# ROUND TOOL "CREATE COMMAND" "DESTROY COMMAND": one line of partition.csv.
+	time_pair() {
+		local t0 t1 t2
+		t0=$EPOCHREALTIME
+		$3 >/dev/null 2>"$work/pair.err"
+		t1=$EPOCHREALTIME
+		$4 >/dev/null 2>>"$work/pair.err"
+		t2=$EPOCHREALTIME
+		[ -s "$work/pair.err" ] && sed 's/^/   /' "$work/pair.err" | head -3
+		awk -v r="$1" -v t="$2" -v a="$t0" -v b="$t1" -v c="$t2" \
+			'BEGIN {printf "%d,%s,%.2f,%.2f,%.2f\n", r, t, (b-a)*1e3, (c-b)*1e3, (c-a)*1e3}' >>"$out/partition.csv"
+	}
 	for r in $(seq 1 "$R4"); do
 		layout_ours=1
-		t0=$EPOCHREALTIME
-		"$dlpart" create --partition 0 --no-move >/dev/null 2>"$work/part.err"
-		t1=$EPOCHREALTIME
-		"$dlpart" destroy >/dev/null 2>>"$work/part.err"
-		t2=$EPOCHREALTIME
+		time_pair "$r" dl-part "$dlpart create --partition 0 --no-move" "$dlpart destroy"
 		layout_ours=0
-		[ -s "$work/part.err" ] && sed 's/^/   /' "$work/part.err"
-		awk -v r="$r" -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {printf "%d,dl-part,%.2f,%.2f,%.2f\n", r, (b-a)*1e3, (c-b)*1e3, (c-a)*1e3}' >>"$out/partition.csv"
-		if [ "$have_cset" = 1 ]; then
-			t0=$EPOCHREALTIME
-			cset set -c 0 -s "$cset_name" --cpu_exclusive >/dev/null 2>"$work/cset.err"
-			t1=$EPOCHREALTIME
-			cset set -d "$cset_name" >/dev/null 2>>"$work/cset.err"
-			t2=$EPOCHREALTIME
-			[ -s "$work/cset.err" ] && sed 's/^/   /' "$work/cset.err" | head -3
-			awk -v r="$r" -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {printf "%d,cset,%.2f,%.2f,%.2f\n", r, (b-a)*1e3, (c-b)*1e3, (c-a)*1e3}' >>"$out/partition.csv"
-		fi
+		[ "$have_cset" = 1 ] &&
+			time_pair "$r" cset "cset set -c 0 -s $cset_name --cpu_exclusive" "cset set -d $cset_name"
 	done
 fi
 drift_guard partition "$R4"
-gp "set terminal png size 900,560; set output '$out/partition.png';
-	set title 'Create and destroy a one-CPU partition, $R4 rounds alternating';
-	set xlabel 'round'; set ylabel 'ms (create + destroy)'; set grid; set key top left; set yrange [0:*];
-	set datafile separator ',';
-	plot '< grep ,dl-part, $out/partition.csv' u 1:5 w lp lw 2 lc 'blue' t 'dl-part create --no-move + destroy',
-	     '< grep ,cset, $out/partition.csv' u 1:5 w lp lw 2 lc 'red' t 'cset set create + destroy'"
+plot_rounds partition "Create and destroy a one-CPU partition, $R4 rounds alternating" 'ms (create + destroy)' 5 \
+	dl-part 'dl-part create --no-move + destroy' cset 'cset set create + destroy'
 
 # ------------------------------------------------------------- 5. scale
 say "5. scale: dl-stat against ps on 10000 threads; the planner; acceptance ratio"
