@@ -277,8 +277,8 @@ gp "set terminal png size 900,560; set output '$out/wakeup.png';
 	     '< grep libdl-sleep $out/wakeup.csv' u 1:6 w lp dt 2 lc 'blue' t 'libdl sleep, p99',
 	     '< grep libdl-yield $out/wakeup.csv' u 1:8 w lp lc 'dark-green' t 'libdl yield, average',
 	     '< grep libdl-yield $out/wakeup.csv' u 1:6 w lp dt 2 lc 'dark-green' t 'libdl yield, p99',
-	     '< grep cyclicdeadline $out/wakeup.csv' u 1:8 w lp lc 'red' t 'cyclicdeadline, average',
-	     '< grep cyclicdeadline $out/wakeup.csv' u 1:7 w lp dt 2 lc 'red' t 'cyclicdeadline, max'"
+	     '< grep cyclicdeadline $out/wakeup.csv | sed s/,,,/,-,-,/' u 1:8 w lp lc 'red' t 'cyclicdeadline, average',
+	     '< grep cyclicdeadline $out/wakeup.csv | sed s/,,,/,-,-,/' u 1:7 w lp dt 2 lc 'red' t 'cyclicdeadline, max'"
 
 # ------------------------------------- 3 and 6. launch, and the accounting
 # hyperfine -N (no shell) times one launch from fork to the exit of
