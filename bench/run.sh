@@ -584,7 +584,7 @@ libdl's own launches must not make it more frequent.  Every check of the run:
 ## Reproduce
 
     ./bootstrap.sh --bench     # as root: gnuplot-nox, rt-tests, cpuset, hyperfine, strace
-    make bench                 # about 8 minutes on 2 CPUs; QUICK=1 make bench for a try-out
+    make bench                 # about 5 minutes on 2 CPUs; QUICK=1 make bench for a try-out
 EOF
 } >"$out/report.md"
 [ -s "$work/gnuplot.err" ] && { echo "bench: gnuplot said:"; head -5 "$work/gnuplot.err"; }
