@@ -10,7 +10,9 @@
 #  3. Runs autoreconf and configure when needed, then make.
 #
 # It never installs a kernel package.  Extra arguments go to configure,
-# but for --bench, which also installs what make bench needs (gnuplot).
+# but for --bench, which also installs what make bench needs: gnuplot for
+# the plots and the peers libdl is measured against (rt-tests'
+# cyclicdeadline, cpuset's cset, hyperfine; util-linux gives chrt).
 set -eu
 
 cd "$(dirname "$0")"
@@ -49,8 +51,12 @@ abigail-tools:/usr/bin/abidiff
 libsystemd-dev:/usr/include/systemd/sd-bus.h
 bash-completion:/usr/share/pkgconfig/bash-completion.pc
 "
-# make bench: the plots.
-[ "$bench" = 1 ] && PKGS="$PKGS gnuplot-nox:/usr/bin/gnuplot"
+# make bench: the plots and the peers (see bench/run.sh).
+[ "$bench" = 1 ] && PKGS="$PKGS gnuplot-nox:/usr/bin/gnuplot
+rt-tests:/usr/bin/cyclicdeadline
+cpuset:/usr/bin/cset
+hyperfine:/usr/bin/hyperfine
+strace:/usr/bin/strace"
 
 missing=""
 for entry in $PKGS; do

@@ -25,38 +25,90 @@
 
 #define SETTLE_POLL_NS 50000000ULL
 
-/* Two listings that agree on every kernel figure: no admission or exit
- * raced the scan of the tasks. */
+/* Whether the kernel's figures read before a listing's scan of the tasks
+ * (kbefore: bw then total_bw per CPU, and the root domains' spans) are
+ * the ones the listing read after it. */
+static bool unchanged(const int64_t *kbefore, const dl_cpus_t *spans, size_t nspans,
+		      const struct dl_rd *r, size_t n)
+{
+	if (nspans != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		int c = dl_cpus_first(&r[i].cpus);
+
+		if (!dl_cpus_equal(&spans[i], &r[i].cpus) || c < 0 ||
+		    (r[i].from_kernel && kbefore[DL_CPUS_MAX + c] != r[i].total_bw))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A listing that no admission or exit raced: the kernel's figures are
+ * the same just before the scan of the tasks and just after it (the
+ * listing reads them after).  Every change to the set of deadline tasks
+ * changes total_bw at once (admission, setattr, a move between root
+ * domains, a 0-lag release), but for an exit, whose bandwidth stays
+ * until its 0-lag time: that shows as a count above the live tasks,
+ * which the callers treat as settling, never as drift.  One scan of
+ * /proc instead of the two an earlier version compared.
+ */
 static int consistent_list(struct dl_rd **out, size_t *count)
 {
 	for (int attempt = 0; attempt < 5; attempt++) {
-		struct dl_rd *a, *b;
-		size_t na, nb;
+		dl_cpus_t *spans = NULL;
+		size_t nspans = 0, n;
+		int64_t *kbefore = dl_kernel_bw_read();
+		struct dl_rd *r;
 		bool same;
 		int err;
 
-		err = dl_rd_list(&a, &na);
-		if (err < 0)
-			return err;
-		err = dl_rd_list(&b, &nb);
+		if (kbefore && dl_rd_spans(&spans, &nspans) < 0)
+			nspans = 0;
+		err = dl_rd_list(&r, &n);
 		if (err < 0) {
-			free(a);
+			free(kbefore);
+			free(spans);
 			return err;
 		}
-		same = na == nb;
-		for (size_t i = 0; same && i < na; i++)
-			same = dl_cpus_equal(&a[i].cpus, &b[i].cpus) &&
-			       a[i].total_bw == b[i].total_bw &&
-			       a[i].tasks_bw == b[i].tasks_bw;
-		free(a);
+		/* Without the kernel's figures there is nothing to race. */
+		same = !kbefore || unchanged(kbefore, spans, nspans, r, n);
+		free(kbefore);
+		free(spans);
 		if (same || attempt == 4) {
-			*out = b;
-			*count = nb;
+			*out = r;
+			*count = n;
 			return 0;
 		}
-		free(b);
+		free(r);
 	}
 	return -EAGAIN;
+}
+
+/*
+ * True when the kernel's own figures alone show every root domain's
+ * count at most its fair servers: then no exited task can hold
+ * bandwidth (it would be counted in total_bw), whatever the live tasks
+ * are, and the scan of every thread in /proc that tells the live tasks'
+ * share (most of a dl-part create or destroy's time on a busy host) is
+ * not needed.  One read of sched/debug and a walk of the cpusets.
+ */
+static bool nothing_reserved(void)
+{
+	dl_cpus_t *spans = NULL;
+	int64_t *kbw = dl_kernel_bw_read();
+	size_t n = 0;
+	bool quiet = kbw != NULL && dl_rd_spans(&spans, &n) == 0 && n > 0;
+
+	for (size_t i = 0; quiet && i < n; i++) {
+		struct dl_rd rd;
+
+		dl_rd_fill(&rd, &spans[i], NULL, 0, kbw, kbw + DL_CPUS_MAX);
+		quiet = rd.from_kernel && rd.total_bw <= (int64_t)rd.fair_bw;
+	}
+	free(spans);
+	free(kbw);
+	return quiet;
 }
 
 /*
@@ -69,6 +121,8 @@ int dl_wait_quiet(unsigned int timeout_ms)
 {
 	uint64_t until = dl_now_ns() + (uint64_t)timeout_ms * 1000000ULL;
 
+	if (nothing_reserved())
+		return 0;
 	for (;;) {
 		struct dl_rd *rds = NULL;
 		size_t n = 0;

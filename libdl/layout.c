@@ -379,7 +379,13 @@ int dl_layout_save(const struct dl_layout *l)
 	for (size_t i = 0; i < l->norigins; i++)
 		fprintf(f, "origin %d %llu %s\n", (int)l->origins[i].pid, l->origins[i].start,
 			l->origins[i].cgroup);
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0)
+	/* No fsync: the state only has to outlive this process (a create
+	 * killed half-way, undone by a later destroy), and the page cache
+	 * gives it to any later process.  What it describes (cpusets, root
+	 * domains) is kernel memory that a reboot removes anyway.  On a /run
+	 * that is not a tmpfs, each fsync cost milliseconds (issue 13).
+	 * rename() still makes every reader see a whole old or new file. */
+	if (fflush(f) != 0)
 		err = -errno;
 	if (fclose(f) != 0 && !err)
 		err = -errno;
