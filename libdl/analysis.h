@@ -84,9 +84,14 @@ uint64_t dl_an_global_scaling(const struct dl_an_task *ts, size_t n, size_t nfix
 uint64_t dl_an_edf_scaling_bound(const struct dl_an_task *ts, size_t n, size_t nfixed);
 bool dl_an_any_accepts(const struct dl_an_task *ts, size_t n, int m, unsigned mask);
 
-/* The kernel's admission of a root domain of ncpus CPUs: the sum of
+/* The root domain ncpus CPUs of the platform would make, holding the
+ * tasks ts: its figures as dl_rd_fill() gives a real one's (bw.h). */
+void dl_an_rd(const struct dl_platform *pf, const struct dl_an_task *ts, size_t n, int ncpus,
+	      struct dl_rd *rd);
+/* The kernel's admission of that root domain: the sum of
  * to_ratio(period, runtime) of its tasks and fair servers against
- * cpu_bw x ncpus.  Returns the room left (negative: refused). */
+ * cpu_bw x ncpus (dl_bw_free()).  Returns the room left (negative:
+ * refused). */
 int64_t dl_an_admission(const struct dl_platform *pf, const struct dl_an_task *ts,
 			size_t n, int ncpus);
 uint64_t dl_an_bw(const struct dl_an_task *t); /* to_ratio(), DL_BW units */

@@ -234,7 +234,7 @@ void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *t
 	/* cap_scale(bw, capacity) of __dl_overflow(): bw x CPUs when every
 	 * CPU has the full capacity of 1024. */
 	rd->capacity = (uint64_t)(((unsigned __int128)rd->cpu_bw * capsum) >> 10);
-	rd->free_bw = rd->unlimited ? INT64_MAX : (int64_t)rd->capacity - rd->total_bw;
+	rd->free_bw = dl_bw_free(rd);
 }
 
 /* The kernel's per-CPU figures, bw then total_bw; NULL when unreadable. */
@@ -270,6 +270,14 @@ int dl_bw_verdict(const struct dl_rd *rd, bool settled)
 DL_EXPORT int dl_rd_drift(const struct dl_rd *rd, uint64_t high_ns)
 {
 	return dl_bw_verdict(rd, high_ns >= DL_DRIFT_SETTLE_MS * 1000000ULL);
+}
+
+/* What the next request may take: capacity - total_bw, INT64_MAX when
+ * there is no admission test.  The one subtraction behind free_bw, the
+ * layout's fit check and the planner's rooms. */
+int64_t dl_bw_free(const struct dl_rd *rd)
+{
+	return rd->unlimited ? INT64_MAX : (int64_t)rd->capacity - rd->total_bw;
 }
 
 /*

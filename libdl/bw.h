@@ -30,6 +30,8 @@ int dl_rt_bw(uint64_t *bw, bool *unlimited);
 /* The drift verdict (DL_DRIFT_*) once a high count had its time to
  * settle, or not yet; the one rule behind dl_rd_drift and dl_drift_check. */
 int dl_bw_verdict(const struct dl_rd *rd, bool settled);
+/* capacity - total_bw (INT64_MAX: unlimited): the room left. */
+int64_t dl_bw_free(const struct dl_rd *rd);
 /* The kernel's __dl_overflow(): true when a request of new_bw, replacing
  * old, does not fit rd. */
 bool dl_bw_overflow(const struct dl_rd *rd, uint64_t old, uint64_t new_bw);

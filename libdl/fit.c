@@ -12,6 +12,7 @@
  * member that holds its CPU now.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,39 +38,43 @@ int dl_layout_check_bw(const struct dl_layout *l)
 {
 	struct dl_task *tasks = NULL;
 	struct dl_rd *rds = NULL;
+	int64_t *kbw;
 	size_t nt = 0, nrd = 0;
 	int err = dl_snapshot(0, &tasks, &nt, &rds, &nrd);
 
 	if (err < 0)
 		return dl_fail_ctx(err, "cannot list the deadline tasks the layout would hold");
+	/* Each CPU's admission cap as the snapshot read it (the kernel's, or
+	 * the sysctl's), in dl_kernel_bw_read()'s shape for dl_rd_fill(). */
+	kbw = malloc(2 * DL_CPUS_MAX * sizeof(*kbw));
+	if (!kbw) {
+		free(tasks);
+		free(rds);
+		return dl_fail(-ENOMEM, "out of memory");
+	}
+	for (int cpu = 0; cpu < DL_CPUS_MAX; cpu++) {
+		kbw[cpu] = -2;
+		kbw[DL_CPUS_MAX + cpu] = 0;
+		for (size_t k = 0; k < nrd; k++)
+			if (dl_cpus_isset(&rds[k].cpus, cpu))
+				kbw[cpu] = rds[k].unlimited ? -1 : (int64_t)rds[k].cpu_bw;
+	}
 	err = 0; /* a count */
 	for (int m = -1; m < (int)l->nparts && !err; m++) {
 		const dl_cpus_t *cpus = m < 0 ? &l->cluster : &l->parts[m].cpus;
-		uint64_t cap = 0, fair = 0, load = 0;
 		char list[512] = "", a[32], b[32], c[32], cs[256], name[64];
-		size_t used = 0, ntask = 0;
-		bool unlimited = false;
+		struct dl_rd rd;
+		size_t used = 0;
 
-		for (int cpu = 0; cpu < DL_CPUS_MAX; cpu++) {
-			uint64_t f = 0;
-
-			if (!dl_cpus_isset(cpus, cpu))
-				continue;
-			for (size_t k = 0; k < nrd; k++)
-				if (dl_cpus_isset(&rds[k].cpus, cpu)) {
-					cap += rds[k].cpu_bw;
-					unlimited |= rds[k].unlimited;
-				}
-			if (dl_fair_server_bw(cpu, &f) == 0)
-				fair += f;
-		}
-		if (unlimited)
-			continue;
+		/* The root domain the member will be, as the rebuild counts it
+		 * (dl_rebuild_rd_accounting()): its fair servers, then every
+		 * task that ends in it. */
+		dl_rd_fill(&rd, cpus, NULL, 0, kbw, kbw + DL_CPUS_MAX);
 		for (size_t i = 0; i < nt; i++) {
 			if (member_of(l, &tasks[i]) != m)
 				continue;
-			load += tasks[i].bw;
-			ntask++;
+			rd.tasks_bw += tasks[i].bw;
+			rd.ntasks++;
 			if (used < sizeof(list) - 64) {
 				char comm[64];
 
@@ -79,17 +84,20 @@ int dl_layout_check_bw(const struct dl_layout *l)
 							 dl_bw_format((int64_t)tasks[i].bw, a, sizeof(a)));
 			}
 		}
-		if (load + fair <= cap)
+		rd.total_bw = dl_rd_expected(&rd);
+		if (dl_bw_free(&rd) >= 0)
 			continue;
 		if (m < 0)
 			snprintf(name, sizeof(name), "the cluster");
 		else
 			snprintf(name, sizeof(name), "partition %s", l->parts[m].name);
-		err = dl_fail(-EBUSY, "%s (CPUs %s) would hold %zu deadline thread%s of %s in all (%s), with fair servers of %s, above its capacity %s: the kernel would count them there without a test and they would miss their deadlines; give it more CPUs, or stop or move those threads first",
-			      name, dl_cpus_format(cpus, cs, sizeof(cs)), ntask, ntask == 1 ? "" : "s",
-			      dl_bw_format((int64_t)load, a, sizeof(a)), list,
-			      dl_bw_format((int64_t)fair, b, sizeof(b)), dl_bw_format((int64_t)cap, c, sizeof(c)));
+		err = dl_fail(-EBUSY, "%s (CPUs %s) would hold %" PRIu64 " deadline thread%s of %s in all (%s), with fair servers of %s, above its capacity %s: the kernel would count them there without a test and they would miss their deadlines; give it more CPUs, or stop or move those threads first",
+			      name, dl_cpus_format(cpus, cs, sizeof(cs)), rd.ntasks, rd.ntasks == 1 ? "" : "s",
+			      dl_bw_format((int64_t)rd.tasks_bw, a, sizeof(a)), list,
+			      dl_bw_format((int64_t)rd.fair_bw, b, sizeof(b)),
+			      dl_bw_format((int64_t)rd.capacity, c, sizeof(c)));
 	}
+	free(kbw);
 	free(tasks);
 	free(rds);
 	return err;

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "bw.h"
 #include "sys.h"
 
 /* Pairs the quadratic global tests may look at in one plan, over all
@@ -66,12 +67,11 @@ struct ctx {
 static void bin_reset(struct ctx *c, struct bin *b)
 {
 	b->n = 0;
-	b->room = c->pf->unlimited ? INT64_MAX : (int64_t)c->pf->cpu_bw;
-	if (c->has_sv) {
+	/* One CPU with its fair server and no task yet; then bin_add()
+	 * takes each task's share off the room, as the kernel would. */
+	b->room = dl_an_admission(c->pf, NULL, 0, 1);
+	if (c->has_sv)
 		b->ts[b->n++] = c->sv;
-		if (!c->pf->unlimited)
-			b->room -= (int64_t)dl_an_bw(&c->sv);
-	}
 }
 
 static bool bin_grow(struct bin *b)
@@ -374,6 +374,7 @@ static struct dl_plan_part *make_part(struct ctx *c, int id, const dl_cpus_t *cp
 {
 	struct dl_plan_part *p = calloc(1, sizeof(*p));
 	size_t nt = 0, total;
+	struct dl_rd rd;
 	char cl[64];
 
 	if (!p)
@@ -394,12 +395,9 @@ static struct dl_plan_part *make_part(struct ctx *c, int id, const dl_cpus_t *cp
 			p->tasks[p->ntasks++] = i;
 			c->scratch[nt++] = c->ts[i];
 		}
-	p->free_bw = dl_an_admission(c->pf, c->scratch, nt, p->ncpus);
-	p->load = 0;
-	for (size_t j = 0; j < nt; j++)
-		p->load += dl_an_bw(&c->scratch[j]);
-	if (c->has_sv)
-		p->load += dl_an_bw(&c->sv) * (uint64_t)p->ncpus;
+	dl_an_rd(c->pf, c->scratch, nt, p->ncpus, &rd);
+	p->free_bw = dl_bw_free(&rd);
+	p->load = (uint64_t)dl_rd_expected(&rd);
 	p->test = test;
 	total = nt;
 	for (int s = 0; c->has_sv && s < p->ncpus; s++)

@@ -69,19 +69,32 @@ uint64_t dl_an_bw(const struct dl_an_task *t)
 	return dl_to_ratio(t->t, t->c);
 }
 
+/* The root domain ncpus CPUs of the platform would make, holding the
+ * tasks: the figures dl_rd_fill() reads from a real one, so that the
+ * kernel's arithmetic (bw.c) judges both. */
+void dl_an_rd(const struct dl_platform *pf, const struct dl_an_task *ts, size_t n, int ncpus,
+	      struct dl_rd *rd)
+{
+	memset(rd, 0, sizeof(*rd));
+	rd->ncpus = ncpus;
+	rd->unlimited = pf->unlimited;
+	rd->cpu_bw = pf->cpu_bw;
+	rd->capacity = pf->cpu_bw * (uint64_t)ncpus;
+	if (pf->server.runtime)
+		rd->fair_bw = dl_params_bw(&pf->server) * (uint64_t)ncpus;
+	for (size_t i = 0; i < n; i++)
+		rd->tasks_bw += dl_an_bw(&ts[i]);
+	rd->ntasks = n;
+	rd->total_bw = dl_rd_expected(rd);
+}
+
 int64_t dl_an_admission(const struct dl_platform *pf, const struct dl_an_task *ts,
 			size_t n, int ncpus)
 {
-	int64_t room;
+	struct dl_rd rd;
 
-	if (pf->unlimited)
-		return INT64_MAX;
-	room = (int64_t)(pf->cpu_bw * (uint64_t)ncpus);
-	if (pf->server.runtime)
-		room -= (int64_t)(dl_params_bw(&pf->server) * (uint64_t)ncpus);
-	for (size_t i = 0; i < n; i++)
-		room -= (int64_t)dl_an_bw(&ts[i]);
-	return room;
+	dl_an_rd(pf, ts, n, ncpus, &rd);
+	return dl_bw_free(&rd);
 }
 
 DL_EXPORT int dl_platform_get(int ncpus, struct dl_platform **pfp)
