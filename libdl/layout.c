@@ -586,7 +586,7 @@ int dl_layout_lock(unsigned int wait_ms)
 			holder[n > 0 ? n : 0] = '\0';
 			holder[strcspn(holder, "\n")] = '\0';
 			close(fd);
-			return dl_fail(-EBUSY, "another dl-part create, destroy or repair is running (pid %s): wait for it",
+			return dl_fail(-EBUSY, "another layout change (dl_layout_create(3), dl_layout_destroy(3) or dl_rd_rebuild(3)) is running (pid %s): wait for it",
 				       holder[0] ? holder : "unknown");
 		}
 		dl_sleep_ns(20000000);

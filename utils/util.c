@@ -32,6 +32,8 @@ void util_init(const char *argv0)
 static const struct {
 	const char *api, *tool;
 } hints[] = {
+	{ "another layout change (dl_layout_create(3), dl_layout_destroy(3) or dl_rd_rebuild(3)) is running",
+	  "another dl-part create, destroy or repair is running" },
 	{ "call dl_rd_rebuild(3)", "run dl-part repair" },
 	{ "(dl_rd_rebuild(3))", "(dl-part repair)" },
 	{ "call dl_layout_destroy(3)", "run dl-part destroy" },

@@ -190,7 +190,7 @@ START_TEST(test_lock_excludes)
 	if (pid == 0) {
 		int e = dl_layout_lock(0);
 
-		_exit(e == -EBUSY && strstr(dl_errmsg(), "another dl-part create, destroy or repair is running") ? 0 : 1);
+		_exit(e == -EBUSY && strstr(dl_errmsg(), "another layout change (dl_layout_create(3), dl_layout_destroy(3) or dl_rd_rebuild(3)) is running") ? 0 : 1);
 	}
 	ck_assert_int_eq(tl_wait(pid), 0);
 	close(fd);
