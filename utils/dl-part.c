@@ -21,6 +21,7 @@
 
 #include "conf.h"
 #include "json.h"
+#include "show.h"
 #include "dl-part-plan.h"
 #include "util.h"
 
@@ -191,7 +192,7 @@ static void print_rd(const struct dl_rd *rd)
 	       dl_bw_format((int64_t)rd->capacity, c, sizeof(c)),
 	       dl_bw_format(rd->total_bw, t, sizeof(t)),
 	       rd->from_kernel ? "" : " (computed)",
-	       dl_bw_format(rd->free_bw, f, sizeof(f)));
+	       rd->unlimited ? "unlimited" : dl_bw_format(rd->free_bw, f, sizeof(f)));
 }
 
 static void json_rd(struct json *j, const char *key, const struct dl_rd *rd)
@@ -408,19 +409,17 @@ static int cmd_status(const struct opts *o)
 	} else {
 		if (show_layout(false, NULL) == -ENOENT)
 			printf("no layout\n");
-		printf("root domains:\n");
-		for (size_t i = 0; i < nrd; i++) {
-			const struct dl_drift *d = drift_of(drifts, nd, &rds[i].cpus);
-			char f[32], t[32], k[32], e[32];
+		if (nrd) {
+			int *drift = calloc(nrd, sizeof(*drift));
 
-			printf("  ");
-			print_rd(&rds[i]);
-			printf(" (fair servers %s, %" PRIu64 " deadline threads %s)\n",
-			       dl_bw_format((int64_t)rds[i].fair_bw, f, sizeof(f)), rds[i].ntasks,
-			       dl_bw_format((int64_t)rds[i].tasks_bw, t, sizeof(t)));
-			if (d)
-				printf("    DRIFTED: the kernel counts %s admitted, the fair servers and live deadline tasks hold %s: run dl-part repair\n",
-				       dl_bw_format(d->kernel_bw, k, sizeof(k)), dl_bw_format(d->expected_bw, e, sizeof(e)));
+			if (!drift)
+				die(EXIT_FAILURE, "out of memory");
+			for (size_t i = 0; i < nrd; i++)
+				drift[i] = drift_of(drifts, nd, &rds[i].cpus) ? DL_DRIFT_YES : DL_DRIFT_NONE;
+			printf("root domains:\n");
+			show_rd_table(rds, nrd, drift,
+				      "kernel accounting drift, run dl-part repair (see libdeadline(3), BUGS)");
+			free(drift);
 		}
 		if (check_partitions(true) > 0)
 			invalid = true;
