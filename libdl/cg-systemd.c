@@ -175,35 +175,28 @@ static int unit_name(char *buf, size_t len, const char *member)
 	return dl_pathf(buf, len, DL_SD_PARENT "-%s.slice", member);
 }
 
-/* A unit file, whole or not at all (a temporary file renamed). */
+/* A unit file, whole or not at all (dl_file_replace()).  fsync'd: a
+ * unit systemd reads at its next daemon-reload must not be empty after
+ * a crash. */
 static int write_unit(const char *member, const dl_cpus_t *cpus, const dl_cpus_t *mems)
 {
-	char path[4096], tmp[4200], c[4096], m[1024], text[10000];
-	int fd, n, err = 0;
+	char path[4096], c[4096], m[1024], text[10000];
+	int n, err;
 
 	if ((err = dl_fault("a unit file")))
 		return err;
-	if ((err = unit_path(path, sizeof(path), member)) ||
-	    (err = dl_pathf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid())))
+	if ((err = unit_path(path, sizeof(path), member)))
 		return err;
 	n = snprintf(text, sizeof(text),
 		     "# Written by libdeadline (dl-part create); dl-part destroy removes it.\n"
 		     "[Unit]\nDescription=%s%s\n\n[Slice]\nAllowedCPUs=%s\nAllowedMemoryNodes=%s\n",
 		     member ? "libdl partition " : "libdl partitions (SCHED_DEADLINE root domains)",
 		     member ? member : "", dl_cpus_format(cpus, c, sizeof(c)), dl_cpus_format(mems, m, sizeof(m)));
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return dl_fail(-errno, "cannot write %s: %s", tmp, strerror(errno));
-	if (write(fd, text, (size_t)n) != n || fsync(fd) < 0)
-		err = -(errno ? errno : EIO);
-	if (close(fd) < 0 && !err)
-		err = -errno;
-	if (!err && rename(tmp, path) < 0)
-		err = -errno;
-	if (err) {
-		unlink(tmp);
+	if (n < 0 || (size_t)n >= sizeof(text))
+		return dl_fail(-ENAMETOOLONG, "the unit %s would be too long", path);
+	err = dl_file_replace(path, text, (size_t)n, 0644, true);
+	if (err)
 		return dl_fail(err, "cannot write the unit %s: %s", path, strerror(-err));
-	}
 	return 0;
 }
 

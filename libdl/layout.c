@@ -342,26 +342,18 @@ static int make_state_dir(void)
 
 int dl_layout_save(const struct dl_layout *l)
 {
-	char path[4096], tmp[4200], a[4096];
+	char path[4096], a[4096], *text = NULL;
+	size_t len = 0;
 	FILE *f;
-	int err = 0, fd;
+	int err;
 
 	if ((err = make_state_dir()) || (err = dl_fault("the layout's state")))
 		return err;
-	if ((err = state_path(path, sizeof(path), "layout")) ||
-	    (err = dl_pathf(tmp, sizeof(tmp), "%s.XXXXXX", path)))
+	if ((err = state_path(path, sizeof(path), "layout")))
 		return err;
-	/* mkostemp: a new name, O_EXCL, mode 0600. */
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return dl_fail(-errno, "cannot write the layout's state in %s: %s", state_dir(), strerror(errno));
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		close(fd);
-		unlink(tmp);
-		return dl_fail(err, "cannot write the layout's state %s: %s", tmp, strerror(-err));
-	}
+	f = open_memstream(&text, &len);
+	if (!f)
+		return dl_fail(-errno, "cannot write the layout's state: %s", strerror(errno));
 	fprintf(f, "# libdl layout: what dl-part destroy undoes.  Do not edit.\n");
 	fprintf(f, "phase %s\n", l->phase);
 	fprintf(f, "cgroup %d\n", l->version);
@@ -379,22 +371,21 @@ int dl_layout_save(const struct dl_layout *l)
 	for (size_t i = 0; i < l->norigins; i++)
 		fprintf(f, "origin %d %llu %s\n", (int)l->origins[i].pid, l->origins[i].start,
 			l->origins[i].cgroup);
-	/* No fsync: the state only has to outlive this process (a create
-	 * killed half-way, undone by a later destroy), and the page cache
-	 * gives it to any later process.  What it describes (cpusets, root
-	 * domains) is kernel memory that a reboot removes anyway.  On a /run
-	 * that is not a tmpfs, each fsync cost milliseconds (issue 13).
-	 * rename() still makes every reader see a whole old or new file. */
-	if (fflush(f) != 0)
-		err = -errno;
-	if (fclose(f) != 0 && !err)
-		err = -errno;
-	if (!err && rename(tmp, path) < 0)
-		err = -errno;
-	if (err) {
-		unlink(tmp);
-		return dl_fail(err, "cannot write the layout's state %s: %s", path, strerror(-err));
+	if (fclose(f) != 0) {
+		free(text);
+		return dl_fail(-ENOMEM, "cannot write the layout's state: out of memory");
 	}
+	/* Not durable (no fsync): the state only has to outlive this
+	 * process (a create killed half-way, undone by a later destroy), and
+	 * the page cache gives it to any later process.  What it describes
+	 * (cpusets, root domains) is kernel memory that a reboot removes
+	 * anyway.  On a /run that is not a tmpfs, each fsync cost
+	 * milliseconds (issue 13).  The rename still makes every reader see
+	 * a whole old or new file, mode 0600. */
+	err = dl_file_replace(path, text, len, 0600, false);
+	free(text);
+	if (err)
+		return dl_fail(err, "cannot write the layout's state %s: %s", path, strerror(-err));
 	return 0;
 }
 

@@ -35,6 +35,9 @@ int dl_read_file(const char *path, char *buf, size_t len);
 int dl_read_u64(const char *path, uint64_t *val);
 int dl_read_s64(const char *path, int64_t *val);
 int dl_write_file(const char *path, const char *text);
+/* path replaced by text whole or not at all: a temporary file of a new
+ * name in the same folder, renamed over it; fsync'd first when durable. */
+int dl_file_replace(const char *path, const char *text, size_t len, mode_t mode, bool durable);
 /* Field n of /proc/TID/stat, counted as in proc(5) (3 and above). */
 int dl_task_stat_field(pid_t tid, int n, unsigned long long *val);
 /* A file holding a CPU (or node) list, parsed. */

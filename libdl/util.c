@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sys.h"
@@ -102,6 +103,33 @@ int dl_write_file(const char *path, const char *text)
 		err = -EIO;
 	if (close(fd) < 0 && !err)
 		err = -errno;
+	return err;
+}
+
+int dl_file_replace(const char *path, const char *text, size_t len, mode_t mode, bool durable)
+{
+	char tmp[4200];
+	int fd, err;
+
+	if ((err = dl_pathf(tmp, sizeof(tmp), "%s.XXXXXX", path)))
+		return err;
+	/* mkostemp: a name nobody else has, O_EXCL (no link followed), 0600
+	 * until the write is whole. */
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len)
+		err = -(errno ? errno : EIO);
+	if (!err && fchmod(fd, mode) < 0)
+		err = -errno;
+	if (!err && durable && fsync(fd) < 0)
+		err = -errno;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	if (err)
+		unlink(tmp);
 	return err;
 }
 
