@@ -529,13 +529,19 @@ fork to the exit of \`true\`: \`$(basename "$dlrun") -r 1ms -p 10ms -- true\` ag
 rounds of each, alternating; the table gives the median over rounds of each round's
 median: [launch.csv](launch.csv).
 
-Where dl-run's extra time goes (measured apart on this machine with
+Where dl-run's extra time went (measured apart on this machine with
 hyperfine, 200 runs each, 2026-12-03): an empty C program starts in 1.9 ms,
 2.4 ms linked with libcgroup and libcap, 6.3 ms once libsystemd is linked too
 (it pulls in libgcrypt, liblzma, libzstd, liblz4): about 4 ms per process
-start that chrt does not pay.  dl-run itself makes a handful of system calls
-before it executes the command.  libsystemd is only needed for layouts on a
-systemd host; loading it there alone (dlopen) is the fix, not yet made.
+start that chrt does not pay.  libsystemd is only needed for layouts on a
+systemd host, so libdeadline now loads it there alone, at run time, when a
+layout first talks to systemd (libdl/cg-systemd.c).  Since then dl-run runs
+about as many instructions before it executes the command as chrt (0.40 M
+against 0.39 M, callgrind; 1.25 M with libsystemd linked) and makes fewer
+system calls (95 against 122: chrt reads its locale).  Measured apart on
+2026-12-03, 8 alternating rounds of 100, median of the rounds' medians:
+dl-run 3.83 ms, chrt 3.97 ms (0.96x; no round above 1.00x); the same
+dl-run with libsystemd linked 5.49 ms (1.38x).
 
 ![launch](launch.png)
 

@@ -23,8 +23,11 @@
  * is.  Processes join a partition through systemd too: a transient scope
  * in the slice (StartTransientUnit, as systemd-run --scope does).
  *
- * Without libsystemd at build time dl_sd_host() is false and the direct
- * cgroupfs path (partition.c) is used everywhere.
+ * libsystemd is not linked: it is loaded (dlopen) by the first call that
+ * talks to systemd, so only layouts on a systemd host pay for it (see
+ * sd_load() below).  Without libsystemd's headers at build time
+ * dl_sd_host() is false and the direct cgroupfs path (partition.c) is
+ * used everywhere.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -109,7 +112,84 @@ int dl_sd_count(const char *cg, uint64_t *threads, uint64_t *deadline)
 }
 
 #ifdef HAVE_LIBSYSTEMD
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <systemd/sd-bus.h>
+
+/*
+ * libsystemd, loaded when first needed.  Linked, the loader would map it
+ * and what it links (libgcrypt, liblzma, libzstd, liblz4, libgpg-error)
+ * into every start of every program that uses libdeadline, on every host:
+ * a few milliseconds that made `dl-run -- true` 1.5 times as slow as chrt
+ * (issue 13, bench experiment 3), for calls that only layouts on a
+ * systemd host make.  So it is opened by soname, as systemd loads its own
+ * optional libraries; its headers still type every call (a call through
+ * lib.sd_bus_x has sd_bus_x's prototype).  The soname has been
+ * libsystemd.so.0 since libsystemd existed (systemd 209); the calls used
+ * here are all in 221, the version configure asks for.
+ */
+#define LIBSYSTEMD_SONAME "libsystemd.so.0"
+
+#define SD_SYMBOLS(X) \
+	X(sd_bus_new) \
+	X(sd_bus_set_address) \
+	X(sd_bus_start) \
+	X(sd_bus_open_system) \
+	X(sd_bus_unref) \
+	X(sd_bus_flush_close_unref) \
+	X(sd_bus_call) \
+	X(sd_bus_call_methodv) \
+	X(sd_bus_message_new_method_call) \
+	X(sd_bus_message_append) \
+	X(sd_bus_message_unref) \
+	X(sd_bus_error_free)
+
+static struct {
+#define SD_FIELD(name) __typeof__(name) *name;
+	SD_SYMBOLS(SD_FIELD)
+#undef SD_FIELD
+} lib;
+
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+static char lib_error[512]; /* empty once loaded */
+
+static void lib_open(void)
+{
+	const char *soname = dl_test_hooks && dl_test_hooks->libsystemd ? dl_test_hooks->libsystemd
+									: LIBSYSTEMD_SONAME;
+	void *h, *sym;
+
+	/* Never closed: later calls in the process reuse it, and libsystemd
+	 * keeps per-thread state (default buses) that must not be unmapped
+	 * under a thread that holds it. */
+	h = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	if (!h) {
+		snprintf(lib_error, sizeof(lib_error), "%s", dlerror());
+		return;
+	}
+#define SD_RESOLVE(name) \
+	if (!(sym = dlsym(h, #name))) { \
+		snprintf(lib_error, sizeof(lib_error), "%s has no %s", soname, #name); \
+		dlclose(h); \
+		return; \
+	} \
+	memcpy(&lib.name, &sym, sizeof(sym));
+	SD_SYMBOLS(SD_RESOLVE)
+#undef SD_RESOLVE
+}
+
+/* libsystemd's calls in lib, or ENOTSUP and why (dl_errmsg()).  Only a
+ * systemd host gets here (dl_sd_host()), where the direct path would not
+ * last: no fallback. */
+static int sd_load(void)
+{
+	pthread_once(&lib_once, lib_open);
+	if (lib_error[0])
+		return dl_fail(-ENOTSUP, "this host's PID 1 is systemd, so layouts are made through its D-Bus API, but " LIBSYSTEMD_SONAME " could not be loaded (%s): install the Debian package libsystemd0",
+			       lib_error);
+	return 0;
+}
 
 #define DEST "org.freedesktop.systemd1"
 #define PATH "/org/freedesktop/systemd1"
@@ -122,20 +202,22 @@ static int bus_open(sd_bus **out)
 	sd_bus *bus = NULL;
 	int r;
 
+	if ((r = sd_load()))
+		return r;
 	if (geteuid() == 0 && access("/run/systemd/private", F_OK) == 0) {
-		r = sd_bus_new(&bus);
+		r = lib.sd_bus_new(&bus);
 		if (r >= 0)
-			r = sd_bus_set_address(bus, "unix:path=/run/systemd/private");
+			r = lib.sd_bus_set_address(bus, "unix:path=/run/systemd/private");
 		if (r >= 0)
-			r = sd_bus_start(bus);
+			r = lib.sd_bus_start(bus);
 		if (r >= 0) {
 			*out = bus;
 			return 0;
 		}
-		sd_bus_unref(bus);
+		lib.sd_bus_unref(bus);
 		bus = NULL;
 	}
-	r = sd_bus_open_system(&bus);
+	r = lib.sd_bus_open_system(&bus);
 	if (r < 0)
 		return dl_fail(r, "cannot talk to systemd over D-Bus: %s", strerror(-r));
 	*out = bus;
@@ -152,12 +234,12 @@ static int bus_call(sd_bus *bus, const char *method, const char *what, const cha
 	if ((r = dl_fault(method)))
 		return r;
 	va_start(ap, types);
-	r = sd_bus_call_methodv(bus, DEST, PATH, MANAGER, method, &e, &reply, types, ap);
+	r = lib.sd_bus_call_methodv(bus, DEST, PATH, MANAGER, method, &e, &reply, types, ap);
 	va_end(ap);
 	if (r < 0)
 		dl_fail(r, "systemd refused to %s: %s", what, e.message ? e.message : strerror(-r));
-	sd_bus_error_free(&e);
-	sd_bus_message_unref(reply);
+	lib.sd_bus_error_free(&e);
+	lib.sd_bus_message_unref(reply);
 	return r < 0 ? r : 0;
 }
 
@@ -235,7 +317,12 @@ int dl_sd_check(const struct dl_layout *l)
 {
 	dl_cpus_t online, rest;
 	char a[256];
+	int err;
 
+	/* Before anything is changed: a create that cannot talk to systemd
+	 * could not roll itself back through it either. */
+	if ((err = sd_load()))
+		return err;
 	for (size_t i = 0; i < l->nparts; i++)
 		if (strchr(l->parts[i].name, '-'))
 			return dl_fail(-EINVAL, "partition name \"%s\" holds a '-': on a systemd host a partition is the slice " DL_SD_PARENT "-NAME.slice and systemd nests slices at each '-'; use '_'",
@@ -293,7 +380,7 @@ int dl_sd_create(struct dl_layout *l, struct dl_layout_result *res)
 		if (!err)
 			err = dl_step(res, "partition");
 	}
-	sd_bus_flush_close_unref(bus);
+	lib.sd_bus_flush_close_unref(bus);
 	return err;
 }
 
@@ -351,7 +438,7 @@ int dl_sd_destroy(const struct dl_layout *l, struct dl_layout_result *res)
 	if (!err)
 		err = bus_call(bus, "Reload", "reload its units", "");
 out:
-	sd_bus_flush_close_unref(bus);
+	lib.sd_bus_flush_close_unref(bus);
 	return err;
 }
 
@@ -408,21 +495,21 @@ int dl_sd_attach(const char *member, pid_t pid)
 	r = bus_open(&bus);
 	if (r < 0)
 		return r;
-	r = sd_bus_message_new_method_call(bus, &m, DEST, PATH, MANAGER, "StartTransientUnit");
+	r = lib.sd_bus_message_new_method_call(bus, &m, DEST, PATH, MANAGER, "StartTransientUnit");
 	if (r >= 0)
-		r = sd_bus_message_append(m, "ss", scope, "fail");
+		r = lib.sd_bus_message_append(m, "ss", scope, "fail");
 	if (r >= 0)
-		r = sd_bus_message_append(m, "a(sv)", 3, "Slice", "s", slice, "Description", "s", desc,
+		r = lib.sd_bus_message_append(m, "a(sv)", 3, "Slice", "s", slice, "Description", "s", desc,
 					  "PIDs", "au", 1, (uint32_t)pid);
 	if (r >= 0)
-		r = sd_bus_message_append(m, "a(sa(sv))", 0);
+		r = lib.sd_bus_message_append(m, "a(sa(sv))", 0);
 	if (r < 0) {
 		dl_fail(r, "cannot build the D-Bus call for scope %s: %s", scope, strerror(-r));
 		goto out;
 	}
 	r = dl_fault("StartTransientUnit");
 	if (!r)
-		r = sd_bus_call(bus, m, 0, &e, &reply);
+		r = lib.sd_bus_call(bus, m, 0, &e, &reply);
 	if (r < 0) {
 		dl_fail(r, "systemd refused to start scope %s in %s: %s", scope, slice,
 			e.message ? e.message : strerror(-r));
@@ -430,10 +517,10 @@ int dl_sd_attach(const char *member, pid_t pid)
 	}
 	r = wait_in(pid, cg, WAIT_MS);
 out:
-	sd_bus_error_free(&e);
-	sd_bus_message_unref(reply);
-	sd_bus_message_unref(m);
-	sd_bus_flush_close_unref(bus);
+	lib.sd_bus_error_free(&e);
+	lib.sd_bus_message_unref(reply);
+	lib.sd_bus_message_unref(m);
+	lib.sd_bus_flush_close_unref(bus);
 	return r;
 }
 

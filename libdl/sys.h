@@ -123,6 +123,7 @@ struct dl_test_hooks {
 	int (*fault)(const char *site);
 	bool no_precheck;      /* let the kernel find cpuset conflicts itself */
 	const char *state_dir; /* instead of /run/libdl */
+	const char *libsystemd; /* the soname cg-systemd.c loads instead of libsystemd.so.0 */
 };
 extern const struct dl_test_hooks *dl_test_hooks;
 

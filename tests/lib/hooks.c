@@ -10,6 +10,9 @@
  *                                 state saved) fails with EIO
  *   LIBDL_TEST_NO_PRECHECK=1      no check for conflicting cpusets first:
  *                                 the kernel's own verdict is read back
+ *   LIBDL_TEST_LIBSYSTEMD=SONAME  load SONAME instead of libsystemd.so.0
+ *                                 (one that does not exist: a systemd host
+ *                                 without libsystemd0)
  */
 #include <errno.h>
 #include <signal.h>
@@ -69,5 +72,6 @@ __attribute__((constructor)) static void install_hooks(void)
 	if (fail_write)
 		atexit(report_writes);
 	hooks.no_precheck = env_int("LIBDL_TEST_NO_PRECHECK") != 0;
+	hooks.libsystemd = secure_getenv("LIBDL_TEST_LIBSYSTEMD");
 	dl_test_hooks = &hooks;
 }
