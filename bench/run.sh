@@ -425,6 +425,11 @@ col() { # TOOL COLUMN -> median over rounds
 read -r t_sn t_swp t_swq t_ssp t_ssq t_soc t_smg t_smk t_sjp t_sjq <"$work/pooled-libdl-sleep"
 read -r t_yn t_ywp t_ywq t_ysp t_ysq t_yoc t_ymg t_ymk t_yjp t_yjq <"$work/pooled-libdl-yield"
 read -r t_cn t_cwp t_cwq t_csp t_csq t_coc t_cmg t_cmk t_cjp t_cjq <"$work/pooled-cyclicdeadline"
+round_ratios() { # LOOP COLUMN -> its round's figure over cyclicdeadline's, round by round
+	awk -F, -v l="$1" -v c="$2" 'NR > 1 && $2 == l {v[$1] = $c} NR > 1 && $2 == "cyclicdeadline" {p[$1] = $c}
+		END {for (r = 1; r in v; r++) printf "%s%s", (r > 1 ? ", " : ""), (r in p && p[r] > 0 ? sprintf("%.2f", v[r] / p[r]) : "n/a")}' \
+		"$out/wakeup-trace.csv"
+}
 w_sa=$(col libdl-sleep 8 "$out/wakeup.csv") w_ya=$(col libdl-yield 8 "$out/wakeup.csv") w_ca=$(col cyclicdeadline 8 "$out/wakeup.csv")
 w_sn=$(col libdl-sleep 4 "$out/wakeup.csv") w_yn=$(col libdl-yield 4 "$out/wakeup.csv") w_cn=$(col cyclicdeadline 4 "$out/wakeup.csv")
 w_sm=$(col libdl-sleep 5 "$out/wakeup.csv") w_ym=$(col libdl-yield 5 "$out/wakeup.csv")
@@ -531,6 +536,9 @@ Ratios libdl / cyclicdeadline, sleep loop: wake-up p50 $(ratio "$t_swp" "$t_cwp"
 p99 $(ratio "$t_swq" "$t_cwq"); job latency p50 $(ratio "$t_sjp" "$t_cjp"), p99 $(ratio "$t_sjq" "$t_cjq").
 Yield loop: wake-up p50 $(ratio "$t_ywp" "$t_cwp"), p99 $(ratio "$t_ywq" "$t_cwq");
 job latency p50 $(ratio "$t_yjp" "$t_cjp"), p99 $(ratio "$t_yjq" "$t_cjq").
+Round by round (each ratio of the two runs next to each other in time),
+wake-up p50: sleep $(round_ratios libdl-sleep 4), yield $(round_ratios libdl-yield 4);
+job latency p50: sleep $(round_ratios libdl-sleep 11), yield $(round_ratios libdl-yield 11).
 The last column is the share of jobs whose timer fired on another CPU than
 the one the thread then ran on: a yielding deadline task that may run on
 every CPU is replenished on its idle CPU and pushed to the other (the kernel's
