@@ -57,7 +57,6 @@ fi
 
 work=$(mktemp -d /tmp/libdl-bench.XXXXXX) || die "mktemp"
 cset_name=libdl-bench
-trace_inst=/sys/kernel/debug/tracing/instances/libdl-bench
 layout_ours=0
 
 cleanup() {
@@ -65,7 +64,6 @@ cleanup() {
 		"$dlpart" destroy >/dev/null 2>&1
 	fi
 	[ -d /sys/fs/cgroup/cpuset/$cset_name ] && rmdir /sys/fs/cgroup/cpuset/$cset_name 2>/dev/null
-	[ -d "$trace_inst" ] && rmdir "$trace_inst" 2>/dev/null
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -207,85 +205,108 @@ gp "set terminal png size 900,560; set output '$out/deadlines.png';
 
 # ------------------------------------------------ 2. activation latency
 # One thread, runtime 60% of a 10 ms period, deadline = period, no work
-# per job: cyclicdeadline's own parameters (-t 1 -i 10000).  Latency: from
-# a job's release to the moment the loop hands control back (libdl: the
-# periodic loop's release, sleep = absolute grid, yield = the kernel's
-# replenishment, to dl_job.start; cyclicdeadline: its period grid to its
-# clock_gettime after sched_yield()).  cyclicdeadline reports min, avg and
-# max only, so the ratios are of averages; libdl's median and p99 stand
-# beside them.  cyclicdeadline gets every CPU (-a 0-N): with fewer it
-# moves every task of the machine into a cpuset of its own.
-say "2. activation latency: libdl's loop (sleep, yield) against cyclicdeadline, $R2 rounds of ${D2}s"
+# per job: cyclicdeadline's own parameters (-t 1 -i 10000).  Three loops,
+# alternating round by round: libdl's periodic loop in sleep mode and in
+# yield mode (tests/bench/bench-wake) and cyclicdeadline, which gets every
+# CPU (-a 0-N: with fewer it moves every task of the machine into a cpuset
+# of its own).  One instrument measures all three: the kernel's
+# tracepoints, in a tracefs instance of bench/trace-wake.sh's own (removed
+# after).  A job's wake-up latency is from the release of the timer that
+# makes the thread runnable (the programmed expiry of its clock_nanosleep
+# timer, or of its deadline timer: the replenishment) to the sched_switch
+# that puts the thread on a CPU; its job latency goes on to the first
+# thing the job's own code does (a trace marker, which cyclicdeadline
+# writes in every job and bench-wake as well).  The loops' own figures,
+# each by its own definition of a release, are kept as secondary.
+say "2. activation latency: libdl's loop (sleep, yield) against cyclicdeadline, $R2 rounds of ${D2}s, traced"
 echo "round,tool,jobs,min_us,median_us,p99_us,max_us,avg_us" >"$out/wakeup.csv"
+echo "round,loop,jobs,wake_p50_us,wake_p99_us,sched_p50_us,sched_p99_us,oncpu_p50_us,migrated,marked,job_p50_us,job_p99_us" >"$out/wakeup-trace.csv"
+trace_wake=$top/bench/trace-wake.sh
 have_cd=0
 have cyclicdeadline && have_cd=1
+wake_traced=0
+"$trace_wake" bench-wake "$work/probe.csv" -- true 2>"$work/wake.err" && wake_traced=1
+[ "$wake_traced" = 1 ] || { echo "   no trace: $(head -1 "$work/wake.err")"; }
 for r in $(seq 1 "$R2"); do
-	for mode in sleep yield; do
-		jobs_csv=/dev/null
-		[ "$r" = 1 ] && [ "$mode" = sleep ] && jobs_csv=$work/wake-jobs.csv
-		# Round 1 of sleep mode is checked against the kernel's sched_switch.
-		traced=0
-		if [ "$jobs_csv" != /dev/null ] && mkdir "$trace_inst" 2>/dev/null; then
-			echo mono >"$trace_inst/trace_clock" &&
-				echo 'next_comm == "bench-wake"' >"$trace_inst/events/sched/sched_switch/filter" &&
-				echo 1 >"$trace_inst/events/sched/sched_switch/enable" &&
-				echo 16384 >"$trace_inst/buffer_size_kb" && traced=1
-		fi
-		if line=$("$bwake" "$mode" 10000 "$D2" "$jobs_csv"); then
-			set -- $line
-			echo "$r,libdl-$mode,$2,$3,$4,$5,$6,$7" >>"$out/wakeup.csv"
+	for loop in libdl-sleep libdl-yield cyclicdeadline; do
+		if [ "$loop" = cyclicdeadline ]; then
+			[ "$have_cd" = 1 ] || continue
+			comm=cyclicdeadline
+			rm -f "$work/cd.json"
+			set -- cyclicdeadline -t 1 -a "0-$((ncpu - 1))" -i 10000 -D "$D2" -q --json="$work/cd.json"
 		else
-			echo "   bench-wake $mode failed"
+			comm=bench-wake
+			set -- "$bwake" "${loop#libdl-}" 10000 "$D2" "$work/self-$loop-$r.csv"
 		fi
-		if [ "$traced" = 1 ]; then
-			echo 0 >"$trace_inst/events/sched/sched_switch/enable"
-			cat "$trace_inst/trace" >"$work/wake.trace"
-			rmdir "$trace_inst"
+		jobs=$work/trace-$loop-$r.csv
+		if [ "$wake_traced" = 1 ]; then
+			"$trace_wake" "$comm" "$jobs" -- "$@" >"$work/wake.out" 2>"$work/wake.err"
+		else
+			"$@" >"$work/wake.out" 2>"$work/wake.err"
 		fi
-		drift_guard "wakeup-libdl-$mode" "$r"
-	done
-	if [ "$have_cd" = 1 ]; then
-		rm -f "$work/cd.json"
-		cyclicdeadline -t 1 -a "0-$((ncpu - 1))" -i 10000 -D "$D2" -q --json="$work/cd.json" >"$work/cd.out" 2>&1
-		if [ -s "$work/cd.json" ]; then
+		rc=$?
+		grep -h "^trace-wake:" "$work/wake.err" | sed 's/^/   /'
+		if [ "$loop" = cyclicdeadline ] && [ -s "$work/cd.json" ]; then
 			awk -v r="$r" '/"cycles"/ {gsub(/[^0-9.]/, "", $2); c=$2} /"min"/ {gsub(/[^0-9.]/, "", $2); mi=$2}
 				/"max"/ {gsub(/[^0-9.]/, "", $2); ma=$2} /"avg"/ {gsub(/[^0-9.]/, "", $2); av=$2}
 				END {printf "%d,cyclicdeadline,%d,%s,,,%s,%s\n", r, c, mi, ma, av}' "$work/cd.json" >>"$out/wakeup.csv"
+		elif [ "$loop" != cyclicdeadline ] && [ "$rc" = 0 ]; then
+			set -- $(cat "$work/wake.out")
+			echo "$r,$loop,$2,$3,$4,$5,$6,$7" >>"$out/wakeup.csv"
 		else
-			echo "   cyclicdeadline failed:"; sed 's/^/   /' "$work/cd.out" | tail -3
+			echo "   $loop failed:"; tail -3 "$work/wake.err" | sed 's/^/   /'
 		fi
-		drift_guard wakeup-cyclicdeadline "$r"
-	fi
+		if [ -s "$jobs" ]; then
+			set -- $("$trace_wake" --summary "$jobs")
+			echo "$r,$loop,$1,$2,$3,$4,$5,$6,$7,$8,$9,${10}" >>"$out/wakeup-trace.csv"
+			# Every round's jobs together, for the table's percentiles.
+			[ -s "$work/trace-$loop.csv" ] || head -1 "$jobs" >"$work/trace-$loop.csv"
+			tail -n +2 "$jobs" >>"$work/trace-$loop.csv"
+		fi
+		drift_guard "wakeup-$loop" "$r"
+	done
 done
-# The independent check: per job, the kernel's first sched_switch to the
-# thread at or after the release (tracefs, clock mono, same clock as the
-# loop's), against the loop's own start.
-trace_check="not run (tracefs instance unavailable)"
-if [ -s "$work/wake.trace" ] && [ -s "$work/wake-jobs.csv" ]; then
-	awk '/sched_switch/ {for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {sub(":", "", $i); printf "%.0f\n", $i * 1e9}}' \
-		"$work/wake.trace" | sort -n >"$work/switch-times"
-	sort -t, -k1,1n "$work/wake-jobs.csv" | awk -F, 'NR == FNR {s[++n] = $1; next}
-		{while (k < n && s[k + 1] < $1 - 1000) k++;
-		 if (k < n) {t = s[k + 1] - $1; if (t < 0) t = 0; print t / 1e3, ($2 - $1) / 1e3}}' \
-		"$work/switch-times" - >"$work/trace-pairs"
-	if [ -s "$work/trace-pairs" ]; then
-		tr_med=$(cut -d' ' -f1 "$work/trace-pairs" | median)
-		lp_med=$(cut -d' ' -f2 "$work/trace-pairs" | median)
-		trace_check="$(wc -l <"$work/trace-pairs") jobs of libdl's sleep loop, round 1: median latency $(num "$tr_med" %.1f) us by the kernel's sched_switch, $(num "$lp_med" %.1f) us by the loop (the difference is the return from clock_nanosleep and the loop's own clock read)"
-	fi
-fi
+# Each loop's figures over the jobs of every round (trace-wake.sh's
+# summary: jobs, wake p50 p99, scheduler p50 p99, oncpu p50, migrated,
+# marked, job p50 p99).
+for loop in libdl-sleep libdl-yield cyclicdeadline; do
+	if [ -s "$work/trace-$loop.csv" ]; then
+		"$trace_wake" --summary "$work/trace-$loop.csv"
+	else
+		echo "0 nan nan nan nan nan nan 0 nan nan"
+	fi >"$work/pooled-$loop"
+done
+# The independent check, kept: each job libdl reported against the kernel's
+# trace of the same wake-up (the switch-in just before the job's start):
+# the loop's release against the timer's (equal in sleep mode: the loop
+# slept to it; yield mode reconstructs the kernel's replenishment), and the
+# loop's start against the switch-in.
+self_check() { # LOOP -> a sentence: jobs matched, |release difference| p50 and p99, start - switch-in p50
+	local f
+	for f in "$work"/self-"$1"-*.csv; do
+		[ -s "$f" ] && [ -s "${f/self-/trace-}" ] || continue
+		awk -F, 'NR == FNR {if (FNR > 1) {n++; run[n] = $5; rel[n] = $3}; next}
+			{while (k < n && run[k + 1] <= $2) k++
+			 if (k > 0 && $2 - run[k] < 5000000) {d = $1 - rel[k]; print (d < 0 ? -d : d) / 1e3, ($2 - run[k]) / 1e3}}' \
+			"${f/self-/trace-}" "$f"
+	done >"$work/check-$1"
+	[ -s "$work/check-$1" ] || { echo "no job matched"; return; }
+	awk '{print $1}' "$work/check-$1" | sort -g |
+		awk '{v[NR] = $1} END {printf "%d jobs matched, release off the timer'"'"'s by %.1f us (median) and %.1f us (p99), ",
+			NR, v[int((NR + 1) / 2)], v[int((NR * 99 + 99) / 100)]}'
+	printf "start %s us after the switch-in (median)" "$(awk '{print $2}' "$work/check-$1" | median | xargs printf %.1f)"
+}
+check_sleep=$(self_check libdl-sleep) check_yield=$(self_check libdl-yield)
 gp "set terminal png size 900,560; set output '$out/wakeup.png';
-	set title 'Activation latency, 10 ms period, $R2 rounds of ${D2}s (log scale)';
-	set ylabel 'microseconds'; set logscale y; set grid; set key top left;
+	set title 'Wake-up latency by the kernel trace (timer release to switch-in), 10 ms period, $R2 rounds of ${D2}s';
+	set ylabel 'microseconds (log scale)'; set xlabel 'round'; set logscale y; set grid; set key top left;
 	set datafile separator ',';
-	set xtics ('round 1' 1, 'round 2' 2, 'round 3' 3, 'round 4' 4, 'round 5' 5);
-	plot '< grep libdl-sleep $out/wakeup.csv' u 1:8 w lp lc 'blue' t 'libdl sleep, average',
-	     '< grep libdl-sleep $out/wakeup.csv' u 1:6 w lp dt 2 lc 'blue' t 'libdl sleep, p99',
-	     '< grep libdl-yield $out/wakeup.csv' u 1:8 w lp lc 'dark-green' t 'libdl yield, average',
-	     '< grep libdl-yield $out/wakeup.csv' u 1:6 w lp dt 2 lc 'dark-green' t 'libdl yield, p99',
-	     '< grep cyclicdeadline $out/wakeup.csv | sed s/,,,/,-,-,/' u 1:8 w lp lc 'red' t 'cyclicdeadline, average',
-	     '< grep cyclicdeadline $out/wakeup.csv | sed s/,,,/,-,-,/' u 1:7 w lp dt 2 lc 'red' t 'cyclicdeadline, max'"
-
+	plot '< grep libdl-sleep $out/wakeup-trace.csv' u 1:4 w lp lc 'blue' t 'libdl sleep, median',
+	     '< grep libdl-sleep $out/wakeup-trace.csv' u 1:5 w lp dt 2 lc 'blue' t 'libdl sleep, p99',
+	     '< grep libdl-yield $out/wakeup-trace.csv' u 1:4 w lp lc 'dark-green' t 'libdl yield, median',
+	     '< grep libdl-yield $out/wakeup-trace.csv' u 1:5 w lp dt 2 lc 'dark-green' t 'libdl yield, p99',
+	     '< grep cyclicdeadline $out/wakeup-trace.csv' u 1:4 w lp lc 'red' t 'cyclicdeadline, median',
+	     '< grep cyclicdeadline $out/wakeup-trace.csv' u 1:5 w lp dt 2 lc 'red' t 'cyclicdeadline, p99'"
 # ------------------------------------- 3 and 6. launch, and the accounting
 # hyperfine -N (no shell) times one launch from fork to the exit of
 # `true`: the tool parses its options, sets SCHED_DEADLINE 1 ms / 10 ms and
@@ -411,6 +432,17 @@ heavy_factor=$(awk -v g="$gh" -v l="$lh" 'BEGIN {if (g == "nan" || l == "nan") p
 col() { # TOOL COLUMN -> median over rounds
 	awk -F, -v t="$1" -v c="$2" 'NR > 1 && $2 == t && $c != "" {print $c}' "$3" | median
 }
+# Experiment 2: the trace's figures over every round's jobs (pooled-LOOP:
+# jobs wake_p50 wake_p99 sched_p50 sched_p99 oncpu_p50 migrated marked
+# job_p50 job_p99), and the loops' own figures, medians over the rounds.
+read -r t_sn t_swp t_swq t_ssp t_ssq t_soc t_smg t_smk t_sjp t_sjq <"$work/pooled-libdl-sleep"
+read -r t_yn t_ywp t_ywq t_ysp t_ysq t_yoc t_ymg t_ymk t_yjp t_yjq <"$work/pooled-libdl-yield"
+read -r t_cn t_cwp t_cwq t_csp t_csq t_coc t_cmg t_cmk t_cjp t_cjq <"$work/pooled-cyclicdeadline"
+round_ratios() { # LOOP COLUMN -> its round's figure over cyclicdeadline's, round by round
+	awk -F, -v l="$1" -v c="$2" 'NR > 1 && $2 == l {v[$1] = $c} NR > 1 && $2 == "cyclicdeadline" {p[$1] = $c}
+		END {for (r = 1; r in v; r++) printf "%s%s", (r > 1 ? ", " : ""), (r in p && p[r] > 0 ? sprintf("%.2f", v[r] / p[r]) : "n/a")}' \
+		"$out/wakeup-trace.csv"
+}
 w_sa=$(col libdl-sleep 8 "$out/wakeup.csv") w_ya=$(col libdl-yield 8 "$out/wakeup.csv") w_ca=$(col cyclicdeadline 8 "$out/wakeup.csv")
 w_sn=$(col libdl-sleep 4 "$out/wakeup.csv") w_yn=$(col libdl-yield 4 "$out/wakeup.csv") w_cn=$(col cyclicdeadline 4 "$out/wakeup.csv")
 w_sm=$(col libdl-sleep 5 "$out/wakeup.csv") w_ym=$(col libdl-yield 5 "$out/wakeup.csv")
@@ -446,9 +478,9 @@ ${missing:+**Peers missing, their halves not measured:**$missing (\`./bootstrap.
 |---|---|---|---|---|---|
 | 1 | deadline misses per 1000 jobs, heavy task | $(cls libdl heavy) | global: $(cls global heavy) | $heavy_factor | >= 10x fewer |
 | 1 | deadline misses per 1000 jobs, light tasks | $(cls libdl light): $(noise_verdict libdl) | global: $(cls global light): $(noise_verdict global) | noise floor (alone): $(num "$la" %.1f), worst round $la_max | within noise in both |
-| 2 | activation latency, average (us), sleep loop | $(num "$w_sa" %.1f) | cyclicdeadline $(num "$w_ca" %.1f) | $(ratio "$w_sa" "$w_ca") | <= 1.05 |
-| 2 | activation latency, average (us), yield loop | $(num "$w_ya" %.1f) | cyclicdeadline $(num "$w_ca" %.1f) | $(ratio "$w_ya" "$w_ca") | <= 1.05 |
-| 2 | activation latency, max (us), sleep / yield | $(num "$w_sx" %.0f) / $(num "$w_yx" %.0f) | cyclicdeadline $(num "$w_cx" %.0f) | $(ratio "$w_sx" "$w_cx") / $(ratio "$w_yx" "$w_cx") | |
+| 2 | wake-up latency by the kernel trace, median / p99 (us), sleep loop | $(num "$t_swp" %.1f) / $(num "$t_swq" %.0f) | cyclicdeadline $(num "$t_cwp" %.1f) / $(num "$t_cwq" %.0f) | $(ratio "$t_swp" "$t_cwp") / $(ratio "$t_swq" "$t_cwq") | <= 1.05 |
+| 2 | wake-up latency by the kernel trace, median / p99 (us), yield loop | $(num "$t_ywp" %.1f) / $(num "$t_ywq" %.0f) | cyclicdeadline $(num "$t_cwp" %.1f) / $(num "$t_cwq" %.0f) | $(ratio "$t_ywp" "$t_cwp") / $(ratio "$t_ywq" "$t_cwq") | <= 1.05 |
+| 2 | job latency (to the job's own code), median (us), sleep / yield | $(num "$t_sjp" %.1f) / $(num "$t_yjp" %.1f) | cyclicdeadline $(num "$t_cjp" %.1f) | $(ratio "$t_sjp" "$t_cjp") / $(ratio "$t_yjp" "$t_cjp") | <= 1.05 |
 | 3 | launch, median (ms) | dl-run $(num "$l_d" %.2f) | chrt $(num "$l_c" %.2f) | $(ratio "$l_d" "$l_c") | <= 1.05 |
 | 4 | partition create + destroy, median (ms) | dl-part $(num "$p_d" %.1f) | cset $(num "$p_c" %.1f) | $(ratio "$p_d" "$p_c") | <= 0.10 |
 | 5 | scan of 10,000 threads, median (ms) | dl-stat $(num "$scan_dl" %.1f) | ps -eLo $(num "$scan_ps" %.1f) | $(ratio "$scan_dl" "$scan_ps") | <= 1.00 (0.11 before) |
@@ -489,17 +521,65 @@ $R1 rounds of each, alternating.  Per task and round: [deadlines.csv](deadlines.
 
 One thread, runtime 6 ms of a 10 ms period, deadline = period, no work
 in a job: cyclicdeadline's parameters for \`-t 1 -i 10000\`.  libdl:
-\`tests/bench/bench-wake\` runs \`dl_periodic_start()\`/\`dl_periodic_next()\`;
-latency is from the job's **release** (sleep mode: the absolute grid
-\`first + i x period\`, slept to with \`clock_nanosleep(TIMER_ABSTIME)\`; yield
-mode: the kernel's replenishment after \`sched_yield()\`, as the loop
-reconstructs it) to \`dl_job.start\` (the loop's clock read once it runs
-again), CLOCK_MONOTONIC.  cyclicdeadline: from its own period grid to its
-clock read after \`sched_yield()\`, CLOCK_MONOTONIC_RAW; it reports only
-min/avg/max (no median or p99), so the ratios compare averages.
-cyclicdeadline runs with \`-a 0-$((ncpu - 1))\`: with fewer CPUs it moves every
-task of the machine into a cpuset of its own, which this benchmark must not.
-$R2 rounds of ${D2}s each, alternating: [wakeup.csv](wakeup.csv).
+\`tests/bench/bench-wake\` runs \`dl_periodic_start()\`/\`dl_periodic_next()\`
+in sleep mode (\`clock_nanosleep(TIMER_ABSTIME)\` to an absolute grid) and in
+yield mode (\`sched_yield()\`, the kernel's replenishment releases the next
+job); cyclicdeadline ends each job with \`sched_yield()\`.  cyclicdeadline runs
+with \`-a 0-$((ncpu - 1))\`: with fewer CPUs it moves every task of the machine
+into a cpuset of its own, which this benchmark must not.  $R2 rounds of ${D2}s
+each, the three loops alternating.
+
+**One instrument for all three**: the kernel's tracepoints
+(\`bench/trace-wake.sh\`: \`timer:hrtimer_start\`, \`timer:hrtimer_expire_entry\`
+and \`sched:sched_switch\` in a tracefs instance of its own, clock mono,
+nanoseconds).  A job's **release** is the programmed expiry of the timer that
+makes the thread runnable: its \`clock_nanosleep\` timer (sleep mode: the grid
+point) or its deadline timer (yield: the replenishment, the start of the
+kernel's next period).  **Wake-up latency**: from that release to the
+\`sched_switch\` that puts the thread on a CPU; its **scheduler part** starts
+at the timer's callback instead (the rest is the timer interrupt's lateness).
+**Job latency**: from the release to the first thing the job's own code does,
+a write to the instance's \`trace_marker\` (cyclicdeadline writes one in every
+job; bench-wake as well): it adds the context switch, the way back to user
+space and the loop's own code.  **CPU per job**: switch-in to switch-out, the
+loop's whole cost for an empty job.  Percentiles are nearest-rank over the jobs of
+every round; per round: [wakeup-trace.csv](wakeup-trace.csv).
+
+| loop | jobs | wake-up p50 us | wake-up p99 us | scheduler part p50 / p99 us | job latency p50 / p99 us | CPU per job p50 us | timer on another CPU |
+|---|---|---|---|---|---|---|---|
+| libdl sleep | $t_sn | $(num "$t_swp" %.1f) | $(num "$t_swq" %.1f) | $(num "$t_ssp" %.1f) / $(num "$t_ssq" %.1f) | $(num "$t_sjp" %.1f) / $(num "$t_sjq" %.1f) | $(num "$t_soc" %.1f) | $(num "$t_smg" %.2f) |
+| libdl yield | $t_yn | $(num "$t_ywp" %.1f) | $(num "$t_ywq" %.1f) | $(num "$t_ysp" %.1f) / $(num "$t_ysq" %.1f) | $(num "$t_yjp" %.1f) / $(num "$t_yjq" %.1f) | $(num "$t_yoc" %.1f) | $(num "$t_ymg" %.2f) |
+| cyclicdeadline | $t_cn | $(num "$t_cwp" %.1f) | $(num "$t_cwq" %.1f) | $(num "$t_csp" %.1f) / $(num "$t_csq" %.1f) | $(num "$t_cjp" %.1f) / $(num "$t_cjq" %.1f) | $(num "$t_coc" %.1f) | $(num "$t_cmg" %.2f) |
+
+Ratios libdl / cyclicdeadline, sleep loop: wake-up p50 $(ratio "$t_swp" "$t_cwp"),
+p99 $(ratio "$t_swq" "$t_cwq"); job latency p50 $(ratio "$t_sjp" "$t_cjp"), p99 $(ratio "$t_sjq" "$t_cjq").
+Yield loop: wake-up p50 $(ratio "$t_ywp" "$t_cwp"), p99 $(ratio "$t_ywq" "$t_cwq");
+job latency p50 $(ratio "$t_yjp" "$t_cjp"), p99 $(ratio "$t_yjq" "$t_cjq").
+Round by round (each ratio of the two runs next to each other in time),
+wake-up p50: sleep $(round_ratios libdl-sleep 4), yield $(round_ratios libdl-yield 4);
+job latency p50: sleep $(round_ratios libdl-sleep 11), yield $(round_ratios libdl-yield 11).
+The last column is the share of jobs whose timer fired on another CPU than
+the one the thread then ran on: a yielding deadline task that may run on
+every CPU is replenished on its idle CPU and pushed to the other (the kernel's
+push_dl_task() finds its own CPU busy with it), in libdl's yield loop and in
+cyclicdeadline alike; a sleeping one wakes where it slept.  Up to the
+switch-in, libdl's yield loop and cyclicdeadline take the same kernel path
+(\`sched_yield()\`, the deadline timer, that push), which no code of either
+loop runs in: a ratio away from 1 there is the machine's noise between the
+rounds ([wakeup-trace.csv](wakeup-trace.csv)).  The loops' own code shows in
+the job latency after it, and in the CPU per job.
+
+Secondary, each loop's own report ([wakeup.csv](wakeup.csv), medians over the
+rounds): libdl from its release (sleep: the grid point; yield: the
+replenishment as the loop reconstructs it, its grid moved earlier to the
+earliest wake-up) to \`dl_job.start\` (its clock read once it runs again),
+CLOCK_MONOTONIC; cyclicdeadline from its own grid, which also only ever moves
+to an earlier wake-up (do_runtime() re-anchors when it wakes early, never
+when late), to its clock read, CLOCK_MONOTONIC_RAW, min/avg/max only.
+Both grids anchored on the earliest wake-up leave out the latency every
+job has (the minimum), and after one stall a grid that cannot move later
+counts every later job late (FACTS.md, "the CBS moves the period grid"):
+they do not compare with each other, nor with the trace.
 
 | loop | min us | median us | p99 us | max us | average us |
 |---|---|---|---|---|---|
@@ -507,17 +587,12 @@ $R2 rounds of ${D2}s each, alternating: [wakeup.csv](wakeup.csv).
 | libdl yield | $(num "$w_yn" %.1f) | $(num "$w_ym" %.1f) | $(num "$w_yp" %.1f) | $(num "$w_yx" %.0f) | $(num "$w_ya" %.1f) |
 | cyclicdeadline | $(num "$w_cn" %.1f) | n/a | n/a | $(num "$w_cx" %.0f) | $(num "$w_ca" %.1f) |
 
-(Medians over the rounds of each round's figure.)  Read cyclicdeadline's
-average and max with care: its period grid only ever moves to an earlier
-wake-up (do_runtime() re-anchors when it wakes early, never when late), so
-after one stall every later job counts late by that much, as FACTS.md
-describes for any grid that cannot follow the kernel's ("the CBS moves the
-period grid").  Its average then measures its bookkeeping more than the
-kernel's wake-up; the rounds in [wakeup.csv](wakeup.csv) show when that
-happened.  libdl's sleep loop is checked against the kernel below.
-
-Independent check (kernel tracepoint \`sched:sched_switch\` in a tracefs
-instance, clock mono): $trace_check.
+Independent check of libdl's own bookkeeping against the trace, every job
+of every round matched to the switch-in just before its \`dl_job.start\`:
+sleep loop, $check_sleep; yield loop, $check_yield.  The sleep loop's release
+is the timer's by construction; the yield loop's is its reconstruction of the
+kernel's replenishment, moved earlier to the earliest wake-up it saw, so it
+is off by about the smallest wake-up latency.
 
 ![activation latency](wakeup.png)
 

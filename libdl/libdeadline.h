@@ -190,7 +190,7 @@ struct dl_job {            /* allocated by the library, in arrays (dl_load_task.
 	uint64_t tardiness;/* end - deadline when late, else 0 */
 	uint64_t skipped;  /* periods with no job just before this one */
 	uint64_t reanchor; /* yield: ns the kernel moved its grid later just before it */
-	uint64_t cpu;      /* CPU time the job used (its thread's clock) */
+	uint64_t cpu;      /* its thread's CPU time since the job before ended */
 	uint32_t overruns; /* SIGXCPU (DL_FLAG_DL_OVERRUN) received during it */
 	bool met;          /* end <= deadline */
 	uint64_t reserved[4];

@@ -11,13 +11,20 @@
  *
  * Prints one line: mode jobs min median p99 max avg (microseconds), and
  * with a third argument writes every job's release and start (ns) there,
- * for a check against the kernel's sched_switch tracepoint.
+ * for a check against the kernel's tracepoints.
+ *
+ * With TRACE_MARKER set (bench/trace-wake.sh sets it: a tracefs
+ * instance's trace_marker), each job begins by writing "job" there, the
+ * first thing the job's own code does, as cyclicdeadline's jobs write
+ * theirs: the trace then shows when control reached the job.
  *
  *   bench-wake MODE PERIOD_US SECONDS [JOBS.CSV]
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "libdeadline.h"
 
@@ -35,7 +42,8 @@ int main(int argc, char **argv)
 	struct dl_params p = { 0 };
 	uint64_t period, n, max, *lat, sum = 0;
 	FILE *csv = NULL;
-	int mode;
+	const char *marker = getenv("TRACE_MARKER");
+	int mode, mark = -1;
 
 	if (argc < 4 || (strcmp(argv[1], "sleep") && strcmp(argv[1], "yield"))) {
 		fprintf(stderr, "usage: bench-wake sleep|yield PERIOD_US SECONDS [JOBS.CSV]\n");
@@ -50,6 +58,10 @@ int main(int argc, char **argv)
 		perror(argv[4]);
 		return 2;
 	}
+	if (marker && *marker && (mark = open(marker, O_WRONLY | O_CLOEXEC)) < 0) {
+		perror(marker);
+		return 2;
+	}
 	p.runtime = period * 60 / 100;
 	p.deadline = period;
 	p.period = period;
@@ -62,6 +74,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench-wake: %s\n", dl_errmsg());
 			return 1;
 		}
+		if (mark >= 0 && write(mark, "job\n", 4) < 0)
+			mark = -1;
 		/* Job 0 began with the start call itself: not a wake-up. */
 		if (job->index == 0)
 			continue;
