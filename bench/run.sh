@@ -636,26 +636,41 @@ one-CPU cpuset, no root-domain change.  $R4 rounds, alternating:
 | dl-part | $(num "$p_dc" %.1f) | $(num "$p_dd" %.1f) | $(num "$p_d" %.1f) |
 | cset | $(num "$p_cc" %.1f) | $(num "$p_cd" %.1f) | $(num "$p_c" %.1f) |
 
-Where dl-part's time went (issue 13, measured with \`strace -c\`, \`strace -T\`
-and in-process timers): scans of every thread in /proc (each a
-\`sched_getattr\` per thread) and three \`fsync\`s of the state file on a /run that
-is ext4 here.  Kept, because correctness needs them: one scan to check that
-the deadline bandwidth fits the new root domains (create), and one
-consistent listing after each rebuild to detect and repair the kernel's
-total_bw drift (FACTS.md).  Removed: the wait-for-quiet scans when the
-kernel's own figures show nothing reserved beyond the fair servers (no exit
-can then be in flight), the second scan of every consistent listing (the
-kernel's figures read before and after one scan prove the same), and the
-fsyncs (the state only has to outlive the process; what it describes does
-not survive a reboot).  What is left is mostly two process starts (about 6 ms
-each with libcgroup and libsystemd loaded), the kernel's cpuset and
-root-domain work, and cset's Python start-up on the other side.
+Where dl-part's time went (issue 13; \`strace -T\`/\`-c\`, \`perf record\` over
+ten pairs, page-fault counts, in-process timers).  Removed: the scans of every
+thread in /proc (a millisecond each, three in create and two in destroy) when
+the sched/debug read that gives total_bw lists no deadline thread and every
+root domain counts exactly its fair servers (dl_rd_idle, libdl/rd.c: the scan
+would find nothing to add; it still runs whenever a deadline thread does);
+libsystemd and the five libraries it links, mapped at every start (now loaded
+on systemd hosts only, see 3); libcgroup's cgroup_init() faulting in its
+800 KiB mount table a page at a time (one madvise now: about 305 page faults
+a process became 105); the wait-for-quiet scans when the kernel's figures show
+nothing reserved; the state file's fsyncs.  Kept, because correctness needs
+them: the bandwidth-fit check before create, the wait-for-quiet read right
+before each root-domain rebuild (an exit within a millisecond of a rebuild
+corrupts total_bw, FACTS.md), the accounting check after each rebuild, the
+state file written before the first change and when create completes (a
+create killed at any step is undone by destroy), and the report's figures.
 
-Where the ratio is above 0.10x: 0.10x of cset's median in this run is
-$(awk -v c="$p_c" 'BEGIN {if (c == "nan") print "n/a"; else printf "%.1f", c / 10}') ms, while the two process starts alone take about 12 ms with
-libsystemd linked (see 3), and the kernel's cpuset creation, the two
-root-domain rebuilds and the scans kept above take the rest.  Loading
-libsystemd only on systemd hosts would take about 8 ms off the pair.
+Where the ratio is above 0.10x (0.10x of cset's median in this run is
+$(awk -v c="$p_c" 'BEGIN {if (c == "nan") print "n/a"; else printf "%.1f", c / 10}') ms): when this text was written (2026-12-03, a quiet machine) a pair took
+about 24 ms against cset's 147 ms (0.16x; 31 ms, 0.21x, with libsystemd
+already loaded lazily but before the scan and page-fault cuts).  What is
+left, roughly, for the pair: two process starts with libcgroup and libcap
+mapped (about 5 ms); cgroup_init() twice (about 1.3 ms each: the first
+touch of the 200 pages it clears costs that on this VM even once they are
+mapped); the kernel's own work (about 2.4 ms for the first cpuset's mkdir,
+which flips the cpuset static key, text-poking every CPU, as cset's mkdir
+does, and 0.5 ms for the 13 writes, 3 mkdirs, 3 rmdirs and both rebuilds:
+a C program doing only those writes takes 5.4 ms from the shell); seven
+reads of sched/debug (0.3-0.4 ms each: the kernel prints every thread under
+each CPU), four in create (fit, quiet, accounting, report) and three in
+destroy (its report, quiet, accounting); libcgroup's own calls (15 reads of
+/proc/mounts and 60 chowns in create); the state file, lock and cpuset-tree
+walks.  Taking libcgroup out of create and destroy (writing the cpuset
+files directly) would save about 5 ms of the pair; the rest is the kernel
+and the checks above.
 
 ![partition](partition.png)
 

@@ -59,28 +59,76 @@ int dl_debugfs_path(char *buf, size_t len)
 }
 
 /*
+ * A row of sched/debug's task listing that may be a deadline thread: a
+ * word "-1", the prio print_task() gives every SCHED_DEADLINE thread (and
+ * a thread boosted to deadline priority).  The row's other numbers carry
+ * a decimal point or cannot be -1; a name with the word "-1" in it only
+ * makes the caller take its slow, exact path.
+ */
+static bool deadline_row(const char *row)
+{
+	for (const char *p = row; (p = strstr(p, "-1")); p++)
+		if ((p == row || p[-1] == ' ' || p[-1] == '\t') &&
+		    (p[2] == ' ' || p[2] == '\t' || p[2] == '\n' || p[2] == '\0'))
+			return true;
+	return false;
+}
+
+/*
  * The kernel's figures for each CPU's root domain, from the "dl_rq[N]:"
  * blocks of sched/debug (print_dl_rq() in kernel/sched/debug.c), read in
  * one pass.  kbw[cpu] is -2 where the file says nothing of that CPU.
+ *
+ * With ndeadline, also how many threads the same read lists at deadline
+ * priority: print_rq() lists every thread of the machine under its CPU's
+ * "runnable tasks:" (sleeping ones too), one row each.  -1 when no
+ * listing was found.
  */
-int dl_kernel_bw_all(int64_t *kbw, int64_t *ktotal, int ncpus)
+int dl_kernel_bw_all(int64_t *kbw, int64_t *ktotal, int ncpus, int *ndeadline)
 {
-	char path[256], line[512];
+	char path[256], *line = NULL;
+	size_t cap = 0;
 	FILE *f;
-	int err, cpu = -1, found = 0;
+	int err, cpu = -1, found = 0, lists = 0, rows = 0, dl = 0;
+	bool in_list = false, rule = false;
 
 	for (int c = 0; c < ncpus; c++)
 		kbw[c] = ktotal[c] = -2;
+	if (ndeadline)
+		*ndeadline = -1;
 	err = dl_debugfs_path(path, sizeof(path));
 	if (err)
 		return err;
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
+	/* getline: a row's length has no bound (its cgroup path). */
+	while (getline(&line, &cap, f) > 0) {
 		long long v;
 		int c;
 
+		if (in_list) {
+			/* Its header up to the rule of dashes, then one row a
+			 * thread (">R": the one running) up to a blank line. */
+			if (line[0] == '-' && !rule) {
+				rule = true;
+				continue;
+			}
+			if (!rule)
+				continue;
+			if (line[0] == ' ' || line[0] == '>') {
+				rows++;
+				dl += deadline_row(line);
+				continue;
+			}
+			in_list = false;
+		}
+		if (strncmp(line, "runnable tasks:", 15) == 0) {
+			in_list = true;
+			rule = false;
+			lists++;
+			continue;
+		}
 		if (line[0] != ' ') {
 			cpu = sscanf(line, "dl_rq[%d]:", &c) == 1 && c >= 0 && c < ncpus ? c : -1;
 			continue;
@@ -94,7 +142,11 @@ int dl_kernel_bw_all(int64_t *kbw, int64_t *ktotal, int ncpus)
 			found++;
 		}
 	}
+	free(line);
 	fclose(f);
+	/* Every CPU listed, with rows (this thread at least is one). */
+	if (ndeadline && lists > 0 && lists >= found && rows > 0)
+		*ndeadline = dl;
 	return found ? 0 : -ENOENT;
 }
 
@@ -109,7 +161,7 @@ int dl_kernel_bw(int cpu, uint64_t *bw, int64_t *total_bw)
 	if (!kbw)
 		return -ENOMEM;
 	kt = kbw + cpu + 1;
-	err = dl_kernel_bw_all(kbw, kt, cpu + 1);
+	err = dl_kernel_bw_all(kbw, kt, cpu + 1, NULL);
 	if (!err && (kbw[cpu] == -2 || kt[cpu] == -2))
 		err = -ENOENT;
 	if (!err) {
@@ -237,16 +289,27 @@ void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *t
 	rd->free_bw = dl_bw_free(rd);
 }
 
-/* The kernel's per-CPU figures, bw then total_bw; NULL when unreadable. */
-int64_t *dl_kernel_bw_read(void)
+/* The kernel's per-CPU figures, bw then total_bw; NULL when unreadable.
+ * With ndeadline, the threads the same read lists at deadline priority
+ * (-1: unknown). */
+int64_t *dl_kernel_bw_census(int *ndeadline)
 {
 	int64_t *kbw = calloc(2 * DL_CPUS_MAX, sizeof(*kbw));
 
-	if (kbw && dl_kernel_bw_all(kbw, kbw + DL_CPUS_MAX, DL_CPUS_MAX) < 0) {
+	if (ndeadline)
+		*ndeadline = -1;
+	if (kbw && dl_kernel_bw_all(kbw, kbw + DL_CPUS_MAX, DL_CPUS_MAX, ndeadline) < 0) {
 		free(kbw);
 		kbw = NULL;
+		if (ndeadline)
+			*ndeadline = -1;
 	}
 	return kbw;
+}
+
+int64_t *dl_kernel_bw_read(void)
+{
+	return dl_kernel_bw_census(NULL);
 }
 
 /* What the kernel's count should be: the fair servers and the live

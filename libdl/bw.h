@@ -15,15 +15,24 @@ int dl_explain_set_failure(int err, pid_t tid, const struct dl_params *p);
 
 /* rd.c: the root domains, as spans of CPUs (def_root_domain last). */
 int dl_rd_spans(dl_cpus_t **spans, size_t *count);
+/* The root domains from one read of sched/debug, without the scan of
+ * /proc: 0 when that read lists no deadline thread and every root
+ * domain counts exactly its fair servers (the scan would find nothing to
+ * add: *out is what dl_rd_list gives); 1 when it cannot tell, *out NULL:
+ * scan.  Or a negative errno. */
+int dl_rd_idle(struct dl_rd **out, size_t *count);
 /* A root domain's figures, in words. */
 char *dl_rd_text(const struct dl_rd *rd, char *buf, size_t len);
 
 /* bw.c: the kernel's figures and the accounting of a root domain. */
 int dl_kernel_bw(int cpu, uint64_t *bw, int64_t *total_bw);
-int dl_kernel_bw_all(int64_t *kbw, int64_t *ktotal, int ncpus);
+int dl_kernel_bw_all(int64_t *kbw, int64_t *ktotal, int ncpus, int *ndeadline);
 void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *tasks,
 		size_t ntasks, const int64_t *kbw, const int64_t *ktotal);
 int64_t *dl_kernel_bw_read(void); /* 2 x DL_CPUS_MAX: bw, then total_bw; NULL */
+/* The same, and how many threads that read lists at deadline priority
+ * (-1: unknown). */
+int64_t *dl_kernel_bw_census(int *ndeadline);
 int dl_debugfs_path(char *buf, size_t len);
 int dl_fair_server_bw(int cpu, uint64_t *bw);
 int dl_rt_bw(uint64_t *bw, bool *unlimited);

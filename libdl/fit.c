@@ -40,8 +40,12 @@ int dl_layout_check_bw(const struct dl_layout *l)
 	struct dl_rd *rds = NULL;
 	int64_t *kbw;
 	size_t nt = 0, nrd = 0;
-	int err = dl_snapshot(0, &tasks, &nt, &rds, &nrd);
+	/* No deadline thread anywhere: only the fair servers to fit, seen
+	 * without the scan of /proc (rd.c); else every thread. */
+	int err = dl_rd_idle(&rds, &nrd);
 
+	if (err > 0)
+		err = dl_snapshot(0, &tasks, &nt, &rds, &nrd);
 	if (err < 0)
 		return dl_fail_ctx(err, "cannot list the deadline tasks the layout would hold");
 	/* Each CPU's admission cap as the snapshot read it (the kernel's, or

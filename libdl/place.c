@@ -376,8 +376,9 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 		return dl_fail(-ENOMEM, "out of memory");
 	}
 	b = dl_layout_backend(l);
-	/* One look at the root domains for every member. */
-	if (dl_rd_list(&rds, &nrd) < 0)
+	/* One look at the root domains for every member: from sched/debug
+	 * alone when no deadline thread runs (rd.c), else with the scan. */
+	if (dl_rd_idle(&rds, &nrd) != 0 && dl_rd_list(&rds, &nrd) < 0)
 		nrd = 0;
 	/* The partitions, then the cluster (member -1, as everywhere). */
 	for (int pos = 0; pos <= (int)l->nparts; pos++) {

@@ -197,6 +197,58 @@ int dl_rd_spans(dl_cpus_t **out, size_t *count)
 	return 0;
 }
 
+/*
+ * The root domains when no deadline thread runs anywhere, from one read
+ * of sched/debug instead of the scan of every thread in /proc (a
+ * millisecond or more a scan: most of a dl-part create or destroy,
+ * issue 13).  That read lists every thread of the machine with its prio
+ * under the CPU it is on; none at deadline priority, and every root
+ * domain's total_bw exactly its fair servers, is what the scan would
+ * conclude too: no task bandwidth to add, no drift.  A thread whose
+ * bandwidth the kernel counts shows in total_bw whatever the listing
+ * says, so it cannot hide.  The one case where the two could differ: a
+ * deadline thread whose bandwidth the kernel had already lost (drift
+ * from before) moving between CPUs during the read, so that neither
+ * CPU lists it; dl_drift_check(3) and dl_rd_list(3) keep the scan.
+ */
+int dl_rd_idle(struct dl_rd **out, size_t *count)
+{
+	dl_cpus_t *spans = NULL;
+	struct dl_rd *r;
+	size_t n = 0;
+	int ndl, err;
+	int64_t *kbw = dl_kernel_bw_census(&ndl);
+	bool idle;
+
+	*out = NULL;
+	*count = 0;
+	if (!kbw || ndl != 0) {
+		free(kbw);
+		return 1;
+	}
+	err = dl_rd_spans(&spans, &n);
+	r = err ? NULL : calloc(n ? n : 1, sizeof(*r));
+	if (!r) {
+		free(kbw);
+		free(spans);
+		return err ? err : -ENOMEM;
+	}
+	idle = n > 0;
+	for (size_t k = 0; k < n; k++) {
+		dl_rd_fill(&r[k], &spans[k], NULL, 0, kbw, kbw + DL_CPUS_MAX);
+		idle = idle && r[k].from_kernel && r[k].total_bw == (int64_t)r[k].fair_bw;
+	}
+	free(spans);
+	free(kbw);
+	if (!idle) {
+		free(r);
+		return 1;
+	}
+	*out = r;
+	*count = n;
+	return 0;
+}
+
 /* By root domain, then the largest bandwidth first, then TID. */
 static int by_rd_then_bw(const void *a, const void *b)
 {

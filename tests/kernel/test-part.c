@@ -105,6 +105,43 @@ START_TEST(test_partition_is_its_own_root_domain)
 }
 END_TEST
 
+/*
+ * Create, destroy and their report skip the scan of /proc when one read
+ * of sched/debug lists no deadline thread (dl_rd_idle, rd.c): that
+ * listing must show one asleep, and one spinning, or a scan that the
+ * accounting checks need would be skipped.
+ */
+START_TEST(test_census_sees_deadline_threads)
+{
+	struct dl_rd *rds = (struct dl_rd *)1;
+	char why[1024];
+	int64_t *kbw;
+	size_t n;
+	int ndl = -1;
+	pid_t pid;
+
+	kbw = dl_kernel_bw_census(&ndl);
+	ck_assert_ptr_nonnull(kbw);
+	free(kbw);
+	ck_assert_msg(ndl >= 0, "sched/debug's task listing was not understood");
+	for (int spin = 0; spin < 2; spin++) {
+		if (spin) {
+			pid = tl_dl_hog_in(NULL, 1 * MS, 10 * MS, why, sizeof(why));
+			ck_assert_msg(pid > 0, "%s", why);
+		} else {
+			pid = tl_dl_run_sleep((char *[]){ "-r", "1ms", "-p", "10ms", NULL });
+		}
+		kbw = dl_kernel_bw_census(&ndl);
+		free(kbw);
+		ck_assert_msg(ndl >= 1, "sched/debug lists no deadline thread while %s runs", spin ? "a hog" : "a sleeper");
+		ck_assert_int_eq(dl_rd_idle(&rds, &n), 1);
+		ck_assert_ptr_null(rds);
+		tl_kill(pid);
+		tl_settle();
+	}
+}
+END_TEST
+
 START_TEST(test_dl_run_partition_and_cluster)
 {
 	char path[64], cs[256];
@@ -577,6 +614,7 @@ static Suite *make(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_partition_is_its_own_root_domain);
 	tcase_add_test(tc, test_dl_run_partition_and_cluster);
+	tcase_add_test(tc, test_census_sees_deadline_threads);
 	tcase_add_loop_test(tc, test_bad_input, 0, ARRAY_SIZE(bad));
 	tcase_add_test(tc, test_conflicting_cpuset_named);
 	tcase_add_test(tc, test_existing_layout_refused);
