@@ -205,7 +205,8 @@ gp "set terminal png size 900,560; set output '$out/deadlines.png';
 
 # ------------------------------------------------ 2. activation latency
 # One thread, runtime 60% of a 10 ms period, deadline = period, no work
-# per job: cyclicdeadline's own parameters (-t 1 -i 10000).  Three loops,
+# per job: cyclicdeadline's own parameters (-t 1 -i 10000), in a process
+# of cyclicdeadline's shape (bench-wake.c says why).  Three loops,
 # alternating round by round: libdl's periodic loop in sleep mode and in
 # yield mode (tests/bench/bench-wake) and cyclicdeadline, which gets every
 # CPU (-a 0-N: with fewer it moves every task of the machine into a cpuset
@@ -524,7 +525,12 @@ in a job: cyclicdeadline's parameters for \`-t 1 -i 10000\`.  libdl:
 \`tests/bench/bench-wake\` runs \`dl_periodic_start()\`/\`dl_periodic_next()\`
 in sleep mode (\`clock_nanosleep(TIMER_ABSTIME)\` to an absolute grid) and in
 yield mode (\`sched_yield()\`, the kernel's replenishment releases the next
-job); cyclicdeadline ends each job with \`sched_yield()\`.  cyclicdeadline runs
+job); cyclicdeadline ends each job with \`sched_yield()\`.  Both processes
+have the same shape: the loop in a thread of its own, the main thread waking
+every 10 ms until it ends (cyclicdeadline's usleep(10000) loop; bench-wake
+copies it because on this VM a sibling that wakes every 10 ms shortens a
+yielding thread's wake-up by about 15%, a process-level effect and not a
+loop's).  cyclicdeadline runs
 with \`-a 0-$((ncpu - 1))\`: with fewer CPUs it moves every task of the machine
 into a cpuset of its own, which this benchmark must not.  $R2 rounds of ${D2}s
 each, the three loops alternating.
