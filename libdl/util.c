@@ -109,6 +109,7 @@ int dl_write_file(const char *path, const char *text)
 int dl_file_replace(const char *path, const char *text, size_t len, mode_t mode, bool durable)
 {
 	char tmp[4200];
+	ssize_t n;
 	int fd, err;
 
 	if ((err = dl_pathf(tmp, sizeof(tmp), "%s.XXXXXX", path)))
@@ -118,8 +119,11 @@ int dl_file_replace(const char *path, const char *text, size_t len, mode_t mode,
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (write(fd, text, len) != (ssize_t)len)
-		err = -(errno ? errno : EIO);
+	n = write(fd, text, len);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO; /* a short write sets no errno */
 	if (!err && fchmod(fd, mode) < 0)
 		err = -errno;
 	if (!err && durable && fsync(fd) < 0)
