@@ -426,7 +426,7 @@ gh=$(cls_rate global heavy) lh=$(cls_rate libdl heavy)
 la=$(cls_rate alone light)
 la_max=$(per_round alone light | tr ',' '\n' | sort -g | tail -1 | tr -d ' ')
 noise_verdict() { # MODE
-	awk -v x="$(cls_rate "$1" light)" -v m="$la_max" 'BEGIN {if (x == "nan" || m == "") print "n/a"; else if (x <= m + 0) print "within noise"; else printf "%.1f above the floor%s", x - m, ""}'
+	awk -v x="$(cls_rate "$1" light)" -v m="$la_max" 'BEGIN {if (x == "nan" || m == "") print "n/a"; else if (x <= m + 0) print "within noise"; else printf "%.1f above the floor", x - m}'
 }
 heavy_factor=$(awk -v g="$gh" -v l="$lh" 'BEGIN {if (g == "nan" || l == "nan") print "n/a"; else if (l == 0) print (g == 0 ? "equal (no miss in either)" : "all (none left)"); else printf "%.1fx fewer", g / l}')
 
