@@ -1,6 +1,7 @@
 /*
- * cg.h: the cgroup layer of libdeadline (libdl/README): libcgroup set up
- * once, the cpuset hierarchy of either cgroup version, cpusets by name.
+ * cg.h: the cgroup layer of libdeadline (libdl/README): the cpuset
+ * hierarchy of either cgroup version, cpusets by name; libcgroup, set up
+ * once, to move tasks.
  * Above sys.h; below the root domains (bw.h).  Internal.
  */
 #ifndef LIBDL_CG_H
@@ -11,11 +12,14 @@
 /* The cgroups libdl makes are named DL_LAYOUT_PARENT and below it. */
 #define DL_LAYOUT_PARENT "libdl"
 
-/* cgroup.c: libcgroup, initialised once; its codes mapped to -errno. */
+/* cgroup.c: the hierarchy; libcgroup, initialised once (by the moves
+ * only), its codes mapped to -errno. */
 int dl_cg_init(void);
 int dl_cg_errno(int ret);
 int dl_cpuset_version(void); /* 1, 2, or a negative errno */
 int dl_cpuset_mount(char *buf, size_t len);
+/* Whether a space-separated list of controllers names ctrl. */
+bool dl_cg_lists(const char *list, const char *ctrl);
 /* What the two versions name differently, chosen once with the version;
  * NULL when no cpuset controller is mounted. */
 struct dl_cg_files {
@@ -31,10 +35,6 @@ struct dl_kv {
 	const char *key;
 	const char *value;
 };
-struct cgroup;
-/* A libcgroup cgroup of the cpuset controller with the values to write
- * ("" or NULL: the root); NULL when out of memory. */
-struct cgroup *dl_cs_cg(const char *name, const struct dl_kv *kv, size_t n);
 int dl_cs_path(const char *name, const char *file, char *buf, size_t len);
 bool dl_cs_exists(const char *name);
 int dl_cs_read(const char *name, const char *file, char *buf, size_t len);

@@ -1,21 +1,10 @@
 /*
- * cpuset.c: create, change and remove cpusets through libcgroup, on
- * cgroup v1 and v2.  Names are paths below the cpuset hierarchy's root,
- * e.g. "libdl/partition0".
- *
- * libcgroup 2.0.2's pitfalls, handled here (FACTS.md): creating over an
- * existing directory reports success, so existence is checked first; a
- * value that fails to write leaves the new cgroup behind, so it is
- * removed; values are written one at a time in the order they were added;
- * cgroup_get_cgroup() reads every controller, so changes go through a
- * fresh struct that holds only the values to write.
- *
- * Reading goes straight to the cgroup files: libcgroup would read every
- * value of every controller to get one.
+ * cpuset.c: create, read, change and remove cpusets, on cgroup v1 and
+ * v2, through their files.  Names are paths below the cpuset hierarchy's
+ * root, e.g. "libdl/partition0".
  */
 #include <dirent.h>
 #include <errno.h>
-#include <libcgroup.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -102,73 +91,46 @@ int dl_cs_walk(const char *name, dl_cs_visit *fn, void *arg)
 	return ret == DL_CS_STOP ? 0 : ret;
 }
 
-struct cgroup *dl_cs_cg(const char *name, const struct dl_kv *kv, size_t n)
-{
-	struct cgroup_controller *ctl;
-	struct cgroup *cg;
-
-	cg = cgroup_new_cgroup(name && *name ? name : "/");
-	if (!cg)
-		return NULL;
-	ctl = cgroup_add_controller(cg, "cpuset");
-	if (!ctl)
-		goto err;
-	for (size_t i = 0; i < n; i++)
-		if (cgroup_add_value_string(ctl, kv[i].key, kv[i].value))
-			goto err;
-	return cg;
-err:
-	cgroup_free(&cg);
-	return NULL;
-}
-
+/*
+ * Made, written and removed straight through the cgroup files, as the
+ * kernel documents them (cgroup-v1/cpusets.rst, cgroup-v2.rst): mkdir,
+ * one write a value, rmdir.  Through libcgroup (before issue 13) each
+ * process paid cgroup_init() and every create chowned each new file to
+ * the caller's real uid, work the kernel had done already (a cgroup's
+ * files belong to its creator's fsuid) and, for a set-uid caller, a
+ * hand-over of the cpuset to the user.  Its pitfalls go with it: mkdir
+ * says EEXIST, a value that fails is the kernel's own errno.
+ */
 int dl_cs_create(const char *name, const struct dl_kv *kv, size_t n)
 {
-	struct cgroup *cg;
-	int ret, err;
+	char path[4096], file[4200];
+	int err = dl_cs_path(name, NULL, path, sizeof(path));
 
-	err = dl_cg_init();
+	if (!err)
+		err = dl_fault("create a cgroup");
 	if (err)
 		return err;
-	if (dl_cs_exists(name))
-		return -EEXIST;
-	if ((err = dl_fault("create a cgroup")))
-		return err;
-	cg = dl_cs_cg(name, kv, n);
-	if (!cg)
-		return -ENOMEM;
-	ret = cgroup_create_cgroup(cg, 0);
-	err = dl_cg_errno(ret);
-	if (err && dl_cs_exists(name)) {
-		/* Made, then a value failed: do not leave it half-made. */
-		struct cgroup *bare = dl_cs_cg(name, NULL, 0);
-
-		if (bare) {
-			cgroup_delete_cgroup(bare, 0);
-			cgroup_free(&bare);
-		}
-	}
-	cgroup_free(&cg);
+	if (mkdir(path, 0755) < 0)
+		return -errno;
+	/* In the order given (the kernel wants cpus and mems before
+	 * cpu_exclusive); a value refused leaves nothing half-made. */
+	for (size_t i = 0; i < n && !err; i++)
+		if (!(err = dl_pathf(file, sizeof(file), "%s/%s", path, kv[i].key)) &&
+		    !(err = dl_fault(kv[i].key)))
+			err = dl_write_file(file, kv[i].value);
+	if (err)
+		rmdir(path);
 	return err;
 }
 
 int dl_cs_write(const char *name, const char *key, const char *value)
 {
-	struct dl_kv kv = { key, value };
-	struct cgroup *cg;
-	int err;
+	char path[4096];
+	int err = dl_cs_path(name, key, path, sizeof(path));
 
-	err = dl_cg_init();
 	if (!err)
 		err = dl_fault(key);
-	if (err)
-		return err;
-	cg = dl_cs_cg(name, &kv, 1);
-	if (!cg)
-		return -ENOMEM;
-	err = dl_cg_errno(cgroup_modify_cgroup(cg));
-	cgroup_free(&cg);
-	return err;
+	return err ? err : dl_write_file(path, value);
 }
 
 /* libcgroup 2.0.2 does not enable a controller in the root cgroup's own
@@ -203,33 +165,21 @@ int dl_cs_make_partition(const char *name, const char *type)
 int dl_cs_root_subtree_has(const char *ctrl)
 {
 	char buf[1024];
-	size_t n = strlen(ctrl);
 
 	if (dl_cs_read("", "cgroup.subtree_control", buf, sizeof(buf)) < 0)
 		return -EIO;
-	/* Space-separated names: match a whole word. */
-	for (const char *p = buf; (p = strstr(p, ctrl)); p += n)
-		if ((p == buf || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
-			return 1;
-	return 0;
+	return dl_cg_lists(buf, ctrl);
 }
 
+/* EBUSY while tasks or child cgroups are in it: the caller moves them. */
 int dl_cs_remove(const char *name)
 {
-	struct cgroup *cg;
-	int err;
+	char path[4096];
+	int err = dl_cs_path(name, NULL, path, sizeof(path));
 
-	err = dl_cg_init();
+	if (!err)
+		err = dl_fault("remove a cgroup");
 	if (err)
 		return err;
-	if (!dl_cs_exists(name))
-		return -ENOENT;
-	if ((err = dl_fault("remove a cgroup")))
-		return err;
-	cg = dl_cs_cg(name, NULL, 0);
-	if (!cg)
-		return -ENOMEM;
-	err = dl_cg_errno(cgroup_delete_cgroup(cg, 0));
-	cgroup_free(&cg);
-	return err;
+	return rmdir(path) < 0 ? -errno : 0;
 }

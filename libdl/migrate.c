@@ -69,6 +69,17 @@ static int list_tasks(const char *name, bool threads, pid_t **out, size_t *n)
 	return 0;
 }
 
+/* A libcgroup cgroup of the cpuset controller ("" or NULL: the root), to
+ * move tasks into; NULL when out of memory. */
+static struct cgroup *cpuset_cg(const char *name)
+{
+	struct cgroup *cg = cgroup_new_cgroup(name && *name ? name : "/");
+
+	if (cg && !cgroup_add_controller(cg, "cpuset"))
+		cgroup_free(&cg);
+	return cg;
+}
+
 int dl_cs_attach(const char *name, pid_t tid)
 {
 	struct cgroup *cg;
@@ -78,7 +89,7 @@ int dl_cs_attach(const char *name, pid_t tid)
 		err = dl_fault("move a task");
 	if (err)
 		return err;
-	cg = dl_cs_cg(name, NULL, 0);
+	cg = cpuset_cg(name);
 	if (!cg)
 		return -ENOMEM;
 	err = dl_cg_errno(cgroup_attach_task_pid(cg, tid));
@@ -135,10 +146,8 @@ static int move_tasks(const char *from, const char *to, const struct dl_layout *
 	struct skips skipped = { 0 };
 	struct cgroup *dest = NULL;
 	char dest_name[4096] = "";
-	int err = dl_cg_init();
+	int err = 0;
 
-	if (err)
-		return err;
 	for (int pass = 0; pass < MAX_PASSES; pass++) {
 		size_t n, moved = 0;
 		pid_t *tids;
@@ -155,10 +164,14 @@ static int move_tasks(const char *from, const char *to, const struct dl_layout *
 				continue;
 			}
 			if (!dest || strcmp(dest_name, where) != 0) {
+				/* libcgroup is set up for the first task that
+				 * moves: an empty cpuset costs one read. */
+				if ((err = dl_cg_init()))
+					break;
 				if (dest)
 					cgroup_free(&dest);
 				snprintf(dest_name, sizeof(dest_name), "%s", where);
-				dest = dl_cs_cg(where, NULL, 0);
+				dest = cpuset_cg(where);
 				if (!dest) {
 					err = -ENOMEM;
 					break;

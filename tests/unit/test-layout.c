@@ -4,6 +4,7 @@
  * test's own, through the test hooks' state_dir).
  */
 #include <errno.h>
+#include <libcgroup.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -207,6 +208,28 @@ START_TEST(test_lock_excludes)
 }
 END_TEST
 
+/* Where the cpuset hierarchy is mounted, found without libcgroup, is
+ * where libcgroup's own mount table puts it (or, with none mounted,
+ * neither finds one). */
+START_TEST(test_cpuset_mount_as_libcgroup)
+{
+	char ours[4096], *theirs = NULL;
+	int err = dl_cpuset_mount(ours, sizeof(ours));
+	int ret = cgroup_init();
+
+	if (ret == 0)
+		ret = cgroup_get_subsys_mount_point("cpuset", &theirs);
+	if (ret) {
+		ck_assert_msg(err == -ENODEV, "libcgroup finds no cpuset (%d), libdl finds %s", ret, err ? "an error" : ours);
+		return;
+	}
+	ck_assert_int_eq(err, 0);
+	ck_assert_str_eq(ours, theirs);
+	tl_note("cpuset is mounted at %s (cgroup v%d)", ours, dl_cpuset_version());
+	free(theirs);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("layout");
@@ -217,6 +240,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_defaults_filled);
 	tcase_add_test(tc, test_state_round_trip);
 	tcase_add_test(tc, test_lock_excludes);
+	tcase_add_test(tc, test_cpuset_mount_as_libcgroup);
 	suite_add_tcase(s, tc);
 	return s;
 }
