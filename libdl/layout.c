@@ -355,7 +355,6 @@ int dl_layout_save(const struct dl_layout *l)
 	if (!f)
 		return dl_fail(-errno, "cannot write the layout's state: %s", strerror(errno));
 	fprintf(f, "# libdl layout: what dl-part destroy undoes.  Do not edit.\n");
-	fprintf(f, "phase %s\n", l->phase);
 	fprintf(f, "cgroup %d\n", l->version);
 	fprintf(f, "creator %d\n", (int)l->creator);
 	fprintf(f, "created %lld\n", (long long)l->created);
@@ -421,8 +420,8 @@ static int load_line(struct dl_layout *l, char *line)
 	if (k < 1)
 		return -EINVAL;
 	n = k >= 2 ? atoll(v1) : 0;
-	if (strcmp(key, "phase") == 0 && k >= 2)
-		snprintf(l->phase, sizeof(l->phase), "%s", v1);
+	if (strcmp(key, "phase") == 0)
+		; /* written until 2026-12 ("creating", "complete"), never read */
 	else if (strcmp(key, "cgroup") == 0)
 		l->version = (int)n;
 	else if (strcmp(key, "creator") == 0)

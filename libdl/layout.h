@@ -40,7 +40,6 @@ struct dl_layout {
 	unsigned int flags;
 	/* What create changed, for destroy (the state file). */
 	int version;            /* cgroup version of the cpuset controller */
-	char phase[16];         /* "creating", "complete", "destroying" */
 	pid_t creator;
 	time_t created;
 	int root_lb;            /* v1: the root's sched_load_balance before; -1 unknown */

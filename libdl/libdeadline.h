@@ -340,7 +340,8 @@ struct dl_layout_result {
 	uint64_t gone;    /* tasks that exited while being moved */
 	int steps;        /* steps done */
 	bool repaired;    /* the kernel's accounting drifted and was rebuilt */
-	uint64_t reserved[4];
+	uint64_t absent;  /* destroy: partitions whose cgroup was gone already */
+	uint64_t reserved[3];
 };
 int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res);
 int dl_layout_destroy(const struct dl_layout *l, struct dl_layout_result *res);

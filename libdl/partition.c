@@ -499,8 +499,15 @@ static int destroy_any(struct dl_layout *l, struct dl_layout_result *res)
 {
 	int err;
 
-	snprintf(l->phase, sizeof(l->phase), "destroying");
-	dl_layout_save(l);
+	char name[4200];
+
+	/* A layout whose cgroups someone else removed: the caller says so. */
+	for (size_t i = 0; i < l->nparts; i++)
+		if (dl_layout_cgroup(l, l->parts[i].name, name, sizeof(name)) == 0 && !dl_cs_exists(name))
+			res->absent++;
+	/* The state file stays as create wrote it until the end: a destroy
+	 * stopped half-way is finished by the next from the same file,
+	 * every step of it undoing only what is still there. */
 	err = dl_layout_backend(l)->destroy(l, res);
 	if (err)
 		return err;
@@ -563,8 +570,9 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 	l->root_lb = -1;
 	if (l->version == 1 && dl_cs_read("", "cpuset.sched_load_balance", buf, sizeof(buf)) == 0)
 		l->root_lb = atoi(buf);
-	snprintf(l->phase, sizeof(l->phase), "creating");
-	/* The state first: whatever happens next, destroy finds it. */
+	/* The state first: whatever happens next, destroy finds it.  It is
+	 * whole now (only v2's cluster and the cpuset it enables add to it,
+	 * saving again): no second write marks the end. */
 	err = step_begin(res, "state");
 	if (!err)
 		err = dl_layout_save(l);
@@ -580,11 +588,6 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 	err = dl_layout_backend(l)->create(l, res);
 	if (!err)
 		err = verify_domains(l);
-	if (!err) {
-		/* Complete only once that is recorded. */
-		snprintf(l->phase, sizeof(l->phase), "complete");
-		err = dl_layout_save(l);
-	}
 	if (err) {
 		/* Roll back whatever was done, keeping the first error's words. */
 		char why[1024];

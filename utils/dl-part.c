@@ -313,20 +313,15 @@ static int cmd_create(struct opts *o)
 static int cmd_destroy(void)
 {
 	struct dl_layout_result res;
-	struct dl_part_info *info;
-	size_t n, gone = 0, parts = 0;
+	struct dl_layout *l = NULL;
+	int parts = dl_layout_load(&l) == 0 ? dl_layout_count(l) : 0;
 
-	if (dl_layout_report(&info, &n) >= 0) {
-		for (size_t i = 0; i < n; i++) {
-			parts += info[i].partition;
-			gone += info[i].partition && !strcmp(info[i].state, "gone");
-		}
-		free(info);
-		if (parts && gone == parts)
-			printf("the layout was already gone: none of its partitions' cgroups exists any more\n");
-	}
-	if (dl_layout_destroy(NULL, &res) < 0)
+	/* The layout just read, or (none) the library's own refusal. */
+	if (dl_layout_destroy(l, &res) < 0)
 		die(EXIT_FAILURE, "cannot destroy the layout: %s", dl_errmsg());
+	dl_layout_free(l);
+	if (parts > 0 && res.absent == (uint64_t)parts)
+		printf("the layout was already gone: none of its partitions' cgroups exists any more\n");
 	printf("layout destroyed: %" PRIu64 " tasks moved back to the root, settings restored\n", res.moved);
 	if (res.repaired)
 		printf("the kernel's deadline accounting drifted during the rebuild and was repaired\n");

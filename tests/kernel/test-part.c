@@ -274,6 +274,25 @@ START_TEST(test_existing_layout_refused)
 }
 END_TEST
 
+/* Someone removed the layout's cgroups by hand: destroy says so, and
+ * undoes the rest (the parent, the root's balancing). */
+START_TEST(test_destroy_after_cgroups_removed)
+{
+	ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+	ck_assert_int_eq(rmdir(CPUSET "/libdl/partition0"), 0);
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+	ck_assert_msg(strstr(out, "the layout was already gone: none of its partitions' cgroups exists any more"),
+		      "%s", out);
+	assert_unchanged("a destroy after the partitions' cgroups were removed");
+	/* With one of the cgroups still there, it is not gone. */
+	ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+	ck_assert_int_eq(rmdir(CPUSET "/libdl/cluster"), 0);
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+	ck_assert_msg(!strstr(out, "already gone"), "%s", out);
+	assert_unchanged("a destroy after the cluster's cgroup was removed");
+}
+END_TEST
+
 START_TEST(test_unprivileged)
 {
 	char *argv[] = { "/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
@@ -618,6 +637,7 @@ static Suite *make(void)
 	tcase_add_loop_test(tc, test_bad_input, 0, ARRAY_SIZE(bad));
 	tcase_add_test(tc, test_conflicting_cpuset_named);
 	tcase_add_test(tc, test_existing_layout_refused);
+	tcase_add_test(tc, test_destroy_after_cgroups_removed);
 	tcase_add_test(tc, test_unprivileged);
 	tcase_add_test(tc, test_rollback_from_every_step);
 	tcase_add_test(tc, test_destroy_after_kill_at_every_step);
