@@ -172,17 +172,26 @@ int dl_kernel_bw(int cpu, uint64_t *bw, int64_t *total_bw)
 	return err;
 }
 
-/* Linux 6.12 added the fair server (kernel/sched/deadline.c). */
-static bool have_fair_server(void)
+/* Linux 6.12 added the fair server (kernel/sched/deadline.c): a
+ * property of the running kernel, looked up once a process. */
+static bool fair_server;
+static pthread_once_t fair_once = PTHREAD_ONCE_INIT;
+
+static void fair_server_probe(void)
 {
 	struct utsname u;
 	int major = 0, minor = 0;
 
 	if (access(DEBUGFS "/sched/fair_server", F_OK) == 0)
-		return true;
-	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return false;
-	return major > 6 || (major == 6 && minor >= 12);
+		fair_server = true;
+	else if (uname(&u) == 0 && sscanf(u.release, "%d.%d", &major, &minor) == 2)
+		fair_server = major > 6 || (major == 6 && minor >= 12);
+}
+
+static bool have_fair_server(void)
+{
+	pthread_once(&fair_once, fair_server_probe);
+	return fair_server;
 }
 
 /* One CPU's fair server; its files may refuse reads, then the default. */

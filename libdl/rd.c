@@ -48,17 +48,13 @@ static bool load_balanced(const char *name)
 }
 
 /* The CPUs the scheduler may put in sched domains: online, not isolcpus. */
-static int housekeeping(dl_cpus_t *hk)
+static void housekeeping(const dl_cpus_t *online, dl_cpus_t *hk)
 {
 	dl_cpus_t iso;
-	int err;
 
-	err = dl_cpus_online(hk);
-	if (err)
-		return err;
+	*hk = *online;
 	if (dl_read_cpus("/sys/devices/system/cpu/isolated", &iso) == 0)
 		dl_cpus_andnot(hk, &iso);
-	return 0;
 }
 
 struct span_walk {
@@ -172,11 +168,11 @@ int dl_rd_spans(dl_cpus_t **out, size_t *count)
 
 	*out = NULL;
 	*count = 0;
-	err = housekeeping(&hk);
+	err = dl_cpus_online(&online);
 	if (err)
 		return err;
+	housekeeping(&online, &hk);
 	w.hk = &hk;
-	dl_cpus_online(&online);
 	err = spans_of[files ? files->version : 0](&w);
 	if (err) {
 		free(s.v);
