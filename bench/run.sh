@@ -34,12 +34,13 @@ dlstat=$build/utils/dl-stat
 bscan=$build/tests/bench/bench-scan
 bplan=$build/tests/bench/bench-plan
 bwake=$build/tests/bench/bench-wake
+bspawn=$build/tests/bench/bench-spawn
 
 die() { echo "bench: $*" >&2; exit 1; }
 say() { echo "== $*"; }
 
 [ "$(id -u)" = 0 ] || die "needs root (SCHED_DEADLINE, cpusets, debugfs)"
-for t in "$dlpart" "$dlrun" "$dlload" "$dlstat" "$bscan" "$bplan" "$bwake"; do
+for t in "$dlpart" "$dlrun" "$dlload" "$dlstat" "$bscan" "$bplan" "$bwake" "$bspawn"; do
 	[ -x "$t" ] || die "$t is not built: run make bench (it builds them)"
 done
 [ -d /sys/fs/cgroup/cpuset ] || [ -e /sys/fs/cgroup/cgroup.controllers ] || die "no cpuset controller"
@@ -346,12 +347,14 @@ plot_rounds launch "One launch under SCHED_DEADLINE 1 ms / 10 ms: median of $N3 
 	dl-run 'dl-run -r 1ms -p 10ms -- true' chrt 'chrt -d ... 0 true'
 
 # ------------------------------------------------ 4. partition set-up
-# From the fork of the first command to the exit of the second, timed by
-# the shell (the same for both): dl-part create --partition 0 --no-move
-# then dl-part destroy (a one-CPU partition, the rest a cluster, the root
-# cpuset's balancing off and back, every step checked), against
-# cset set -c 0 -s NAME --cpu_exclusive then cset set -d NAME (the same
-# exclusive one-CPU cpuset, no root-domain change).
+# Each command from its spawn to its exit, timed by bench-spawn (no shell,
+# posix_spawn as hyperfine -N; a shell's own fork, 3 to 4 ms a command
+# with bash on this VM, would count for both): dl-part create --partition
+# 0 --no-move then dl-part destroy (a one-CPU partition, the rest a
+# cluster, the root cpuset's balancing off and back, every step checked),
+# against cset set -c 0 -s NAME --cpu_exclusive then cset set -d NAME (the
+# same exclusive one-CPU cpuset, no root-domain change), and /bin/true
+# twice: what starting any two programs costs here.
 say "4. partition set-up: dl-part create+destroy against cset, $R4 rounds"
 echo "round,tool,create_ms,destroy_ms,total_ms" >"$out/partition.csv"
 have_cset=0
@@ -359,24 +362,22 @@ have cset && have_cset=1
 if [ -e /run/libdl/layout ]; then
 	echo "   a dl-part layout exists already: experiment 4 skipped" | tee "$work/part-skip"
 else
-	# ROUND TOOL "CREATE COMMAND" "DESTROY COMMAND": one line of partition.csv.
+	# ROUND TOOL CREATE... -- DESTROY...: one line of partition.csv.
 	time_pair() {
-		local t0 t1 t2
-		t0=$EPOCHREALTIME
-		$3 >/dev/null 2>"$work/pair.err"
-		t1=$EPOCHREALTIME
-		$4 >/dev/null 2>>"$work/pair.err"
-		t2=$EPOCHREALTIME
+		local r=$1 t=$2 ms
+		shift 2
+		ms=$("$bspawn" "$@" 2>"$work/pair.err")
 		[ -s "$work/pair.err" ] && sed 's/^/   /' "$work/pair.err" | head -3
-		awk -v r="$1" -v t="$2" -v a="$t0" -v b="$t1" -v c="$t2" \
-			'BEGIN {printf "%d,%s,%.2f,%.2f,%.2f\n", r, t, (b-a)*1e3, (c-b)*1e3, (c-a)*1e3}' >>"$out/partition.csv"
+		echo "$ms" | awk -F, -v r="$r" -v t="$t" \
+			'{printf "%d,%s,%.2f,%.2f,%.2f\n", r, t, $1, $2, $1 + $2}' >>"$out/partition.csv"
 	}
 	for r in $(seq 1 "$R4"); do
 		layout_ours=1
-		time_pair "$r" dl-part "$dlpart create --partition 0 --no-move" "$dlpart destroy"
+		time_pair "$r" dl-part "$dlpart" create --partition 0 --no-move -- "$dlpart" destroy
 		layout_ours=0
 		[ "$have_cset" = 1 ] &&
-			time_pair "$r" cset "cset set -c 0 -s $cset_name --cpu_exclusive" "cset set -d $cset_name"
+			time_pair "$r" cset cset set -c 0 -s "$cset_name" --cpu_exclusive -- cset set -d "$cset_name"
+		time_pair "$r" true /bin/true -- /bin/true
 	done
 fi
 drift_guard partition "$R4"
@@ -454,6 +455,7 @@ drift_runs() { awk -F, -v t="$1" 'NR > 1 && $2 == t {n++; if ($7 == "yes") d++} 
 p_d=$(col dl-part 5 "$out/partition.csv") p_c=$(col cset 5 "$out/partition.csv")
 p_dc=$(col dl-part 3 "$out/partition.csv") p_dd=$(col dl-part 4 "$out/partition.csv")
 p_cc=$(col cset 3 "$out/partition.csv") p_cd=$(col cset 4 "$out/partition.csv")
+p_t=$(col true 5 "$out/partition.csv")
 plan_worst() { awk -F, -v n="$1" 'NR > 1 && $1 == n {if ($4 > m) m = $4} END {if (m == "") print "n/a"; else printf "%.1f", m}' "$out/planner.csv"; }
 drifts_total=$(awk -F, 'NR > 1 && $3 == "yes"' "$out/drift.csv" | wc -l)
 checks_total=$(($(wc -l <"$out/drift.csv") - 1))
@@ -628,55 +630,59 @@ dl-run with libsystemd linked 5.49 ms (1.38x).
 
 ## 4. Partition set-up: dl-part against cset
 
-Timed by the shell, from the fork of the first command to the exit of the
-second.  dl-part: \`dl-part create --partition 0 --no-move\` then \`dl-part
-destroy\`: a one-CPU exclusive cpuset, a cluster of the other CPUs, the root
-cpuset's balancing turned off (new root domains) and back, each step
-verified and the kernel's accounting checked.  cset: \`cset set -c 0 -s
-$cset_name --cpu_exclusive\` then \`cset set -d $cset_name\`: the same exclusive
-one-CPU cpuset, no root-domain change.  $R4 rounds, alternating:
-[partition.csv](partition.csv).
+Each command timed from its spawn to its exit by \`bench-spawn\`
+(tests/bench/bench-spawn.c: posix_spawn from a small process, as
+\`hyperfine -N\`, no shell; runs before 2026-12-04 were timed by bash, whose
+own fork added 3 to 4 ms to every command of both tools on this VM).
+dl-part: \`dl-part create --partition 0 --no-move\` then \`dl-part destroy\`:
+a one-CPU exclusive cpuset, a cluster of the other CPUs, the root cpuset's
+balancing turned off (new root domains) and back, each step verified and
+the kernel's accounting checked.  cset: \`cset set -c 0 -s $cset_name
+--cpu_exclusive\` then \`cset set -d $cset_name\`: the same exclusive one-CPU
+cpuset, no root-domain change.  true: \`/bin/true\` twice, what starting any
+two programs costs here (in both tools' figures).  $R4 rounds,
+alternating: [partition.csv](partition.csv).
 
 | tool | create ms | destroy ms | total ms |
 |---|---|---|---|
 | dl-part | $(num "$p_dc" %.1f) | $(num "$p_dd" %.1f) | $(num "$p_d" %.1f) |
 | cset | $(num "$p_cc" %.1f) | $(num "$p_cd" %.1f) | $(num "$p_c" %.1f) |
+| true | | | $(num "$p_t" %.1f) |
 
-Where dl-part's time went (issue 13; \`strace -T\`/\`-c\`, \`perf record\` over
-ten pairs, page-fault counts, in-process timers).  Removed: the scans of every
-thread in /proc (a millisecond each, three in create and two in destroy) when
-the sched/debug read that gives total_bw lists no deadline thread and every
-root domain counts exactly its fair servers (dl_rd_idle, libdl/rd.c: the scan
-would find nothing to add; it still runs whenever a deadline thread does);
-libsystemd and the five libraries it links, mapped at every start (now loaded
-on systemd hosts only, see 3); libcgroup's cgroup_init() faulting in its
-800 KiB mount table a page at a time (one madvise now: about 305 page faults
-a process became 105); the wait-for-quiet scans when the kernel's figures show
-nothing reserved; the state file's fsyncs.  Kept, because correctness needs
-them: the bandwidth-fit check before create, the wait-for-quiet read right
-before each root-domain rebuild (an exit within a millisecond of a rebuild
-corrupts total_bw, FACTS.md), the accounting check after each rebuild, the
-state file written before the first change and when create completes (a
-create killed at any step is undone by destroy), and the report's figures.
+Where dl-part's time went (issue 13; \`strace -T\`/\`-c\`, \`perf trace -s\`,
+\`perf record\` over twenty pairs, uprobes on the library's functions).
+Removed:
+- libcgroup from making, writing and removing cpusets (libdl/cpuset.c now
+  does mkdir, one write a value, rmdir, as the kernel documents them; the
+  mount point comes from /proc/self/mounts, libdl/cgroup.c).  Its
+  cgroup_init() clears an 800 KiB table, 1.4 ms a process on this VM even
+  with the pages mapped in advance, and its create chowned each of the 60
+  new files to the caller's real uid.  libcgroup is now set up only when a
+  task moves (not with --no-move, nor for an empty cpuset);
+- dl-part destroy's report before destroying, which only asked whether the
+  partitions' cgroups were gone: dl_layout_destroy(3) counts that itself
+  (res.absent);
+- the ftruncate of the lock file before writing the holder's pid (half a
+  millisecond on tmpfs here): the pid is written at a fixed width;
+- the scans of every thread in /proc (a millisecond each) when the
+  sched/debug read that gives total_bw lists no deadline thread and every
+  root domain counts exactly its fair servers (dl_rd_idle, libdl/rd.c);
+  libsystemd mapped at every start (loaded on systemd hosts only, see 3);
+  the wait-for-quiet scans when nothing is reserved; the state file's fsyncs.
 
-Where the ratio is above 0.10x (0.10x of cset's median in this run is
-$(awk -v c="$p_c" 'BEGIN {if (c == "nan") print "n/a"; else printf "%.1f", c / 10}') ms): when this text was written (2026-12-03, a quiet machine) a pair took
-about 24 ms against cset's 147 ms (0.16x; 31 ms, 0.21x, with libsystemd
-already loaded lazily but before the scan and page-fault cuts).  What is
-left, roughly, for the pair: two process starts with libcgroup and libcap
-mapped (about 5 ms); cgroup_init() twice (about 1.3 ms each: the first
-touch of the 200 pages it clears costs that on this VM even once they are
-mapped); the kernel's own work (about 2.4 ms for the first cpuset's mkdir,
-which flips the cpuset static key, text-poking every CPU, as cset's mkdir
-does, and 0.5 ms for the 13 writes, 3 mkdirs, 3 rmdirs and both rebuilds:
-a C program doing only those writes takes 5.4 ms from the shell); seven
-reads of sched/debug (0.3-0.4 ms each: the kernel prints every thread under
-each CPU), four in create (fit, quiet, accounting, report) and three in
-destroy (its report, quiet, accounting); libcgroup's own calls (15 reads of
-/proc/mounts and 60 chowns in create); the state file, lock and cpuset-tree
-walks.  Taking libcgroup out of create and destroy (writing the cpuset
-files directly) would save about 5 ms of the pair; the rest is the kernel
-and the checks above.
+Kept, because correctness needs them: the bandwidth-fit check before create,
+the wait-for-quiet read right before each root-domain rebuild (an exit
+within a millisecond of a rebuild corrupts total_bw, FACTS.md), the root
+domains read back after create, the accounting check after each rebuild,
+the state file written before the first change (a create killed at any step
+is undone by destroy), and the report's figures.  What is left of a pair,
+roughly (2026-12-04): the two program starts (the true row), the kernel's
+own work (1.6 ms for the first cpuset's mkdir, which flips the cpuset
+static key, text-poking every CPU, as cset's mkdir does; the writes and
+both rebuilds), six reads of sched/debug (0.3 ms each: the kernel prints
+every thread under each CPU; four in create: fit, quiet, accounting,
+report; two in destroy: quiet, accounting) and about 120 small reads of
+sysfs and cpuset files.
 
 ![partition](partition.png)
 
