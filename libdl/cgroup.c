@@ -7,10 +7,14 @@
  * cgroup_strerror() crashes on some of them and names others wrongly, so
  * they never reach users: callers say what failed in their own words.
  */
+#include <dlfcn.h>
 #include <errno.h>
-#include <libcgroup.h>
+#include <link.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <sys/statfs.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
@@ -18,35 +22,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cg.h"
+#include "cg-lib.h"
+
+/*
+ * libcgroup moves tasks (migrate.c) and nothing else, so it is not
+ * linked but loaded (dlopen) by the first task to move: mapping it and
+ * the libpthread it needs at every start cost each program 0.3 ms on the
+ * project's VM, 8% of a dl-run launch (issue 13, bench experiment 3),
+ * for a call that a launch without --partition never makes.  It is
+ * opened by the soname configure found in the libcgroup it built
+ * against; its header still types every call (a call through dl_cg.x
+ * has x's prototype).
+ */
+#ifndef LIBCGROUP_SONAME
+#define LIBCGROUP_SONAME "libcgroup.so.2"
+#endif
+
+struct dl_cg_lib dl_cg;
 
 static pthread_once_t cg_once = PTHREAD_ONCE_INIT;
 static int cg_init_ret;
+static char cg_error[512]; /* why libcgroup could not be loaded */
 
 /*
  * cgroup_init() starts by clearing libcgroup's mount table,
  * cg_mount_table: 800 KiB of its bss, 200 pages that fault in one at a
- * time.  On the project's VM a fault costs about 10 us, and that memset
- * was a fifth of every dl-part's time (2.5 ms; issue 13).  One
+ * time.  On the project's VM a fault costs about 10 us.  One
  * madvise(MADV_POPULATE_WRITE) (Linux 5.14) maps the same pages in one
  * call, which halves it; they are pages cgroup_init() writes anyway, so
  * nothing more is used.  Where the symbol, its size or the call is
- * missing (another libcgroup, an older kernel or glibc, whose dlsym
- * needs libdl), cgroup_init() faults them in itself, as before.
+ * missing (another libcgroup, an older kernel), cgroup_init() faults
+ * them in itself, as before.
  */
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-#include <dlfcn.h>
-#include <link.h>
-#include <stdint.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
 
-static void prefault_mount_table(void)
+static void prefault_mount_table(void *h)
 {
-	void *table = dlsym(RTLD_DEFAULT, "cg_mount_table");
+	void *table = dlsym(h, "cg_mount_table");
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
 	const ElfW(Sym) *sym = NULL;
 	Dl_info info;
@@ -57,22 +71,43 @@ static void prefault_mount_table(void)
 	end = ((uintptr_t)table + sym->st_size + page - 1) & ~(page - 1);
 	(void)madvise((void *)start, end - start, MADV_POPULATE_WRITE);
 }
-#else
-static void prefault_mount_table(void)
-{
-}
-#endif
 
 static void cg_do_init(void)
 {
-	prefault_mount_table();
-	cg_init_ret = cgroup_init();
+	const char *soname = dl_test_hooks && dl_test_hooks->libcgroup ? dl_test_hooks->libcgroup
+								       : LIBCGROUP_SONAME;
+	void *h, *sym;
+
+	cg_init_ret = -ELIBACC;
+	/* Never closed: the cgroups made from it live on in callers'
+	 * processes, and its mount table with them. */
+	h = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	if (!h) {
+		snprintf(cg_error, sizeof(cg_error), "%s", dlerror());
+		return;
+	}
+#define CG_RESOLVE(name) \
+	if (!(sym = dlsym(h, #name))) { \
+		snprintf(cg_error, sizeof(cg_error), "%s has no %s", soname, #name); \
+		dlclose(h); \
+		return; \
+	} \
+	memcpy(&dl_cg.name, &sym, sizeof(sym));
+	DL_CG_SYMBOLS(CG_RESOLVE)
+#undef CG_RESOLVE
+	prefault_mount_table(h);
+	cg_init_ret = dl_cg.cgroup_init();
 }
 
-/* cgroup_init() reads the mount table once; later mounts are not seen. */
+/* libcgroup loaded and set up; it reads the mount table once, and later
+ * mounts are not seen.  ELIBACC (and why) when it cannot be loaded: no
+ * cgroup write gives that errno, so callers can keep this message. */
 int dl_cg_init(void)
 {
 	pthread_once(&cg_once, cg_do_init);
+	if (cg_error[0])
+		return dl_fail(-ELIBACC, "moving a task needs libcgroup, but " LIBCGROUP_SONAME " could not be loaded (%s): install the Debian package libcgroup2",
+			       cg_error);
 	return cg_init_ret ? dl_cg_errno(cg_init_ret) : 0;
 }
 
@@ -86,7 +121,7 @@ int dl_cg_errno(int ret)
 		return ret < 0 ? ret : -ret;
 	switch (ret) {
 	case ECGOTHER:
-		e = cgroup_get_last_errno();
+		e = dl_cg.cgroup_get_last_errno ? dl_cg.cgroup_get_last_errno() : 0;
 		return e > 0 ? -e : -EIO;
 	case ECGROUPNOTCOMPILED:
 	case ECGROUPNOTMOUNTED:
@@ -103,7 +138,7 @@ int dl_cg_errno(int ret)
 	case ECGNONEMPTY:
 		return -EBUSY;
 	case ECGCANTSETVALUE:
-		e = cgroup_get_last_errno();
+		e = dl_cg.cgroup_get_last_errno ? dl_cg.cgroup_get_last_errno() : 0;
 		return e > 0 ? -e : -EIO;
 	case ECGROUPUNSUPP:
 		return -EOPNOTSUPP;

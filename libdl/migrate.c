@@ -10,12 +10,12 @@
  * later pass; a pass that moves nothing ends it.
  */
 #include <errno.h>
-#include <libcgroup.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "layout.h"
+#include "cg-lib.h"
 
 #define PF_NO_SETAFFINITY 0x04000000UL
 #define MAX_PASSES 10
@@ -73,10 +73,10 @@ static int list_tasks(const char *name, bool threads, pid_t **out, size_t *n)
  * move tasks into; NULL when out of memory. */
 static struct cgroup *cpuset_cg(const char *name)
 {
-	struct cgroup *cg = cgroup_new_cgroup(name && *name ? name : "/");
+	struct cgroup *cg = dl_cg.cgroup_new_cgroup(name && *name ? name : "/");
 
-	if (cg && !cgroup_add_controller(cg, "cpuset"))
-		cgroup_free(&cg);
+	if (cg && !dl_cg.cgroup_add_controller(cg, "cpuset"))
+		dl_cg.cgroup_free(&cg);
 	return cg;
 }
 
@@ -92,8 +92,8 @@ int dl_cs_attach(const char *name, pid_t tid)
 	cg = cpuset_cg(name);
 	if (!cg)
 		return -ENOMEM;
-	err = dl_cg_errno(cgroup_attach_task_pid(cg, tid));
-	cgroup_free(&cg);
+	err = dl_cg_errno(dl_cg.cgroup_attach_task_pid(cg, tid));
+	dl_cg.cgroup_free(&cg);
 	return err;
 }
 
@@ -169,7 +169,7 @@ static int move_tasks(const char *from, const char *to, const struct dl_layout *
 				if ((err = dl_cg_init()))
 					break;
 				if (dest)
-					cgroup_free(&dest);
+					dl_cg.cgroup_free(&dest);
 				snprintf(dest_name, sizeof(dest_name), "%s", where);
 				dest = cpuset_cg(where);
 				if (!dest) {
@@ -179,7 +179,7 @@ static int move_tasks(const char *from, const char *to, const struct dl_layout *
 			}
 			e = dl_fault("move a task");
 			if (!e)
-				e = dl_cg_errno(cgroup_attach_task_pid(dest, tids[i]));
+				e = dl_cg_errno(dl_cg.cgroup_attach_task_pid(dest, tids[i]));
 			if (e == 0) {
 				moved++;
 				if (res)
@@ -201,7 +201,7 @@ static int move_tasks(const char *from, const char *to, const struct dl_layout *
 			break;
 	}
 	if (dest)
-		cgroup_free(&dest);
+		dl_cg.cgroup_free(&dest);
 	free(skipped.v);
 	return err;
 }

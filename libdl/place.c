@@ -65,6 +65,8 @@ static int explain_attach(int err, pid_t tid, const char *cg)
 	case -EPERM:
 	case -EACCES:
 		return dl_fail(err, "moving tasks between cpusets needs root");
+	case -ELIBACC:
+		return err; /* libcgroup missing: dl_cg_init() said which, and what to install */
 	default:
 		return dl_fail(err, "cannot move thread %d into /%s: %s", (int)tid, cg, strerror(-err));
 	}

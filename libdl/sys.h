@@ -124,6 +124,7 @@ struct dl_test_hooks {
 	bool no_precheck;      /* let the kernel find cpuset conflicts itself */
 	const char *state_dir; /* instead of /run/libdl */
 	const char *libsystemd; /* the soname cg-systemd.c loads instead of libsystemd.so.0 */
+	const char *libcgroup;  /* the soname cgroup.c loads instead of libcgroup's */
 };
 extern const struct dl_test_hooks *dl_test_hooks;
 

@@ -274,6 +274,35 @@ START_TEST(test_existing_layout_refused)
 }
 END_TEST
 
+/* libcgroup is loaded by the first task moved: on a host without it,
+ * moving into a partition says what to install, and moves nothing. */
+START_TEST(test_move_without_libcgroup)
+{
+	char *argv[] = { (char *)tl_test_tool("dl-run"), "--partition", "rt", "-r", "1ms", "-p", "10ms", "--", "/bin/true", NULL };
+	char snap[16384];
+	int rc;
+
+	ck_assert_msg(DL_PART("create", "--partition", "rt=0", "--no-move") == 0, "%s", err);
+	tl_cpuset_snapshot(snap, sizeof(snap));
+	setenv("LIBDL_TEST_LIBCGROUP", "libdl-no-such-libcgroup.so.2", 1);
+	rc = tl_run(argv, out, sizeof(out), err, sizeof(err));
+	unsetenv("LIBDL_TEST_LIBCGROUP");
+	ck_assert_msg(rc != 0, "dl-run moved without libcgroup: %s", out);
+	ck_assert_msg(strstr(err, "moving a task needs libcgroup, but") && strstr(err, "could not be loaded") &&
+		      strstr(err, "libdl-no-such-libcgroup.so.2") && strstr(err, "install the Debian package libcgroup2"),
+		      "%s", err);
+	{
+		char now[16384];
+
+		tl_cpuset_snapshot(now, sizeof(now));
+		ck_assert_msg(strcmp(now, snap) == 0, "the refused move changed the cpusets:\n%s\n%s", snap, now);
+	}
+	/* The same move with libcgroup there works. */
+	ck_assert_msg(tl_run(argv, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+}
+END_TEST
+
 /* Someone removed the layout's cgroups by hand: destroy says so, and
  * undoes the rest (the parent, the root's balancing). */
 START_TEST(test_destroy_after_cgroups_removed)
@@ -638,6 +667,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_conflicting_cpuset_named);
 	tcase_add_test(tc, test_existing_layout_refused);
 	tcase_add_test(tc, test_destroy_after_cgroups_removed);
+	tcase_add_test(tc, test_move_without_libcgroup);
 	tcase_add_test(tc, test_unprivileged);
 	tcase_add_test(tc, test_rollback_from_every_step);
 	tcase_add_test(tc, test_destroy_after_kill_at_every_step);

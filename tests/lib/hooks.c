@@ -13,6 +13,8 @@
  *   LIBDL_TEST_LIBSYSTEMD=SONAME  load SONAME instead of libsystemd.so.0
  *                                 (one that does not exist: a systemd host
  *                                 without libsystemd0)
+ *   LIBDL_TEST_LIBCGROUP=SONAME   load SONAME instead of libcgroup (one that
+ *                                 does not exist: a host without libcgroup2)
  */
 #include <errno.h>
 #include <signal.h>
@@ -73,5 +75,6 @@ __attribute__((constructor)) static void install_hooks(void)
 		atexit(report_writes);
 	hooks.no_precheck = env_int("LIBDL_TEST_NO_PRECHECK") != 0;
 	hooks.libsystemd = secure_getenv("LIBDL_TEST_LIBSYSTEMD");
+	hooks.libcgroup = secure_getenv("LIBDL_TEST_LIBCGROUP");
 	dl_test_hooks = &hooks;
 }

@@ -20,6 +20,10 @@
 #   --bin FILE        copy FILE to the guest's /bin/ with every shared
 #                     library `ldd` lists for it, at the same absolute paths
 #                     (repeatable; see "Binaries" below)
+#   --lib SONAME      copy the library the host's loader opens for SONAME
+#                     (ldconfig -p), with the libraries it needs: one a
+#                     --bin loads with dlopen, which ldd does not list
+#                     (repeatable)
 #   --file SRC:DEST   copy SRC (a file or a folder) to the guest's absolute
 #                     path DEST; a DEST ending in / gets SRC's name
 #                     (repeatable)
@@ -113,6 +117,7 @@ mem=""
 enables=""
 append=""
 bins=""   # newline-separated
+libs=""   # newline-separated
 files=""  # newline-separated
 nl='
 '
@@ -126,6 +131,7 @@ while [ $# -gt 0 ]; do
 	--enable) need_arg "$@"; enables="$enables $2"; shift ;;
 	--timeout) need_arg "$@"; timeout=$2; shift ;;
 	--bin) need_arg "$@"; bins="$bins$2$nl"; shift ;;
+	--lib) need_arg "$@"; libs="$libs$2$nl"; shift ;;
 	--file) need_arg "$@"; files="$files$2$nl"; shift ;;
 	--smp) need_arg "$@"; smp=$2; shift ;;
 	--mem) need_arg "$@"; mem=$2; shift ;;
@@ -320,8 +326,14 @@ add_bin() {
 		*) hard "ldd $f failed: $out" ;;
 		esac
 	fi
+	copy_libs "$f" "$out"
+}
+
+# copy_libs WHAT LDD-OUTPUT: every library ldd listed, into the guest.
+copy_libs() {
+	out=$2
 	missing=$(printf '%s\n' "$out" | sed -n 's/^[[:space:]]*\([^[:space:]]*\) => not found.*/\1/p')
-	[ -z "$missing" ] || hard "--bin $f: ldd finds no $(printf '%s\n' "$missing" | paste -s -d ' ' -)"
+	[ -z "$missing" ] || hard "$1: ldd finds no $(printf '%s\n' "$missing" | paste -s -d ' ' -)"
 	for lib in $(printf '%s\n' "$out" | sed -n \
 		-e 's/^[[:space:]]*[^[:space:]]* => \(\/[^[:space:]]*\) (0x.*/\1/p' \
 		-e 's/^[[:space:]]*\(\/[^[:space:]]*\) (0x.*/\1/p'); do
@@ -344,6 +356,15 @@ add_bin() {
 			;;
 		esac
 	done
+}
+
+# add_lib SONAME: the host's library of that name, and what it needs.
+add_lib() {
+	path=$(ldconfig -p 2>/dev/null | sed -n "s/^[[:space:]]*$1 (libc6,x86-64[^)]*) => \(.*\)$/\1/p" | head -n 1)
+	[ -n "$path" ] && [ -f "$path" ] || hard "--lib $1: the host's loader knows no such library (ldconfig -p)"
+	put "$path"
+	out=$(ldd "$path" 2>&1) || hard "ldd $path failed: $out"
+	copy_libs "--lib $1" "$out"
 }
 
 add_file() {
@@ -371,6 +392,10 @@ IFS=$nl
 for f in $bins; do
 	IFS=$IFS_save
 	add_bin "$f"
+done
+for f in $libs; do
+	IFS=$IFS_save
+	add_lib "$f"
 done
 for f in $files; do
 	IFS=$IFS_save
