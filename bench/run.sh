@@ -624,7 +624,12 @@ against 0.39 M, callgrind; 1.25 M with libsystemd linked) and makes fewer
 system calls (95 against 122: chrt reads its locale).  Measured apart on
 2026-12-03, 8 alternating rounds of 100, median of the rounds' medians:
 dl-run 3.83 ms, chrt 3.97 ms (0.96x; no round above 1.00x); the same
-dl-run with libsystemd linked 5.49 ms (1.38x).
+dl-run with libsystemd linked 5.49 ms (1.38x).  libcgroup and the
+libpthread it needs cost another 0.3 ms a start (an empty program linked
+with libcap alone starts 0.3 ms sooner than one linked with libcgroup
+too; bench-spawn, 31 runs, 2026-12-04), for moves of tasks a plain launch
+never makes: since 2026-12-04 it is loaded by the first task moved too
+(libdl/cgroup.c), and no tool maps it at start.
 
 ![launch](launch.png)
 
