@@ -662,13 +662,16 @@ Removed:
   mount point comes from /proc/self/mounts, libdl/cgroup.c).  Its
   cgroup_init() clears an 800 KiB table, 1.4 ms a process on this VM even
   with the pages mapped in advance, and its create chowned each of the 60
-  new files to the caller's real uid.  libcgroup is now set up only when a
-  task moves (not with --no-move, nor for an empty cpuset);
+  new files to the caller's real uid.  libcgroup is now loaded and set up
+  only when a task moves (not with --no-move, nor for an empty cpuset);
 - dl-part destroy's report before destroying, which only asked whether the
   partitions' cgroups were gone: dl_layout_destroy(3) counts that itself
   (res.absent);
 - the ftruncate of the lock file before writing the holder's pid (half a
   millisecond on tmpfs here): the pid is written at a fixed width;
+- the state file's "phase" marks, never read: create's second write and
+  destroy's first (each a rename over the old file, up to half a
+  millisecond on tmpfs here);
 - the scans of every thread in /proc (a millisecond each) when the
   sched/debug read that gives total_bw lists no deadline thread and every
   root domain counts exactly its fair servers (dl_rd_idle, libdl/rd.c);
@@ -684,7 +687,7 @@ is undone by destroy), and the report's figures.  What is left of a pair,
 roughly (2026-12-04): the two program starts (the true row), the kernel's
 own work (1.6 ms for the first cpuset's mkdir, which flips the cpuset
 static key, text-poking every CPU, as cset's mkdir does; the writes and
-both rebuilds), six reads of sched/debug (0.3 ms each: the kernel prints
+both rebuilds), six reads of sched/debug (0.15 ms each: the kernel prints
 every thread under each CPU; four in create: fit, quiet, accounting,
 report; two in destroy: quiet, accounting) and about 120 small reads of
 sysfs and cpuset files.
