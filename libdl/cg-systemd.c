@@ -112,7 +112,6 @@ int dl_sd_count(const char *cg, uint64_t *threads, uint64_t *deadline)
 }
 
 #ifdef HAVE_LIBSYSTEMD
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <systemd/sd-bus.h>
@@ -158,25 +157,19 @@ static void lib_open(void)
 {
 	const char *soname = dl_test_hooks && dl_test_hooks->libsystemd ? dl_test_hooks->libsystemd
 									: LIBSYSTEMD_SONAME;
-	void *h, *sym;
+#define SD_NAME(name) #name,
+	static const char *const names[] = { SD_SYMBOLS(SD_NAME) };
+#undef SD_NAME
+	void *syms[ARRAY_SIZE(names)];
+	size_t i = 0;
 
-	/* Never closed: later calls in the process reuse it, and libsystemd
-	 * keeps per-thread state (default buses) that must not be unmapped
-	 * under a thread that holds it. */
-	h = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-	if (!h) {
-		snprintf(lib_error, sizeof(lib_error), "%s", dlerror());
+	/* Never closed: libsystemd keeps per-thread state (default buses)
+	 * that must not be unmapped under a thread that holds it. */
+	if (!dl_lib_load(soname, names, syms, ARRAY_SIZE(names), lib_error, sizeof(lib_error)))
 		return;
-	}
-#define SD_RESOLVE(name) \
-	if (!(sym = dlsym(h, #name))) { \
-		snprintf(lib_error, sizeof(lib_error), "%s has no %s", soname, #name); \
-		dlclose(h); \
-		return; \
-	} \
-	memcpy(&lib.name, &sym, sizeof(sym));
-	SD_SYMBOLS(SD_RESOLVE)
-#undef SD_RESOLVE
+#define SD_SET(name) memcpy(&lib.name, &syms[i++], sizeof(void *));
+	SD_SYMBOLS(SD_SET)
+#undef SD_SET
 }
 
 /* libsystemd's calls in lib, or ENOTSUP and why (dl_errmsg()).  Only a

@@ -76,25 +76,21 @@ static void cg_do_init(void)
 {
 	const char *soname = dl_test_hooks && dl_test_hooks->libcgroup ? dl_test_hooks->libcgroup
 								       : LIBCGROUP_SONAME;
-	void *h, *sym;
+#define CG_NAME(name) #name,
+	static const char *const names[] = { DL_CG_SYMBOLS(CG_NAME) };
+#undef CG_NAME
+	void *syms[ARRAY_SIZE(names)], *h;
+	size_t i = 0;
 
 	cg_init_ret = -ELIBACC;
-	/* Never closed: the cgroups made from it live on in callers'
-	 * processes, and its mount table with them. */
-	h = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-	if (!h) {
-		snprintf(cg_error, sizeof(cg_error), "%s", dlerror());
+	/* Never closed: the cgroups made from it live on, and its mount
+	 * table with them. */
+	h = dl_lib_load(soname, names, syms, ARRAY_SIZE(names), cg_error, sizeof(cg_error));
+	if (!h)
 		return;
-	}
-#define CG_RESOLVE(name) \
-	if (!(sym = dlsym(h, #name))) { \
-		snprintf(cg_error, sizeof(cg_error), "%s has no %s", soname, #name); \
-		dlclose(h); \
-		return; \
-	} \
-	memcpy(&dl_cg.name, &sym, sizeof(sym));
-	DL_CG_SYMBOLS(CG_RESOLVE)
-#undef CG_RESOLVE
+#define CG_SET(name) memcpy(&dl_cg.name, &syms[i++], sizeof(void *));
+	DL_CG_SYMBOLS(CG_SET)
+#undef CG_SET
 	prefault_mount_table(h);
 	cg_init_ret = dl_cg.cgroup_init();
 }

@@ -38,6 +38,10 @@ int dl_write_file(const char *path, const char *text);
 /* path replaced by text whole or not at all: a temporary file of a new
  * name in the same folder, renamed over it; fsync'd first when durable. */
 int dl_file_replace(const char *path, const char *text, size_t len, mode_t mode, bool durable);
+/* An optional library, loaded at run time and never unloaded: names[i]
+ * resolved into syms[i].  Its handle, or NULL with why in err. */
+void *dl_lib_load(const char *soname, const char *const *names, void **syms, size_t n,
+		  char *err, size_t errlen);
 /* Field n of /proc/TID/stat, counted as in proc(5) (3 and above). */
 int dl_task_stat_field(pid_t tid, int n, unsigned long long *val);
 /* A file holding a CPU (or node) list, parsed. */

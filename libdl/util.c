@@ -2,6 +2,7 @@
  * util.c: reading and writing small kernel files, clocks, CPU sets.
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <dirent.h>
 #include <errno.h>
@@ -478,4 +479,27 @@ size_t dl_count_dir(const char *path)
 		n += dl_parse_pid(de->d_name) > 0;
 	closedir(d);
 	return n;
+}
+
+/* libsystemd (cg-systemd.c) and libcgroup (cgroup.c): loaded by the
+ * first call that needs them.  RTLD_NODELETE: never unmapped, since what
+ * they made (buses with per-thread state, cgroup structs) outlives any
+ * one call. */
+void *dl_lib_load(const char *soname, const char *const *names, void **syms, size_t n,
+		  char *err, size_t errlen)
+{
+	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+
+	if (!h) {
+		snprintf(err, errlen, "%s", dlerror());
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!(syms[i] = dlsym(h, names[i]))) {
+			snprintf(err, errlen, "%s has no %s", soname, names[i]);
+			dlclose(h);
+			return NULL;
+		}
+	}
+	return h;
 }
