@@ -88,20 +88,25 @@ int dl_read_u64(const char *path, uint64_t *val)
 	return 0;
 }
 
+/* One write of the whole text: 0, -errno, or -EIO when it was cut short
+ * (a short write sets no errno). */
+static int write_whole(int fd, const char *text, size_t len)
+{
+	ssize_t n = write(fd, text, len);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
 int dl_write_file(const char *path, const char *text)
 {
-	size_t len = strlen(text);
-	ssize_t n;
-	int fd, err = 0;
+	int fd, err;
 
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = write(fd, text, len);
-	if (n < 0)
-		err = -errno;
-	else if ((size_t)n != len)
-		err = -EIO;
+	err = write_whole(fd, text, strlen(text));
 	if (close(fd) < 0 && !err)
 		err = -errno;
 	return err;
@@ -110,7 +115,6 @@ int dl_write_file(const char *path, const char *text)
 int dl_file_replace(const char *path, const char *text, size_t len, mode_t mode, bool durable)
 {
 	char tmp[4200];
-	ssize_t n;
 	int fd, err;
 
 	if ((err = dl_pathf(tmp, sizeof(tmp), "%s.XXXXXX", path)))
@@ -120,11 +124,7 @@ int dl_file_replace(const char *path, const char *text, size_t len, mode_t mode,
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	n = write(fd, text, len);
-	if (n < 0)
-		err = -errno;
-	else if ((size_t)n != len)
-		err = -EIO; /* a short write sets no errno */
+	err = write_whole(fd, text, len);
 	if (!err && fchmod(fd, mode) < 0)
 		err = -errno;
 	if (!err && durable && fsync(fd) < 0)
