@@ -10,17 +10,17 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <mntent.h>
 #include <pthread.h>
 #include <stdint.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
-#include <sys/statfs.h>
-#include <sys/vfs.h>
-#include <linux/magic.h>
-#include <mntent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/statfs.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
 
 #include "cg-lib.h"
 
@@ -82,7 +82,6 @@ static void cg_do_init(void)
 	void *syms[ARRAY_SIZE(names)], *h;
 	size_t i = 0;
 
-	cg_init_ret = -ELIBACC;
 	/* Never closed: the cgroups made from it live on, and its mount
 	 * table with them. */
 	h = dl_lib_load(soname, names, syms, ARRAY_SIZE(names), cg_error, sizeof(cg_error));

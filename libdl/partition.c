@@ -497,9 +497,8 @@ const struct dl_cg_backend *dl_layout_backend(const struct dl_layout *l)
 
 static int destroy_any(struct dl_layout *l, struct dl_layout_result *res)
 {
-	int err;
-
 	char name[4200];
+	int err;
 
 	/* A layout whose cgroups someone else removed: the caller says so. */
 	for (size_t i = 0; i < l->nparts; i++)
