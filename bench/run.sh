@@ -27,14 +27,14 @@ out=${2:-$top/bench/results}
 quick=${QUICK:-0}
 lockfile=/run/lock/libdl-kernel-tests.lock
 
-dlpart=$build/utils/dl-part
-dlrun=$build/utils/dl-run
-dlload=$build/utils/dl-load
-dlstat=$build/utils/dl-stat
-bscan=$build/tests/bench/bench-scan
-bplan=$build/tests/bench/bench-plan
-bwake=$build/tests/bench/bench-wake
-bspawn=$build/tests/bench/bench-spawn
+dlpart=$build/tools/dl-part
+dlrun=$build/tools/dl-run
+dlload=$build/tools/dl-load
+dlstat=$build/tools/dl-stat
+bscan=$build/bench/bench-scan
+bplan=$build/bench/bench-plan
+bwake=$build/bench/bench-wake
+bspawn=$build/bench/bench-spawn
 
 die() { echo "bench: $*" >&2; exit 1; }
 say() { echo "== $*"; }
@@ -209,7 +209,7 @@ gp "set terminal png size 900,560; set output '$out/deadlines.png';
 # per job: cyclicdeadline's own parameters (-t 1 -i 10000), in a process
 # of cyclicdeadline's shape (bench-wake.c says why).  Three loops,
 # alternating round by round: libdl's periodic loop in sleep mode and in
-# yield mode (tests/bench/bench-wake) and cyclicdeadline, which gets every
+# yield mode (bench/bench-wake) and cyclicdeadline, which gets every
 # CPU (-a 0-N: with fewer it moves every task of the machine into a cpuset
 # of its own).  One instrument measures all three: the kernel's
 # tracepoints, in a tracefs instance of bench/trace-wake.sh's own (removed
@@ -524,7 +524,7 @@ $R1 rounds of each, alternating.  Per task and round: [deadlines.csv](deadlines.
 
 One thread, runtime 6 ms of a 10 ms period, deadline = period, no work
 in a job: cyclicdeadline's parameters for \`-t 1 -i 10000\`.  libdl:
-\`tests/bench/bench-wake\` runs \`dl_periodic_start()\`/\`dl_periodic_next()\`
+\`bench/bench-wake\` runs \`dl_periodic_start()\`/\`dl_periodic_next()\`
 in sleep mode (\`clock_nanosleep(TIMER_ABSTIME)\` to an absolute grid) and in
 yield mode (\`sched_yield()\`, the kernel's replenishment releases the next
 job); cyclicdeadline ends each job with \`sched_yield()\`.  Both processes
@@ -636,7 +636,7 @@ never makes: since 2026-12-04 it is loaded by the first task moved too
 ## 4. Partition set-up: dl-part against cset
 
 Each command timed from its spawn to its exit by \`bench-spawn\`
-(tests/bench/bench-spawn.c: posix_spawn from a small process, as
+(bench/bench-spawn.c: posix_spawn from a small process, as
 \`hyperfine -N\`, no shell; runs before 2026-12-04 were timed by bash, whose
 own fork added 3 to 4 ms to every command of both tools on this VM;
 checked once against hyperfine -N, 2026-12-04: /bin/true in six

@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "dl-part-conf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

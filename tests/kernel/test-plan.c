@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "testlib.h"
 
 #define MS 1000000ULL

@@ -193,7 +193,7 @@ START_TEST(test_threads_exiting_mid_scan)
 	ck_assert_int_eq(DL_STAT("--watch", "10ms", "-n", "20"), 0);
 	tl_kill(c);
 	/* Deadline threads made and ended at this rate sometimes leave the
-	 * kernel's count short (FACTS.md, the second drift): repaired here,
+	 * kernel's count short (docs/kernel-notes.md, "Back-to-back launches"): repaired here,
 	 * so that the next case starts from a correct count. */
 	tl_settle();
 	{

@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "layout.h"
+#include "layout/layout.h"
 
 static int fail_at, kill_after, fail_write, writes;
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "testlib.h"
 
 #define MS 1000000ULL

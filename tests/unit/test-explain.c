@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "testlib.h"
-#include "util.h"
+#include "tool.h"
 
 #define MS 1000000ULL
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "testlib.h"
-#include "layout.h"
+#include "layout/layout.h"
 
 static dl_cpus_t cpus(const char *list)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "testlib.h"
-#include "periodic.h"
+#include "workload/periodic.h"
 
 #define US 1000ULL
 #define MS 1000000ULL

@@ -1,0 +1,109 @@
+/*
+ * account.c: the deadline bandwidth of a root domain, the kernel's
+ * figures and ours.
+ *
+ * Admission control is per root domain (Documentation/scheduler/
+ * sched-deadline.rst, 5): a request is admitted when
+ *     total_bw - old_bw + new_bw <= cpu_bw x CPUs
+ * where cpu_bw = sched_rt_runtime_us / sched_rt_period_us in units of
+ * 2^-20 and total_bw holds the root domain's deadline tasks and, from
+ * Linux 6.12, one fair server per CPU (50 ms every 1 s by default).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "bw/bw.h"
+
+static uint64_t cpu_capacity(int cpu)
+{
+	char path[128];
+	uint64_t cap = 1024;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpu_capacity", cpu);
+	dl_read_u64(path, &cap);
+	return cap;
+}
+
+void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *tasks,
+		size_t ntasks, const int64_t *kbw, const int64_t *ktotal)
+{
+	uint64_t capsum = 0;
+	int first = -1;
+
+	memset(rd, 0, sizeof(*rd));
+	rd->cpus = *span;
+	rd->ncpus = dl_cpus_count(span);
+	for (int c = 0; c < DL_CPUS_MAX; c++) {
+		uint64_t fb;
+
+		if (!dl_cpus_isset(span, c))
+			continue;
+		if (first < 0)
+			first = c;
+		capsum += cpu_capacity(c);
+		dl_fair_server_bw(c, &fb);
+		rd->fair_bw += fb;
+	}
+	for (size_t i = 0; i < ntasks; i++) {
+		if (dl_cpus_isset(span, tasks[i].cpu)) {
+			rd->tasks_bw += dl_params_bw(&tasks[i].params);
+			rd->ntasks++;
+		}
+	}
+	if (kbw && first >= 0 && kbw[first] != -2 && ktotal[first] != -2) {
+		rd->from_kernel = true;
+		rd->unlimited = kbw[first] == -1;
+		rd->cpu_bw = rd->unlimited ? DL_BW_UNIT : (uint64_t)kbw[first];
+		rd->total_bw = ktotal[first];
+	} else {
+		dl_rt_bw(&rd->cpu_bw, &rd->unlimited);
+		rd->total_bw = dl_rd_expected(rd);
+	}
+	/* cap_scale(bw, capacity) of __dl_overflow(): bw x CPUs when every
+	 * CPU has the full capacity of 1024. */
+	rd->capacity = (uint64_t)(((unsigned __int128)rd->cpu_bw * capsum) >> 10);
+	rd->free_bw = dl_bw_free(rd);
+}
+
+/* What the kernel's count should be: the fair servers and the live
+ * deadline tasks (what dl_rebuild_rd_accounting() recounts). */
+DL_EXPORT int64_t dl_rd_expected(const struct dl_rd *rd)
+{
+	return (int64_t)(rd->fair_bw + rd->tasks_bw);
+}
+
+int dl_bw_verdict(const struct dl_rd *rd, bool settled)
+{
+	int64_t expected = dl_rd_expected(rd);
+
+	if (!rd->from_kernel || rd->total_bw == expected)
+		return DL_DRIFT_NONE;
+	if (rd->total_bw < expected || settled)
+		return DL_DRIFT_YES;
+	return DL_DRIFT_SETTLING;
+}
+
+DL_EXPORT int dl_rd_drift(const struct dl_rd *rd, uint64_t high_ns)
+{
+	return dl_bw_verdict(rd, high_ns >= DL_DRIFT_SETTLE_MS * 1000000ULL);
+}
+
+/* What the next request may take: capacity - total_bw, INT64_MAX when
+ * there is no admission test.  The one subtraction behind free_bw, the
+ * layout's fit check and the planner's rooms. */
+int64_t dl_bw_free(const struct dl_rd *rd)
+{
+	return rd->unlimited ? INT64_MAX : (int64_t)rd->capacity - rd->total_bw;
+}
+
+/*
+ * __dl_overflow() of kernel/sched/deadline.c: would total - old + new
+ * pass the capacity?  In the kernel's unsigned arithmetic: a count that
+ * drifted below zero refuses what keeps the sum negative.
+ */
+bool dl_bw_overflow(const struct dl_rd *rd, uint64_t old, uint64_t new_bw)
+{
+	int64_t after = rd->total_bw - (int64_t)old + (int64_t)new_bw;
+
+	return !rd->unlimited && (after < 0 || (uint64_t)after > rd->capacity);
+}

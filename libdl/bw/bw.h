@@ -1,0 +1,85 @@
+/*
+ * bw.h: root domains and their deadline bandwidth (libdl/README): which
+ * root domains the cpusets make, the kernel's figures, what is admitted,
+ * expected (fair servers + live tasks), free and drifted; the kernel's
+ * admission rule; why a request was refused; the drift repair.  Above
+ * cg.h; below the layouts and the analysis.  Internal.
+ */
+#ifndef LIBDL_BW_H
+#define LIBDL_BW_H
+
+#include "cgroup/cg.h"
+
+/* explain.c: dl_explain's text as the failure message of err. */
+int dl_explain_set_failure(int err, pid_t tid, const struct dl_params *p);
+
+/* rootdomains.c: the root domains, as spans of CPUs (def_root_domain last). */
+int dl_rd_spans(dl_cpus_t **spans, size_t *count);
+/* The root domains from one read of sched/debug, without the scan of
+ * /proc: 0 when that read lists no deadline thread and every root
+ * domain counts exactly its fair servers (the scan would find nothing to
+ * add: *out is what dl_rd_list gives); 1 when it cannot tell, *out NULL:
+ * scan.  Or a negative errno. */
+int dl_rd_idle(struct dl_rd **out, size_t *count);
+/* A root domain's figures, in words. */
+char *dl_rd_text(const struct dl_rd *rd, char *buf, size_t len);
+
+/* sched-debug.c: the kernel's per-CPU figures from the text of
+ * sched/debug (kbw[cpu], ktotal[cpu]: -2 where it says nothing of a
+ * CPU) and, with ndeadline, how many threads it lists at deadline
+ * priority (-1: unknown).  0, or -ENOENT when it holds no dl_rq block. */
+int dl_sched_debug_parse(FILE *f, int64_t *kbw, int64_t *ktotal, int ncpus, int *ndeadline);
+
+/* kernel.c: the kernel's figures, read. */
+int dl_kernel_bw(int cpu, uint64_t *bw, int64_t *total_bw);
+int dl_kernel_bw_all(int64_t *kbw, int64_t *ktotal, int ncpus, int *ndeadline);
+int64_t *dl_kernel_bw_read(void); /* 2 x DL_CPUS_MAX: bw, then total_bw; NULL */
+/* The same, and how many threads that read lists at deadline priority
+ * (-1: unknown). */
+int64_t *dl_kernel_bw_census(int *ndeadline);
+int dl_debugfs_path(char *buf, size_t len);
+int dl_fair_server_bw(int cpu, uint64_t *bw);
+int dl_rt_bw(uint64_t *bw, bool *unlimited);
+/* sched_rt_runtime_us and sched_rt_period_us as a CPU's capacity. */
+void dl_rt_ratio(int64_t runtime_us, int64_t period_us, uint64_t *bw, bool *unlimited);
+
+/* account.c: the accounting of a root domain. */
+void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *tasks,
+		size_t ntasks, const int64_t *kbw, const int64_t *ktotal);
+/* The drift verdict (DL_DRIFT_*) once a high count had its time to
+ * settle, or not yet; the one rule behind dl_rd_drift and dl_drift_check. */
+int dl_bw_verdict(const struct dl_rd *rd, bool settled);
+/* capacity - total_bw (INT64_MAX: unlimited): the room left. */
+int64_t dl_bw_free(const struct dl_rd *rd);
+/* The kernel's __dl_overflow(): true when a request of new_bw, replacing
+ * old, does not fit rd. */
+bool dl_bw_overflow(const struct dl_rd *rd, uint64_t old, uint64_t new_bw);
+
+/* admit.c: the kernel's admission of a request, in __sched_setscheduler()'s
+ * order, and what it found on the way (explain.c and dl_predict render it). */
+enum dl_admit_step {
+	DL_ADMIT_OK,       /* admitted (or no bandwidth test: unlimited) */
+	DL_ADMIT_NO_CAP,   /* EPERM: no CAP_SYS_NICE */
+	DL_ADMIT_AFFINITY, /* EPERM: the affinity does not cover the root domain */
+	DL_ADMIT_NO_BW,    /* EPERM: the root domain has no deadline bandwidth */
+	DL_ADMIT_OVERFLOW, /* EBUSY: sched_dl_overflow() */
+};
+struct dl_admission {
+	enum dl_admit_step step;
+	int cpu;             /* the CPU the thread is on */
+	struct dl_rd rd;     /* that CPU's root domain */
+	dl_cpus_t affinity;
+	bool have_affinity;
+	uint64_t need, old;  /* the request, and what it replaces */
+};
+/* 0 with the verdict in a, or a negative errno when the thread or its
+ * root domain cannot be found (after the capability test). */
+int dl_admit(pid_t tid, uint64_t need, uint64_t old, struct dl_admission *a);
+
+/* drift.c: wait until no exited deadline task still holds bandwidth. */
+int dl_wait_quiet(unsigned int timeout_ms);
+
+/* rebuild.c: rebuild the root domains (the caller holds the layout lock). */
+int dl_rd_rebuild_locked(void);
+
+#endif

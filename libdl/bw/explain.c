@@ -1,0 +1,252 @@
+/*
+ * explain.c: why the kernel refused a reservation (dl_explain), or
+ * would (dl_predict), in words a user can act on: both render the one
+ * admission rule of admit.c.
+ *
+ * The kernel answers sched_setattr(2) with a bare errno; each has several
+ * causes (kernel/sched/syscalls.c, __sched_setscheduler()):
+ *   EPERM   no CAP_SYS_NICE; or the task's affinity does not cover its
+ *           root domain; or that root domain has no deadline bandwidth.
+ *   EBUSY   admission refused: the root domain's bandwidth is used up
+ *           (sched_dl_overflow()).
+ *   EINVAL  parameters (checked before the call by dl_params_check()).
+ * The explanation is built from the system as it is at the moment of the
+ * failure: capabilities, affinity, root domains and their bandwidth.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bw/bw.h"
+
+/* The EPERM steps of the rule, in words. */
+static void eperm_text(pid_t tid, const struct dl_admission *a, char *buf, size_t len)
+{
+	char aff[256], span[256];
+	struct dl_rd there;
+	int first = dl_cpus_first(&a->affinity);
+
+	switch (a->step) {
+	case DL_ADMIT_NO_CAP:
+		snprintf(buf, len, "permission denied: SCHED_DEADLINE needs the CAP_SYS_NICE capability; run as root, or give the program the capability (setcap cap_sys_nice+ep)");
+		return;
+	case DL_ADMIT_AFFINITY:
+		/* Outside its CPUs, which would cover the root domain it is
+		 * bound for: it has not moved there yet. */
+		if (!dl_cpus_isset(&a->affinity, a->cpu) && first >= 0 &&
+		    dl_rd_of_cpu(first, &there) == 0 && dl_cpus_subset(&there.cpus, &a->affinity)) {
+			snprintf(buf, len, "permission denied: thread %d is asleep on CPU %d, outside the CPUs it may now use (%s): the kernel admits it into the root domain of the CPU it is on, and a sleeping thread moves only when it wakes; set the reservation once it has run (or start it where it belongs: dl_part_set(3) before the thread sleeps)",
+				 (int)tid, a->cpu, dl_cpus_format(&a->affinity, aff, sizeof(aff)));
+			return;
+		}
+		snprintf(buf, len, "permission denied: the task's CPU affinity (CPUs %s) does not cover its root domain (CPUs %s); a deadline task must be allowed on every CPU of its root domain: instead of narrowing its affinity, put it in a partition of the CPUs it should use (a layout with a partition of CPUs %s: dl_layout_create(3), then dl_part_set(3))",
+			 dl_cpus_format(&a->affinity, aff, sizeof(aff)),
+			 dl_cpus_format(&a->rd.cpus, span, sizeof(span)),
+			 dl_cpus_format(&a->affinity, aff, sizeof(aff)));
+		return;
+	case DL_ADMIT_NO_BW:
+		snprintf(buf, len, "permission denied: the root domain of CPUs %s has no deadline bandwidth (kernel.sched_rt_runtime_us is 0)",
+			 dl_cpus_format(&a->rd.cpus, span, sizeof(span)));
+		return;
+	default:
+		snprintf(buf, len, "permission denied by the kernel although CAP_SYS_NICE is held (a security module, or a user namespace without the capability on the host, may forbid it)");
+	}
+}
+
+static void explain_eperm(pid_t tid, char *buf, size_t len)
+{
+	struct dl_admission a;
+
+	if (dl_admit(tid, 0, 0, &a) < 0)
+		a.step = DL_ADMIT_OK; /* nothing known: the last cause */
+	eperm_text(tid, &a, buf, len);
+}
+
+static void explain_ebusy(pid_t tid, const struct dl_params *p, char *buf, size_t len)
+{
+	char need_s[32], used_s[32], rdt[768];
+	struct dl_params cur;
+	struct dl_admission a;
+	uint64_t need = p ? dl_params_bw(p) : 0, oldbw = 0;
+	int n;
+
+	/* A change of a running reservation frees the old one first. */
+	if (dl_get(tid, &cur) == DL_SCHED_DEADLINE)
+		oldbw = dl_params_bw(&cur);
+	if (dl_admit(tid, need, oldbw, &a) < 0 || a.step == DL_ADMIT_NO_CAP) {
+		snprintf(buf, len, "admission refused: the root domain's deadline bandwidth is used up");
+		return;
+	}
+	a.rd.free_bw += (int64_t)oldbw;
+	n = snprintf(buf, len, "admission refused: the reservation needs %s of a CPU but the %s",
+		     dl_bw_format((int64_t)need, need_s, sizeof(need_s)),
+		     dl_rd_text(&a.rd, rdt, sizeof(rdt)));
+	if (n < 0 || (size_t)n >= len)
+		return;
+	/* The kernel's count below what the live tasks hold is drift
+	 * (libdeadline(3), BUGS); above it may be tasks that exited and
+	 * keep their bandwidth until their 0-lag time. */
+	if (dl_bw_verdict(&a.rd, false) == DL_DRIFT_YES) {
+		snprintf(buf + n, len - (size_t)n,
+			 "; the kernel counts %s less than its live tasks hold: its accounting has drifted, call dl_rd_rebuild(3)",
+			 dl_bw_format(dl_rd_expected(&a.rd) - a.rd.total_bw, used_s, sizeof(used_s)));
+		return;
+	}
+	snprintf(buf + n, len - (size_t)n,
+		 "; ask for less (a shorter runtime or a longer period), stop another deadline task, or give this one a partition of its own (dl_layout_create(3))");
+}
+
+DL_EXPORT int dl_explain(int err, pid_t tid, const struct dl_params *p, char *buf, size_t len)
+{
+	char a[32], b[32], c[32];
+
+	if (!buf || len == 0)
+		return dl_fail(-EINVAL, "no buffer for the explanation");
+	if (tid == 0)
+		tid = gettid();
+	switch (err) {
+	case -EPERM:
+		explain_eperm(tid, buf, len);
+		break;
+	case -EBUSY:
+		explain_ebusy(tid, p, buf, len);
+		break;
+	case -ESRCH:
+		snprintf(buf, len, "no thread %d", (int)tid);
+		break;
+	case -EOPNOTSUPP:
+		snprintf(buf, len, "this kernel has no utilization clamping (it needs CONFIG_UCLAMP_TASK): drop util_min and util_max");
+		break;
+	case -ENOSYS:
+		snprintf(buf, len, "this kernel has no sched_setattr (Linux 3.14 or later is needed)");
+		break;
+	case -EINVAL:
+		if (p && dl_params_check(p) < 0) {
+			snprintf(buf, len, "%s", dl_errmsg());
+			break;
+		}
+		if (p) {
+			snprintf(buf, len, "the kernel refused runtime %s, deadline %s, period %s, flags 0x%" PRIx64 " as invalid, though they pass its documented rules",
+				 dl_time_format(p->runtime, a, sizeof(a)),
+				 dl_time_format(p->deadline, b, sizeof(b)),
+				 dl_time_format(p->period, c, sizeof(c)), p->flags);
+			break;
+		}
+		/* fall through */
+	default:
+		snprintf(buf, len, "%s", strerror(-err));
+		break;
+	}
+	return 0;
+}
+
+/* The threads the request covers, and the bandwidth they hold now. */
+static int threads_of(pid_t pid, bool all, uint64_t *n, uint64_t *old)
+{
+	pid_t *tids;
+	size_t count;
+	int err;
+
+	*n = 0;
+	*old = 0;
+	if (!all) {
+		struct dl_params cur;
+		int pol = dl_get(pid, &cur);
+
+		if (pol < 0)
+			return pol;
+		*n = 1;
+		if (pol == DL_SCHED_DEADLINE)
+			*old = dl_params_bw(&cur);
+		return 0;
+	}
+	err = dl_threads_list(pid, &tids, &count);
+	if (err == -ESRCH)
+		return dl_fail(err, "no process %d", (int)pid);
+	if (err)
+		return dl_fail(err, "out of memory");
+	for (size_t i = 0; i < count; i++) {
+		struct dl_params cur;
+		int pol = dl_get(tids[i], &cur);
+
+		if (pol < 0)
+			continue; /* exited */
+		(*n)++;
+		if (pol == DL_SCHED_DEADLINE)
+			*old += dl_params_bw(&cur);
+	}
+	free(tids);
+	return 0;
+}
+
+DL_EXPORT int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,
+			 char *why, size_t len)
+{
+	char need_s[32], old_s[64], rdt[768], corrupt[256] = "";
+	struct dl_admission a;
+	struct dl_params norm;
+	uint64_t n, old;
+	int err;
+
+	if (!why || len == 0)
+		return dl_fail(-EINVAL, "no buffer for the reason");
+	if (pid == 0)
+		pid = gettid();
+	if (dl_params_normalize(p, &norm) < 0) {
+		snprintf(why, len, "%s", dl_errmsg());
+		return 0;
+	}
+	err = threads_of(pid, all_threads, &n, &old);
+	if (err)
+		return err;
+	err = dl_admit(pid, n * dl_params_bw(&norm), old, &a);
+	if (err)
+		return err;
+	if (a.step == DL_ADMIT_NO_CAP || a.step == DL_ADMIT_AFFINITY || a.step == DL_ADMIT_NO_BW) {
+		eperm_text(pid, &a, why, len);
+		return 0;
+	}
+	if (a.rd.unlimited) {
+		snprintf(why, len, "admitted: kernel.sched_rt_runtime_us is -1, the kernel tests no bandwidth");
+		return 1;
+	}
+	dl_bw_format((int64_t)a.need, need_s, sizeof(need_s));
+	dl_rd_text(&a.rd, rdt, sizeof(rdt));
+	old_s[0] = '\0';
+	if (old) {
+		char held[32];
+
+		snprintf(old_s, sizeof(old_s), ", %s of it held already",
+			 dl_bw_format((int64_t)old, held, sizeof(held)));
+	}
+	if (dl_bw_verdict(&a.rd, false) == DL_DRIFT_YES) {
+		char tb[32], eb[32];
+
+		snprintf(corrupt, sizeof(corrupt),
+			 "; the kernel's count is corrupt (total_bw %s, below the %s its fair servers and live tasks hold): rebuild the root domains to repair it (dl_rd_rebuild(3))",
+			 dl_bw_format(a.rd.total_bw, tb, sizeof(tb)), dl_bw_format(dl_rd_expected(&a.rd), eb, sizeof(eb)));
+	}
+	if (a.step == DL_ADMIT_OVERFLOW) {
+		snprintf(why, len, "refused: it needs %s of a CPU%s%s, but the %s%s",
+			 need_s, n > 1 ? " (all threads)" : "", old_s, rdt, corrupt);
+		return 0;
+	}
+	if (corrupt[0]) {
+		snprintf(why, len, "admitted, wrongly: it needs %s of a CPU%s%s; the %s%s",
+			 need_s, n > 1 ? " (all threads)" : "", old_s, rdt, corrupt);
+		return 1;
+	}
+	snprintf(why, len, "admitted: it needs %s of a CPU%s%s; the %s",
+		 need_s, n > 1 ? " (all threads)" : "", old_s, rdt);
+	return 1;
+}
+
+int dl_explain_set_failure(int err, pid_t tid, const struct dl_params *p)
+{
+	char why[1024];
+
+	dl_explain(err, tid, p, why, sizeof(why));
+	return dl_fail(err, "%s", why);
+}

@@ -1,0 +1,201 @@
+/*
+ * kernel.c: the kernel's deadline figures, read: debugfs sched/debug
+ * (parsed by sched-debug.c), the fair servers, the sysctls that set each
+ * CPU's capacity.  The parsers of what is read are apart from the reads
+ * (sched-debug.c, dl_parse_s64, dl_rt_ratio), for the unit suites.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "bw/bw.h"
+
+#define DEBUGFS "/sys/kernel/debug"
+#define SCHED_DEBUG DEBUGFS "/sched/debug"
+/* The fair server's default: 50 ms every 1000 ms (kernel/sched/deadline.c). */
+#define FAIR_RUNTIME_NS 50000000ULL
+#define FAIR_PERIOD_NS 1000000000ULL
+
+/*
+ * Mounts debugfs when it is not and the caller may (root), once per
+ * process.  Never from a query: only from what changes the system anyway
+ * (dl_layout_create, dl_layout_destroy, dl_rd_rebuild) and from a tool
+ * that says it does (dl-stat(1)).
+ */
+DL_EXPORT int dl_debugfs_mount(void)
+{
+	static int tried; /* atomic: one mount attempt per process */
+
+	if (access(SCHED_DEBUG, R_OK) != 0 && !__atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL)) {
+		struct stat st;
+
+		if (stat(DEBUGFS, &st) == 0 && access(DEBUGFS "/sched", F_OK) != 0)
+			mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
+	}
+	return access(SCHED_DEBUG, R_OK) == 0 ? 0 : -errno;
+}
+
+/* The kernel's sched/debug, when it can be read now. */
+int dl_debugfs_path(char *buf, size_t len)
+{
+	if (access(SCHED_DEBUG, R_OK) != 0)
+		return -errno;
+	snprintf(buf, len, "%s", SCHED_DEBUG);
+	return 0;
+}
+
+/* The kernel's figures for each CPU's root domain (sched-debug.c). */
+int dl_kernel_bw_all(int64_t *kbw, int64_t *ktotal, int ncpus, int *ndeadline)
+{
+	char path[256];
+	FILE *f;
+	int err;
+
+	for (int c = 0; c < ncpus; c++)
+		kbw[c] = ktotal[c] = -2;
+	if (ndeadline)
+		*ndeadline = -1;
+	err = dl_debugfs_path(path, sizeof(path));
+	if (err)
+		return err;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	err = dl_sched_debug_parse(f, kbw, ktotal, ncpus, ndeadline);
+	fclose(f);
+	return err;
+}
+
+int dl_kernel_bw(int cpu, uint64_t *bw, int64_t *total_bw)
+{
+	int64_t *kbw, *kt;
+	int err;
+
+	if (cpu < 0 || cpu >= DL_CPUS_MAX)
+		return -EINVAL;
+	kbw = calloc(2 * (size_t)(cpu + 1), sizeof(*kbw));
+	if (!kbw)
+		return -ENOMEM;
+	kt = kbw + cpu + 1;
+	err = dl_kernel_bw_all(kbw, kt, cpu + 1, NULL);
+	if (!err && (kbw[cpu] == -2 || kt[cpu] == -2))
+		err = -ENOENT;
+	if (!err) {
+		*bw = (uint64_t)kbw[cpu];
+		*total_bw = kt[cpu];
+	}
+	free(kbw);
+	return err;
+}
+
+/* The kernel's per-CPU figures, bw then total_bw; NULL when unreadable.
+ * With ndeadline, the threads the same read lists at deadline priority
+ * (-1: unknown). */
+int64_t *dl_kernel_bw_census(int *ndeadline)
+{
+	int64_t *kbw = calloc(2 * DL_CPUS_MAX, sizeof(*kbw));
+
+	if (ndeadline)
+		*ndeadline = -1;
+	if (kbw && dl_kernel_bw_all(kbw, kbw + DL_CPUS_MAX, DL_CPUS_MAX, ndeadline) < 0) {
+		free(kbw);
+		kbw = NULL;
+		if (ndeadline)
+			*ndeadline = -1;
+	}
+	return kbw;
+}
+
+int64_t *dl_kernel_bw_read(void)
+{
+	return dl_kernel_bw_census(NULL);
+}
+
+/* Linux 6.12 added the fair server (kernel/sched/deadline.c): a
+ * property of the running kernel, looked up once a process. */
+static bool fair_server;
+static pthread_once_t fair_once = PTHREAD_ONCE_INIT;
+
+static void fair_server_probe(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (access(DEBUGFS "/sched/fair_server", F_OK) == 0)
+		fair_server = true;
+	else if (uname(&u) == 0 && sscanf(u.release, "%d.%d", &major, &minor) == 2)
+		fair_server = major > 6 || (major == 6 && minor >= 12);
+}
+
+static bool have_fair_server(void)
+{
+	pthread_once(&fair_once, fair_server_probe);
+	return fair_server;
+}
+
+/* One CPU's fair server; its files may refuse reads, then the default. */
+int dl_fair_server_bw(int cpu, uint64_t *bw)
+{
+	uint64_t runtime = FAIR_RUNTIME_NS, period = FAIR_PERIOD_NS;
+	char path[128];
+
+	if (!have_fair_server()) {
+		*bw = 0;
+		return 0;
+	}
+	snprintf(path, sizeof(path), DEBUGFS "/sched/fair_server/cpu%d/runtime", cpu);
+	if (dl_read_u64(path, &runtime) == 0) {
+		snprintf(path, sizeof(path), DEBUGFS "/sched/fair_server/cpu%d/period", cpu);
+		if (dl_read_u64(path, &period) < 0)
+			period = FAIR_PERIOD_NS;
+	} else {
+		runtime = FAIR_RUNTIME_NS;
+	}
+	*bw = dl_to_ratio(period, runtime);
+	return 0;
+}
+
+/*
+ * sched_rt_runtime_us / sched_rt_period_us, as the kernel's to_ratio().
+ *
+ * Only when debugfs cannot be read, and once per process: on Linux 6.18
+ * even a read of these sysctls rebuilds the root domains
+ * (sched_rt_handler()), and a rebuild within a millisecond of a deadline
+ * task's exit corrupts the accounting (libdeadline(3), BUGS).
+ */
+static uint64_t rt_bw_cached;
+static bool rt_unlimited_cached;
+static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
+
+static void rt_bw_read(void)
+{
+	int64_t runtime = 950000, period = 1000000;
+
+	dl_read_s64("/proc/sys/kernel/sched_rt_runtime_us", &runtime);
+	dl_read_s64("/proc/sys/kernel/sched_rt_period_us", &period);
+	dl_rt_ratio(runtime, period, &rt_bw_cached, &rt_unlimited_cached);
+}
+
+int dl_rt_bw(uint64_t *bw, bool *unlimited)
+{
+	pthread_once(&rt_once, rt_bw_read);
+	*bw = rt_bw_cached;
+	*unlimited = rt_unlimited_cached;
+	return 0;
+}
+
+
+/* The sysctls' runtime and period (microseconds) as a CPU's capacity in
+ * units of 2^-20, as sched_rt_handler() and to_ratio() make it; a
+ * negative runtime: no admission test. */
+void dl_rt_ratio(int64_t runtime_us, int64_t period_us, uint64_t *bw, bool *unlimited)
+{
+	*unlimited = runtime_us < 0;
+	*bw = runtime_us < 0 || period_us <= 0 ? DL_BW_UNIT : dl_to_ratio((uint64_t)period_us, (uint64_t)runtime_us);
+}

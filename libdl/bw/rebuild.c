@@ -1,0 +1,251 @@
+/*
+ * rebuild.c: the repair of the kernel's deadline accounting drift
+ * (drift.c finds it).
+ *
+ * Any root-domain rebuild makes the kernel recount total_bw from the live
+ * tasks (dl_rebuild_rd_accounting() on 6.18, rebuild_root_domains() on
+ * 6.1), so the repair is one rebuild that leaves the domains as they
+ * were: on v1 a probe cpuset made exclusive and removed, on v2 a root
+ * partition toggled.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bw/bw.h"
+
+/* The exclusive children of a cpuset: their CPUs, and the first. */
+struct excl_walk {
+	dl_cpus_t cpus;
+	char *first;
+	size_t len;
+};
+
+static int excl_visit(const char *child, int depth, void *arg)
+{
+	struct excl_walk *w = arg;
+	dl_cpus_t c;
+
+	(void)depth;
+	if (!dl_cs_flag(child, "cpuset.cpu_exclusive") ||
+	    dl_cs_cpus(child, "cpuset.cpus", &c) < 0 || dl_cpus_count(&c) == 0)
+		return DL_CS_NEXT;
+	dl_cpus_or(&w->cpus, &c);
+	if (!w->first[0] && strlen(child) < w->len)
+		memcpy(w->first, child, strlen(child) + 1);
+	return DL_CS_NEXT;
+}
+
+/* A CPU of cpuset `name` that none of its exclusive children holds, or
+ * -1 and (in `excl_child`) one such child to look inside. */
+static int free_cpu_in(const char *name, char *excl_child, size_t len)
+{
+	struct excl_walk w = { .first = excl_child, .len = len };
+	dl_cpus_t cpus;
+
+	excl_child[0] = '\0';
+	if (dl_cs_cpus(name, "cpuset.cpus", &cpus) < 0 || !dl_cs_exists(name))
+		return -1;
+	dl_cs_walk(name, excl_visit, &w);
+	dl_cpus_andnot(&cpus, &w.cpus);
+	return dl_cpus_first(&cpus);
+}
+
+struct name_walk {
+	char *out;
+	size_t len;
+	bool found;
+};
+
+/* The top-most load-balanced cpuset with CPUs below `name`: a sched
+ * domain of its own when the root does not balance. */
+static int balanced_visit(const char *child, int depth, void *arg)
+{
+	struct name_walk *w = arg;
+	char buf[4096];
+
+	(void)depth;
+	if (dl_cs_read(child, "cpuset.cpus", buf, sizeof(buf)) < 0 || !buf[0])
+		return DL_CS_NEXT;
+	if (!dl_cs_flag(child, "cpuset.sched_load_balance"))
+		return DL_CS_DESCEND;
+	if (strlen(child) >= w->len)
+		return DL_CS_NEXT;
+	memcpy(w->out, child, strlen(child) + 1);
+	w->found = true;
+	return DL_CS_STOP;
+}
+
+static bool find_balanced(const char *name, char *out, size_t len)
+{
+	struct name_walk w = { .out = out, .len = len };
+
+	dl_cs_walk(name, balanced_visit, &w);
+	return w.found;
+}
+
+/* The probe goes, whatever happened: a second try after a failure. */
+static int remove_probe(const char *name, bool *said)
+{
+	int err = 0;
+
+	for (int tries = 0; tries < 3; tries++) {
+		err = dl_cs_remove(name);
+		if (err == 0 || err == -ENOENT)
+			return 0;
+		dl_sleep_ns(10000000);
+	}
+	*said = true;
+	return dl_fail(err, "cannot rebuild the root domains: its probe cpuset /%s is left behind (%s): remove it with rmdir",
+		       name, strerror(-err));
+}
+
+/*
+ * cgroup v1: a probe cpuset inside a load-balanced one.  Writing its CPUs
+ * rebuilds (update_cpumasks_hier()), and so does turning its balancing
+ * off; the kernel never looks below a load-balanced cpuset, so the
+ * domains come out as they were.  With balancing off, removing the probe
+ * triggers no further, asynchronous rebuild.
+ */
+static int rebuild_v1(bool *said)
+{
+	char parent[4096] = "", next[4096], name[4200], cpustr[16], buf[16];
+	int cpu = -1, err, e;
+
+	if (dl_cs_read("", "cpuset.sched_load_balance", buf, sizeof(buf)) == 0 &&
+	    strcmp(buf, "0") == 0 && !find_balanced("", parent, sizeof(parent)))
+		parent[0] = '\0'; /* no domain at all: the probe makes one, briefly */
+	for (int depth = 0; depth < 32 && cpu < 0; depth++) {
+		cpu = free_cpu_in(parent, next, sizeof(next));
+		if (cpu < 0) {
+			if (!next[0])
+				return -ENOSPC;
+			memcpy(parent, next, sizeof(parent));
+		}
+	}
+	if (cpu < 0)
+		return -ELOOP;
+	snprintf(cpustr, sizeof(cpustr), "%d", cpu);
+	err = dl_pathf(name, sizeof(name), "%s%slibdl-rebuild-%d", parent,
+		       *parent ? "/" : "", (int)getpid());
+	if (err)
+		return err;
+	{
+		struct dl_kv kv[] = { { "cpuset.cpus", cpustr } };
+
+		err = dl_cs_create(name, kv, ARRAY_SIZE(kv));
+	}
+	if (err)
+		return err;
+	err = dl_cs_write(name, "cpuset.sched_load_balance", "0");
+	e = remove_probe(name, said);
+	return err ? err : e;
+}
+
+/* A root partition of the root cgroup, a layout's first. */
+static int root_partition_visit(const char *child, int depth, void *arg)
+{
+	struct name_walk *w = arg;
+	char state[256];
+
+	(void)depth;
+	if (dl_cs_read(child, "cpuset.cpus.partition", state, sizeof(state)) < 0 ||
+	    strcmp(state, "root") != 0)
+		return DL_CS_NEXT;
+	if (!w->found || strncmp(child, DL_LAYOUT_PARENT "-", strlen(DL_LAYOUT_PARENT) + 1) == 0) {
+		snprintf(w->out, w->len, "%s", child);
+		w->found = true;
+	}
+	return DL_CS_NEXT;
+}
+
+/* Every root domain has one CPU: toggle a partition of the root cgroup
+ * (a layout's first) to a member and back, which the kernel takes as two
+ * rebuilds. */
+static int toggle_partition(void)
+{
+	char state[256], name[300] = "";
+	struct name_walk w = { .out = name, .len = sizeof(name) };
+	int err;
+
+	dl_cs_walk("", root_partition_visit, &w);
+	if (!w.found)
+		return -ENOSPC;
+	dl_wait_quiet(5000);
+	err = dl_cs_write(name, "cpuset.cpus.partition", "member");
+	if (err)
+		return err;
+	err = dl_cs_write(name, "cpuset.cpus.partition", "root");
+	if (!err && (dl_cs_read(name, "cpuset.cpus.partition", state, sizeof(state)) < 0 ||
+		     strcmp(state, "root") != 0))
+		err = -EPROTO;
+	return err;
+}
+
+/* cgroup v2: only partition changes rebuild.  A temporary root partition
+ * of one CPU inside a partition root that has two or more, then back to
+ * a member, then removed: the domains come out as they were. */
+static int rebuild_v2(bool *said)
+{
+	char name[4200], cpustr[16];
+	dl_cpus_t eff;
+	int err, last = -1;
+	bool added;
+
+	if (dl_cs_effective("", &eff) < 0)
+		return -EIO;
+	for (int c = 0; c < DL_CPUS_MAX; c++)
+		if (dl_cpus_isset(&eff, c))
+			last = c;
+	if (dl_cpus_count(&eff) < 2)
+		return toggle_partition();
+	/* cpuset enabled for the probe only, and disabled again after. */
+	added = dl_cs_root_subtree_has("cpuset") == 0;
+	if (added && (err = dl_cs_root_subtree("+cpuset")))
+		return err;
+	snprintf(cpustr, sizeof(cpustr), "%d", last);
+	snprintf(name, sizeof(name), "libdl-rebuild-%d", (int)getpid());
+	{
+		struct dl_kv kv[] = { { "cpuset.cpus", cpustr } };
+
+		err = dl_cs_create(name, kv, ARRAY_SIZE(kv));
+	}
+	if (!err) {
+		int e;
+
+		err = dl_cs_write(name, "cpuset.cpus.partition", "root");
+		if (!err)
+			err = dl_cs_write(name, "cpuset.cpus.partition", "member");
+		e = remove_probe(name, said);
+		if (!err)
+			err = e;
+	}
+	if (added)
+		dl_cs_root_subtree("-cpuset");
+	return err;
+}
+
+int dl_rd_rebuild_locked(void)
+{
+	int version = dl_cpuset_version();
+	bool said = false;
+	int err;
+
+	if (version < 0)
+		return dl_fail(version, "cannot rebuild the root domains: no cpuset controller is mounted");
+	if (geteuid() != 0)
+		return dl_fail(-EPERM, "cannot rebuild the root domains: it takes root (a cpuset is made and removed)");
+	dl_debugfs_mount();
+	err = version == 1 ? rebuild_v1(&said) : rebuild_v2(&said);
+	if (err && said)
+		return err; /* said already, with what is left */
+	if (err == -EPERM || err == -EACCES)
+		return dl_fail(err, "cannot rebuild the root domains: permission denied on the cpuset hierarchy (run as root)");
+	if (err == -ENOSPC)
+		return dl_fail(err, "cannot rebuild the root domains without changing them: every root domain has a single CPU (remove and recreate a partition)");
+	if (err)
+		return dl_fail(err, "cannot rebuild the root domains: %s", strerror(-err));
+	return 0;
+}

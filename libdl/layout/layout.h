@@ -1,0 +1,149 @@
+/*
+ * layout.h: the layout object and the steps that make and unmake it
+ * (internal).
+ */
+#ifndef LIBDL_LAYOUT_H
+#define LIBDL_LAYOUT_H
+
+#include <time.h>
+
+#include "bw/bw.h"
+
+#define DL_STATE_DIR "/run/libdl"
+
+struct dl_layout_part {
+	char name[DL_LAYOUT_NAME_MAX + 1];
+	dl_cpus_t cpus;
+};
+
+/* Where a task placed in the layout came from, for destroy to put it
+ * back: its pid (v1: a thread's tid), its start time (field 22 of
+ * /proc/PID/stat, so a reused pid is not mistaken for it) and its cgroup
+ * below the cpuset hierarchy's root ("" is the root). */
+struct dl_origin {
+	pid_t pid;
+	unsigned long long start;
+	char cgroup[4096];
+};
+
+/* The largest state file read back. */
+#define DL_STATE_MAX (8 << 20)
+
+struct dl_layout {
+	/* What was asked (and, once checked, completed). */
+	struct dl_layout_part *parts;
+	size_t nparts;
+	dl_cpus_t cluster;
+	bool cluster_set;
+	dl_cpus_t mems;
+	bool mems_set;
+	unsigned int flags;
+	/* What create changed, for destroy (the state file). */
+	int version;            /* cgroup version of the cpuset controller */
+	pid_t creator;
+	time_t created;
+	int root_lb;            /* v1: the root's sched_load_balance before; -1 unknown */
+	bool enabled_subtree;   /* v2: create wrote +cpuset into the root's subtree_control */
+	bool cluster_partition; /* v2: the cluster is a root partition of its own */
+	struct dl_origin *origins; /* tasks placed in the layout from other cgroups */
+	size_t norigins;
+	bool systemd;           /* v2 under systemd: made of its units (backend-systemd.c) */
+};
+
+/*
+ * The cgroup backends of a layout, one table of operations each: v1
+ * cpusets, v2 partitions, and v2 partitions made of systemd's units
+ * (backend-systemd.c).  Chosen once per layout, from the host when it is
+ * created and from its state file ever after (backend.c).
+ */
+struct dl_cg_backend {
+	const char *name;
+	/* A member's cgroup below the hierarchy's root; NULL: the parent. */
+	int (*cgroup)(const char *member, char *buf, size_t len);
+	/* Leftovers of an earlier layout, under this backend's names. */
+	int (*leftovers)(const struct dl_layout *l);
+	/* A cgroup elsewhere that would break the layout (dl_cs_walk). */
+	dl_cs_visit *conflict;
+	int (*create)(struct dl_layout *l, struct dl_layout_result *res);
+	int (*destroy)(const struct dl_layout *l, struct dl_layout_result *res);
+	/* A member's state in words, for dl_layout_report. */
+	void (*state)(const char *cg, bool partition, char *buf, size_t len);
+	/* Threads in a member's cgroup (and, under systemd, below a
+	 * partition's). */
+	int (*count)(const char *cg, bool partition, uint64_t *threads, uint64_t *deadline);
+	/* A moved thread takes its whole process along (v2). */
+	bool moves_process;
+	/* Create moves the root's tasks into the cluster (v1). */
+	bool moves_root_tasks;
+};
+const struct dl_cg_backend *dl_layout_backend(const struct dl_layout *l);
+
+/* layout.c: the object, checked; a member's cgroup; in words. */
+int dl_layout_validate(struct dl_layout *l);
+int dl_layout_cgroup(const struct dl_layout *l, const char *member, char *buf, size_t len);
+int dl_layout_add_origin(struct dl_layout *l, const struct dl_origin *o, const char *cgroup);
+const char *dl_layout_origin(const struct dl_layout *l, pid_t pid, unsigned long long start);
+char *dl_layout_text(const struct dl_layout *l, char *buf, size_t len);
+
+/* state.c: the state file (written whole, root's alone) and the lock
+ * every layout change takes (a descriptor to close, or -EBUSY naming
+ * the holder after wait_ms). */
+int dl_layout_save(const struct dl_layout *l);
+int dl_layout_parse(const char *text, size_t len, const char *origin, struct dl_layout **out);
+int dl_layout_forget(void);
+int dl_layout_lock(unsigned int wait_ms);
+
+/* admitted-fit.c: -EBUSY, naming the threads, when the admitted deadline
+ * bandwidth would not fit a member's new root domain. */
+int dl_layout_check_bw(const struct dl_layout *l);
+
+/* backend.c: what the backends share.  Steps are numbered, and the test
+ * builds stop or fail step N (dl_test_hooks): dl_step_begin before a
+ * step (0 or the injected failure), dl_step after it.  DL_STEP runs an
+ * action as the next step, returning its error. */
+int dl_step_begin(struct dl_layout_result *res, const char *what);
+int dl_step(struct dl_layout_result *res, const char *what);
+#define DL_STEP(res, what, action)                     \
+	do {                                           \
+		int e_ = dl_step_begin(res, what);     \
+		if (!e_)                               \
+			e_ = (action);                 \
+		if (e_)                                \
+			return e_;                     \
+		dl_step(res, what);                    \
+	} while (0)
+/* How long a change that rebuilds root domains waits for exited
+ * deadline tasks to give their bandwidth back (dl_wait_quiet). */
+#define DL_QUIET_TIMEOUT_MS 5000
+/* Every CPU of the layout: its partitions' and the cluster's. */
+void dl_layout_all_cpus(const struct dl_layout *l, dl_cpus_t *out);
+/* A cpuset with its CPUs and nodes (in that order: the kernel wants both
+ * before cpu_exclusive), then more values. */
+int dl_layout_make_cs(const char *name, const dl_cpus_t *cpus, const dl_cpus_t *mems,
+		      const struct dl_kv *more, size_t nmore);
+/* Every member's tasks back where they came from, once no exit is in
+ * flight; a member's cgroup removed, moving back what forked into it. */
+int dl_layout_move_back(const struct dl_layout *l, bool threads, struct dl_layout_result *res);
+int dl_layout_remove_member(const struct dl_layout *l, const char *name, bool threads,
+			    struct dl_layout_result *res);
+/* A member's threads, and its deadline threads (the cpuset's own). */
+int dl_layout_count_cs(const char *cg, bool partition, uint64_t *threads, uint64_t *deadline);
+
+/* backend-v1.c, backend-v2.c, backend-systemd.c: the backends; v2's
+ * conflict check and member state serve systemd's too. */
+extern const struct dl_cg_backend dl_backend_v1, dl_backend_v2, dl_backend_systemd;
+int dl_v2_conflict(const char *child, int depth, void *arg);
+void dl_v2_state(const char *cg, bool partition, char *buf, size_t len);
+/* What a conflict check sees (dl_cs_walk's arg). */
+struct dl_cs_conflict {
+	const struct dl_layout *l;
+	dl_cpus_t all;
+};
+
+/* move.c: tasks between cpusets */
+int dl_cs_move_all(const char *from, const char *to, bool threads, struct dl_layout_result *res);
+/* Every task of `from` back to the cgroup it came from (l's origins), or
+ * to the root. */
+int dl_cs_move_home(const struct dl_layout *l, const char *from, bool threads, struct dl_layout_result *res);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * rebuild-under-lock.c: the public repair of the kernel's deadline accounting, a
+ * root-domain rebuild (bw/rebuild.c) taken under the layout lock so that it
+ * never runs in the middle of a create or destroy.
+ */
+#include <errno.h>
+#include <unistd.h>
+
+#include "layout/layout.h"
+
+/* How long a repair waits for a create or destroy to finish. */
+#define LOCK_WAIT_MS 10000
+
+/* With the layout lock held: a repair never rebuilds in the middle of a
+ * create or destroy. */
+DL_EXPORT int dl_rd_rebuild(void)
+{
+	int lock, err;
+
+	if (geteuid() != 0)
+		return dl_fail(-EPERM, "cannot rebuild the root domains: it takes root (a cpuset is made and removed)");
+	lock = dl_layout_lock(LOCK_WAIT_MS);
+	if (lock < 0)
+		return lock;
+	err = dl_rd_rebuild_locked();
+	close(lock);
+	return err;
+}

@@ -1,0 +1,319 @@
+/*
+ * state.c: the layout's state file and its lock.
+ *
+ * The state file (/run/libdl/layout) is written before the first change
+ * and updated as create goes, so that a fresh process can undo a create
+ * that was killed at any point: it records what the root's settings were
+ * and which cpusets the layout owns.  /run is a tmpfs: like the cpusets
+ * it describes, it does not survive a reboot.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "layout/layout.h"
+
+/*
+ * The state folder and its files belong to root alone: the lock and the
+ * state are mode 0600, so that no other user can hold a lock on them
+ * (which would block every create and destroy) or write a layout for
+ * destroy to act on.  Nothing is followed through a symbolic link, and
+ * nothing in the caller's environment moves the folder.
+ */
+static const char *state_dir(void)
+{
+	return dl_test_hooks && dl_test_hooks->state_dir ? dl_test_hooks->state_dir : DL_STATE_DIR;
+}
+
+static int state_path(char *buf, size_t len, const char *file)
+{
+	return dl_pathf(buf, len, "%s/%s", state_dir(), file);
+}
+
+/* A file or folder of ours: not a link, owned by us, writable by nobody
+ * else (the lock: not even readable, or a read lock could hold it). */
+static int trusted_mode(const struct stat *st, const char *path, mode_t type, mode_t others)
+{
+	if ((st->st_mode & S_IFMT) != type)
+		return dl_fail(-EPERM, "%s is not a %s: remove it (libdeadline keeps its layout state there)",
+			       path, type == S_IFDIR ? "folder" : "regular file");
+	if (st->st_uid != geteuid() || (st->st_mode & others))
+		return dl_fail(-EPERM, "%s is owned by uid %u with mode %04o: it must be root's and %s by root alone; remove it",
+			       path, (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777),
+			       others & (S_IRGRP | S_IROTH) ? "usable" : "writable");
+	return 0;
+}
+
+static int trusted(const struct stat *st, const char *path, mode_t type)
+{
+	return trusted_mode(st, path, type, S_IWGRP | S_IWOTH);
+}
+
+static int make_state_dir(void)
+{
+	const char *dir = state_dir();
+	struct stat st;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return dl_fail(-errno, "cannot create %s: %s", dir, strerror(errno));
+	if (lstat(dir, &st) < 0)
+		return dl_fail(-errno, "cannot look at %s: %s", dir, strerror(errno));
+	return trusted(&st, dir, S_IFDIR);
+}
+
+int dl_layout_save(const struct dl_layout *l)
+{
+	char path[4096], a[4096], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	if ((err = make_state_dir()) || (err = dl_fault("the layout's state")))
+		return err;
+	if ((err = state_path(path, sizeof(path), "layout")))
+		return err;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return dl_fail(-errno, "cannot write the layout's state: %s", strerror(errno));
+	fprintf(f, "# libdl layout: what dl-part destroy undoes.  Do not edit.\n");
+	fprintf(f, "cgroup %d\n", l->version);
+	fprintf(f, "creator %d\n", (int)l->creator);
+	fprintf(f, "created %lld\n", (long long)l->created);
+	fprintf(f, "flags %u\n", l->flags);
+	fprintf(f, "root_lb %d\n", l->root_lb);
+	fprintf(f, "enabled_subtree %d\n", l->enabled_subtree);
+	fprintf(f, "cluster_partition %d\n", l->cluster_partition);
+	fprintf(f, "systemd %d\n", l->systemd);
+	fprintf(f, "mems %s\n", dl_cpus_format(&l->mems, a, sizeof(a)));
+	fprintf(f, "cluster %s\n", dl_cpus_format(&l->cluster, a, sizeof(a)));
+	for (size_t i = 0; i < l->nparts; i++)
+		fprintf(f, "partition %s %s\n", l->parts[i].name, dl_cpus_format(&l->parts[i].cpus, a, sizeof(a)));
+	for (size_t i = 0; i < l->norigins; i++)
+		fprintf(f, "origin %d %llu %s\n", (int)l->origins[i].pid, l->origins[i].start,
+			l->origins[i].cgroup);
+	if (fclose(f) != 0) {
+		free(text);
+		return dl_fail(-ENOMEM, "cannot write the layout's state: out of memory");
+	}
+	/* Not durable (no fsync): the state only has to outlive this
+	 * process (a create killed half-way, undone by a later destroy), and
+	 * the page cache gives it to any later process.  What it describes
+	 * (cpusets, root domains) is kernel memory that a reboot removes
+	 * anyway.  On a /run that is not a tmpfs, each fsync cost
+	 * milliseconds.  The rename still makes every reader see
+	 * a whole old or new file, mode 0600. */
+	err = dl_file_replace(path, text, len, 0600, false);
+	free(text);
+	if (err)
+		return dl_fail(err, "cannot write the layout's state %s: %s", path, strerror(-err));
+	return 0;
+}
+
+int dl_layout_forget(void)
+{
+	char path[4096];
+
+	if (state_path(path, sizeof(path), "layout") == 0 && unlink(path) < 0 && errno != ENOENT)
+		return dl_fail(-errno, "cannot remove %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* One line of the state file into l; 0, or -EINVAL when it is damaged. */
+static int load_line(struct dl_layout *l, char *line)
+{
+	char key[32], v1[DL_LAYOUT_NAME_MAX + 2], v2[4096];
+	long long n;
+	int k;
+
+	line[strcspn(line, "\n")] = '\0';
+	if (line[0] == '#' || !line[0])
+		return 0;
+	if (strncmp(line, "origin ", 7) == 0) {
+		struct dl_origin o;
+		int used = 0, pid;
+
+		if (sscanf(line + 7, "%d %llu %n", &pid, &o.start, &used) < 2 || used == 0 || pid <= 0)
+			return -EINVAL;
+		o.pid = (pid_t)pid;
+		return dl_layout_add_origin(l, &o, line + 7 + used);
+	}
+	k = sscanf(line, "%31s %33s %4095s", key, v1, v2);
+	if (k < 1)
+		return -EINVAL;
+	n = k >= 2 ? atoll(v1) : 0;
+	if (strcmp(key, "phase") == 0)
+		; /* written until 2026-12 ("creating", "complete"), never read */
+	else if (strcmp(key, "cgroup") == 0)
+		l->version = (int)n;
+	else if (strcmp(key, "creator") == 0)
+		l->creator = (pid_t)n;
+	else if (strcmp(key, "created") == 0)
+		l->created = (time_t)n;
+	else if (strcmp(key, "flags") == 0)
+		l->flags = (unsigned int)n;
+	else if (strcmp(key, "root_lb") == 0)
+		l->root_lb = (int)n;
+	else if (strcmp(key, "enabled_subtree") == 0)
+		l->enabled_subtree = n != 0;
+	else if (strcmp(key, "cluster_partition") == 0)
+		l->cluster_partition = n != 0;
+	else if (strcmp(key, "systemd") == 0)
+		l->systemd = n != 0;
+	else if (strcmp(key, "mems") == 0 && k >= 2) {
+		l->mems_set = true;
+		return dl_cpus_parse(v1, &l->mems);
+	} else if (strcmp(key, "cluster") == 0 && k >= 2) {
+		l->cluster_set = true;
+		return dl_cpus_parse(v1, &l->cluster);
+	} else if (strcmp(key, "partition") == 0 && k == 3) {
+		dl_cpus_t c;
+		int err = dl_cpus_parse(v2, &c);
+
+		return err ? err : dl_layout_add_partition(l, v1, &c);
+	}
+	return 0;
+}
+
+/* The state file's text into a layout; -EINVAL when it is damaged. */
+int dl_layout_parse(const char *text, size_t len, const char *origin, struct dl_layout **out)
+{
+	struct dl_layout *l;
+	size_t i = 0;
+	int err = 0;
+
+	*out = NULL;
+	if (len > DL_STATE_MAX)
+		return dl_fail(-EFBIG, "%s is larger than a layout's state can be: remove it", origin);
+	l = dl_layout_new();
+	if (!l)
+		return -ENOMEM;
+	while (!err && i < len) {
+		char line[4200];
+		size_t n = 0;
+
+		for (; i < len && text[i] != '\n'; i++) {
+			if (text[i] == '\0' || n == sizeof(line) - 1) {
+				err = -EINVAL;
+				break;
+			}
+			line[n++] = text[i];
+		}
+		i++;
+		line[n] = '\0';
+		if (!err)
+			err = load_line(l, line);
+	}
+	if (err || (l->version != 1 && l->version != 2)) {
+		dl_layout_free(l);
+		return dl_fail(-EINVAL, "%s is damaged: remove the layout's cpusets (%s) by hand, then the file",
+			       origin, "libdl*");
+	}
+	*out = l;
+	return 0;
+}
+
+DL_EXPORT int dl_layout_load(struct dl_layout **out)
+{
+	char path[4096], *text;
+	struct stat st;
+	ssize_t got;
+	int err = 0, fd;
+
+	if (!out)
+		return dl_fail(-EINVAL, "no place for the layout");
+	*out = NULL;
+	if ((err = state_path(path, sizeof(path), "layout")))
+		return dl_fail(err, "the layout's state path is too long");
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return dl_fail(-ENOENT, "no layout: create one with dl_layout_create(3)");
+		if (errno == EACCES)
+			return dl_fail(-EACCES, "cannot read the layout's state %s: it is root's (the layout is changed and used by root)", path);
+		return dl_fail(-errno, "cannot read %s: %s", path, strerror(errno));
+	}
+	if (fstat(fd, &st) < 0 || (err = trusted(&st, path, S_IFREG)) ||
+	    st.st_size > DL_STATE_MAX) {
+		close(fd);
+		return err ? err : dl_fail(-EFBIG, "%s is larger than a layout's state can be: remove it", path);
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		close(fd);
+		return dl_fail(-ENOMEM, "out of memory");
+	}
+	got = read(fd, text, (size_t)st.st_size);
+	err = got < 0 ? -errno : 0;
+	close(fd);
+	if (!err)
+		err = dl_layout_parse(text, (size_t)got, path, out);
+	else
+		dl_fail(err, "cannot read %s: %s", path, strerror(-err));
+	free(text);
+	return err;
+}
+
+/*
+ * One create, destroy, repair or placement at a time: an open file
+ * description lock (F_OFD_SETLK) on the state folder's lock file, which
+ * only root can open.  The holder writes its pid into the file, so that
+ * a refusal can name it (OFD locks have no owning process).  Waits up to
+ * wait_ms for the holder; returns the fd to close.
+ */
+int dl_layout_lock(unsigned int wait_ms)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	uint64_t until = dl_now_ns() + (uint64_t)wait_ms * 1000000ULL;
+	char path[4096], holder[32] = "";
+	struct stat st;
+	int fd, err;
+
+	if ((err = make_state_dir()))
+		return err;
+	if (state_path(path, sizeof(path), "lock"))
+		return dl_fail(-ENAMETOOLONG, "the layout's lock path is too long");
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0 && fstat(fd, &st) == 0 &&
+	    trusted_mode(&st, path, S_IFREG, S_IRWXG | S_IRWXO) < 0) {
+		/* An older or foreign lock file that others may have open:
+		 * replace it with a new one that is ours alone. */
+		close(fd);
+		if (unlink(path) < 0)
+			return dl_fail(-errno, "cannot replace the layout lock %s: %s", path, strerror(errno));
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	}
+	if (fd < 0)
+		return dl_fail(-errno, "cannot open the layout lock %s: %s", path, strerror(errno));
+	while (fcntl(fd, F_OFD_SETLK, &fl) < 0) {
+		int e = errno;
+
+		if (e != EAGAIN && e != EACCES) {
+			close(fd);
+			return dl_fail(-e, "cannot lock %s: %s", path, strerror(e));
+		}
+		if (dl_now_ns() >= until) {
+			ssize_t n = pread(fd, holder, sizeof(holder) - 1, 0);
+			const char *pid = holder;
+
+			holder[n > 0 ? n : 0] = '\0';
+			holder[strcspn(holder, "\n")] = '\0';
+			pid += strspn(pid, " ");
+			close(fd);
+			return dl_fail(-EBUSY, "another layout change (dl_layout_create(3), dl_layout_destroy(3) or dl_rd_rebuild(3)) is running (pid %s): wait for it",
+				       pid[0] ? pid : "unknown");
+		}
+		dl_sleep_ns(20000000);
+	}
+	/* The pid is only for messages: a failure to write it is no error.
+	 * Always 11 bytes, so that it overwrites the last holder's without
+	 * an ftruncate (half a millisecond on a tmpfs of the project's VM). */
+	snprintf(holder, sizeof(holder), "%10d\n", (int)getpid());
+	(void)!pwrite(fd, holder, strlen(holder), 0);
+	return fd;
+}

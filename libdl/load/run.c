@@ -1,0 +1,356 @@
+/*
+ * load.c: run a task set (dl_load_run(3), the engine of dl-load(1)).
+ *
+ * One process per task: a reservation belongs to a thread, a cgroup v2
+ * cpuset move takes a whole process, and SIGXCPU goes to a process, so a
+ * process per task keeps each task's placement and overruns its own.
+ * Every task is set up (placed, admitted) before any starts; then all
+ * are released from one common start time plus their offsets.  Results
+ * come back through shared memory, so a job's loop makes no system call
+ * but its clocks and its wait.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <stdnoreturn.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sys/sys.h"
+
+#define SETUP_TIMEOUT_MS 10000
+#define START_MARGIN_NS 50000000ULL /* from "all ready" to the common start */
+#define MAX_KEPT_BYTES (1ULL << 30)
+
+/* What a task's process shares with the parent. */
+struct shared {
+	int err;
+	char msg[1024];
+	struct dl_periodic_stats stats;
+	uint64_t njobs;
+	uint64_t cap;        /* room for jobs after this header */
+	struct dl_job jobs[];
+};
+
+struct dl_load {
+	uint64_t start;
+	size_t n;
+	struct dl_load_task *tasks;
+};
+
+/* Burn ns of this thread's CPU time: the job's work, however often it
+ * is preempted meanwhile. */
+static void burn(uint64_t ns)
+{
+	uint64_t until = dl_thread_cpu_ns() + ns;
+
+	while (dl_thread_cpu_ns() < until)
+		;
+}
+
+static noreturn void child_fail(struct shared *sh, int ready_fd, int err)
+{
+	sh->err = err;
+	snprintf(sh->msg, sizeof(sh->msg), "%s", dl_errmsg());
+	if (write(ready_fd, "x", 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/* The task's process: place and admit it, say so, wait for the common
+ * start, run.  Never returns. */
+static noreturn void child(const struct dl_taskspec *t, int mode, uint64_t duration, uint64_t jobs,
+			   unsigned int flags, struct shared *sh, int ready_fd, int go_fd)
+{
+	struct dl_periodic *pt;
+	const struct dl_job *job;
+	uint64_t t0, end_time;
+	int err;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_NAME, t->name);
+	if (t->place && !(flags & DL_LOAD_IGNORE_PLACE))
+		err = dl_part_set(t->place, 0, &t->params);
+	else
+		err = dl_set(0, &t->params);
+	if (err)
+		child_fail(sh, ready_fd, err);
+	if (write(ready_fd, "r", 1) != 1 || read(go_fd, &t0, sizeof(t0)) != sizeof(t0))
+		_exit(1); /* the parent gave up */
+	close(ready_fd);
+	close(go_fd);
+	end_time = duration ? t0 + t->offset + duration : UINT64_MAX;
+	if (t->argv) {
+		if (dl_caps_drop() < 0)
+			_exit(126);
+		dl_sleep_until(t0 + t->offset);
+		execvp(t->argv[0], t->argv);
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	err = dl_periodic_start(&pt, NULL, mode, t0 + t->offset);
+	if (err) {
+		sh->err = err;
+		snprintf(sh->msg, sizeof(sh->msg), "%s", dl_errmsg());
+		_exit(1);
+	}
+	while ((!jobs || sh->njobs < jobs) && dl_now_ns() < end_time) {
+		burn(t->work);
+		if ((err = dl_periodic_next(pt, &job))) {
+			sh->err = err;
+			snprintf(sh->msg, sizeof(sh->msg), "%s", dl_errmsg());
+			break;
+		}
+		if (sh->njobs < sh->cap)
+			sh->jobs[sh->njobs] = *job;
+		sh->njobs++;
+	}
+	sh->stats = *dl_periodic_stats(pt);
+	/* Leave SCHED_DEADLINE the way that frees the bandwidth at once
+	 * (an exiting deadline task releases it only at its 0-lag time). */
+	dl_clear(0);
+	_exit(0);
+}
+
+static size_t shared_size(uint64_t cap)
+{
+	return sizeof(struct shared) + cap * sizeof(struct dl_job);
+}
+
+/* Wait for n "ready" bytes (or fewer, when children die). */
+static int wait_ready(int fd, size_t n)
+{
+	uint64_t deadline = dl_now_ns() + SETUP_TIMEOUT_MS * 1000000ULL;
+	size_t got = 0;
+	char buf[64];
+
+	while (got < n) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		uint64_t now = dl_now_ns();
+		ssize_t r;
+
+		if (now >= deadline)
+			return dl_fail(-ETIMEDOUT, "the tasks were not all set up after %d s", SETUP_TIMEOUT_MS / 1000);
+		if (poll(&pfd, 1, (int)((deadline - now) / 1000000ULL) + 1) < 0 && errno != EINTR)
+			return dl_fail(-errno, "poll: %s", strerror(errno));
+		r = read(fd, buf, sizeof(buf) < n - got ? sizeof(buf) : n - got);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r <= 0)
+			return dl_fail(-ECHILD, "a task's process ended while being set up");
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+DL_EXPORT void dl_load_free(struct dl_load *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n; i++) {
+		free((void *)l->tasks[i].stats);
+		free((void *)l->tasks[i].jobs);
+		free((void *)l->tasks[i].errmsg);
+	}
+	free(l->tasks);
+	free(l);
+}
+
+DL_EXPORT size_t dl_load_count(const struct dl_load *l)
+{
+	return l ? l->n : 0;
+}
+
+DL_EXPORT const struct dl_load_task *dl_load_task(const struct dl_load *l, size_t i)
+{
+	return l && i < l->n ? &l->tasks[i] : NULL;
+}
+
+DL_EXPORT uint64_t dl_load_start(const struct dl_load *l)
+{
+	return l ? l->start : 0;
+}
+
+/* The jobs to make room for: the count, or the periods in the run. */
+static uint64_t job_room(const struct dl_taskspec *t, uint64_t duration, uint64_t jobs)
+{
+	if (jobs)
+		return jobs;
+	return duration / t->params.period + 2;
+}
+
+/* Copy child i's results out of shared memory. */
+static int collect(struct dl_load_task *r, struct shared *sh, bool keep)
+{
+	struct dl_periodic_stats *st = malloc(sizeof(*st));
+
+	if (!st)
+		return -ENOMEM;
+	*st = sh->stats;
+	r->stats = st;
+	r->err = sh->err;
+	if (sh->err && !(r->errmsg = strdup(sh->msg)))
+		return -ENOMEM;
+	if (keep) {
+		size_t n = sh->njobs < sh->cap ? sh->njobs : sh->cap;
+		struct dl_job *jobs = malloc(n ? n * sizeof(*jobs) : 1);
+
+		if (!jobs)
+			return -ENOMEM;
+		memcpy(jobs, sh->jobs, n * sizeof(*jobs));
+		r->jobs = jobs;
+		r->njobs = n;
+	}
+	return 0;
+}
+
+DL_EXPORT int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t duration, uint64_t jobs,
+			  unsigned int flags, struct dl_load **out)
+{
+	size_t n = dl_taskset_count(ts), started = 0, measured = 0;
+	int ready[2] = { -1, -1 }, go[2] = { -1, -1 }, err = 0;
+	bool keep = flags & DL_LOAD_KEEP_JOBS;
+	struct shared **sh = NULL;
+	struct dl_load *l = NULL;
+	uint64_t t0;
+
+	if (!out || n == 0)
+		return dl_fail(-EINVAL, "dl_load_run needs a task set with tasks");
+	if (mode != DL_PERIODIC_YIELD && mode != DL_PERIODIC_SLEEP)
+		return dl_fail(-EINVAL, "unknown periodic mode %d: use DL_PERIODIC_YIELD or DL_PERIODIC_SLEEP", mode);
+	if (!duration && !jobs)
+		return dl_fail(-EINVAL, "give a duration or a number of jobs: a load runs for one or the other");
+	if (flags & ~(unsigned int)(DL_LOAD_KEEP_JOBS | DL_LOAD_IGNORE_PLACE))
+		return dl_fail(-EINVAL, "unknown flags 0x%x", flags);
+	l = calloc(1, sizeof(*l));
+	sh = calloc(n, sizeof(*sh));
+	if (!l || !sh || !(l->tasks = calloc(n, sizeof(*l->tasks)))) {
+		err = dl_fail(-ENOMEM, "out of memory");
+		goto out;
+	}
+	l->n = n;
+	for (size_t i = 0; i < n; i++) {
+		const struct dl_taskspec *t = dl_taskset_task(ts, i);
+		uint64_t cap = keep && !t->argv ? job_room(t, duration, jobs) : 0;
+
+		l->tasks[i].spec = t;
+		if (shared_size(cap) > MAX_KEPT_BYTES) {
+			err = dl_fail(-E2BIG, "task %s: keeping %" PRIu64 " jobs needs more than 1 GiB: run fewer", t->name, cap);
+			goto out;
+		}
+		sh[i] = mmap(NULL, shared_size(cap), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (sh[i] == MAP_FAILED) {
+			sh[i] = NULL;
+			err = dl_fail(-ENOMEM, "task %s: cannot map its results: %s", t->name, strerror(errno));
+			goto out;
+		}
+		sh[i]->cap = cap;
+	}
+	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0) {
+		err = dl_fail(-errno, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			err = dl_fail(-errno, "cannot start task %s: fork: %s", l->tasks[i].spec->name, strerror(errno));
+			goto out;
+		}
+		if (pid == 0) {
+			close(ready[0]);
+			close(go[1]);
+			child(l->tasks[i].spec, mode, duration, jobs, flags, sh[i], ready[1], go[0]);
+		}
+		l->tasks[i].pid = pid;
+		started++;
+		measured += !l->tasks[i].spec->argv;
+	}
+	close(ready[1]);
+	ready[1] = -1;
+	close(go[0]);
+	go[0] = -1;
+	err = wait_ready(ready[0], n);
+	for (size_t i = 0; i < n; i++) {
+		if (sh[i]->err) {
+			err = dl_fail(sh[i]->err, "task %s: %s", l->tasks[i].spec->name, sh[i]->msg);
+			break;
+		}
+	}
+	if (err)
+		goto out; /* closing go makes the others exit */
+	t0 = dl_now_ns() + START_MARGIN_NS;
+	l->start = t0;
+	for (size_t i = 0; i < n; i++) {
+		if (write(go[1], &t0, sizeof(t0)) != sizeof(t0)) {
+			err = dl_fail(-errno, "cannot start the tasks: %s", strerror(errno));
+			goto out;
+		}
+	}
+	close(go[1]);
+	go[1] = -1;
+	/* The measured tasks end by themselves; the commands are stopped
+	 * when the run is over. */
+	if (!measured && duration)
+		dl_sleep_until(t0 + duration);
+	for (size_t done = 0; done < measured;) {
+		int status;
+		pid_t pid = waitpid(-1, &status, 0);
+
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			break;
+		for (size_t i = 0; i < n; i++) {
+			if (l->tasks[i].pid == pid) {
+				l->tasks[i].status = status;
+				l->tasks[i].pid = -pid; /* reaped */
+				done += !l->tasks[i].spec->argv;
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (l->tasks[i].pid > 0 && (duration || measured))
+			kill(l->tasks[i].pid, SIGTERM);
+out:
+	if (go[1] >= 0)
+		close(go[1]);
+	for (size_t i = 0; l && i < started; i++) {
+		if (l->tasks[i].pid > 0) {
+			/* After a failure the others see go closed and exit;
+			 * one that hangs in its set-up is killed. */
+			if (err == -ETIMEDOUT)
+				kill(l->tasks[i].pid, SIGKILL);
+			while (waitpid(l->tasks[i].pid, &l->tasks[i].status, 0) < 0 && errno == EINTR)
+				;
+		} else {
+			l->tasks[i].pid = -l->tasks[i].pid;
+		}
+	}
+	for (size_t i = 0; !err && i < n; i++)
+		if (collect(&l->tasks[i], sh[i], keep) < 0)
+			err = dl_fail(-ENOMEM, "out of memory");
+	for (size_t i = 0; sh && i < n; i++)
+		if (sh[i])
+			munmap(sh[i], shared_size(sh[i]->cap));
+	for (int i = 0; i < 2; i++) {
+		if (ready[i] >= 0)
+			close(ready[i]);
+		if (go[i] >= 0)
+			close(go[i]);
+	}
+	free(sh);
+	if (err) {
+		dl_load_free(l);
+		return err;
+	}
+	*out = l;
+	return 0;
+}

@@ -1,0 +1,113 @@
+/*
+ * owner.c: the kernel's owner rule, applied by a caller that holds
+ * CAP_SYS_NICE.
+ *
+ * Without CAP_SYS_NICE, sched_setattr(2) on another thread needs the
+ * caller's effective uid to be the target's real or effective uid
+ * (check_same_owner(), kernel/sched/syscalls.c).  With it the kernel
+ * skips that check, so a program given the capability with setcap would
+ * let any user change any process: it must apply the rule itself.
+ *
+ * A thread is named by a number that the kernel reuses once it exits.
+ * The check reads the owner through a descriptor of /proc/TID opened
+ * first, which stops answering when that thread exits; after the change
+ * the same descriptor says whether the thread lived through it.  If it
+ * did not, the id may have reached a new thread before the change, and a
+ * thread there that is not the caller's is set back.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sys/sys.h"
+
+int dl_thread_open(pid_t pid, pid_t tid)
+{
+	char path[64];
+	int fd;
+
+	if (pid > 0 && pid != tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d", (int)tid);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return dl_fail(-ESRCH, "no thread %d", (int)tid);
+	return fd;
+}
+
+bool dl_thread_alive(int dirfd)
+{
+	unsigned long long v;
+
+	return dl_status_ids(dirfd, "status", "Pid", &v, 1) == 0;
+}
+
+static const char *user_name(uid_t uid, char *buf, size_t len)
+{
+	struct passwd pw, *res = NULL;
+	char tmp[1024];
+
+	if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res)
+		snprintf(buf, len, "%s", res->pw_name);
+	else
+		snprintf(buf, len, "uid %u", (unsigned)uid);
+	return buf;
+}
+
+int dl_owner_check(int dirfd, pid_t tid)
+{
+	unsigned long long ids[2];
+	char comm[64] = "", raw[32] = "", who[128], me[128];
+	uid_t euid = geteuid();
+	ssize_t n;
+	int fd, err;
+
+	if (euid == 0)
+		return 0; /* root may change any thread, with or without the rule */
+	err = dl_status_ids(dirfd, "status", "Uid", ids, 2);
+	if (err)
+		return dl_fail(-ESRCH, "no thread %d", (int)tid);
+	if (ids[0] == euid || ids[1] == euid)
+		return 0;
+	fd = openat(dirfd, "comm", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, raw, sizeof(raw) - 1);
+		raw[n > 0 ? n : 0] = '\0';
+		raw[strcspn(raw, "\n")] = '\0';
+		close(fd);
+		dl_str_escape(raw, comm, sizeof(comm));
+	}
+	return dl_fail(-EPERM, "thread %d (%s) belongs to %s (real uid %llu, effective %llu), not to the caller (%s, uid %u): without CAP_SYS_NICE the kernel lets a user change only threads whose real or effective uid is theirs, and the same rule is kept for a caller that holds the capability",
+		       (int)tid, comm, user_name((uid_t)ids[0], who, sizeof(who)), ids[0], ids[1],
+		       user_name(euid, me, sizeof(me)), (unsigned)euid);
+}
+
+int dl_owner_after(int dirfd, pid_t tid, const struct dl_params *p)
+{
+	struct dl_sched_attr now;
+	struct dl_params got;
+	int fd;
+
+	if (dl_thread_alive(dirfd))
+		return 0;
+	/* The thread exited around the change: is its id someone else's now,
+	 * with the reservation meant for ours? */
+	if (dl_sys_getattr(tid, &now) < 0 || now.sched_policy != DL_SCHED_DEADLINE)
+		return dl_fail(-ESRCH, "thread %d exited during the change", (int)tid);
+	dl_params_from_attr(&got, &now);
+	fd = dl_thread_open(0, tid);
+	if (fd >= 0 && got.runtime == p->runtime && got.period == p->period &&
+	    dl_owner_check(fd, tid) < 0) {
+		dl_clear(tid);
+		close(fd);
+		return dl_fail(-ESRCH, "thread %d exited during the change and its id went to another user's thread, which was set back to SCHED_OTHER",
+			       (int)tid);
+	}
+	if (fd >= 0)
+		close(fd);
+	return dl_fail(-ESRCH, "thread %d exited during the change", (int)tid);
+}

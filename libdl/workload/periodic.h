@@ -1,0 +1,43 @@
+/*
+ * periodic.h: the release bookkeeping of periodic jobs (internal).
+ *
+ * A pure function of the times the caller observed, so that the unit
+ * tests can feed it timelines (tests/unit/test-periodic.c) and the
+ * rules below stay the only place that decides what a release is.
+ */
+#ifndef LIBDL_PERIODIC_H
+#define LIBDL_PERIODIC_H
+
+#include "sys/sys.h"
+
+struct dl_book {
+	int mode;          /* DL_PERIODIC_YIELD or DL_PERIODIC_SLEEP */
+	uint64_t runtime, deadline, period;
+	uint64_t phase;    /* the grid: period i starts at phase + i x period */
+	uint64_t index;    /* the current job's period number */
+	uint64_t release;  /* its release */
+	uint64_t start;    /* when it began to run */
+	uint64_t skipped;  /* periods with no job just before it */
+	uint64_t shift;    /* ns the kernel moved the grid later just before it */
+	bool late_wake;    /* the last timer release woke after its deadline */
+};
+
+/* Job 0 released at first_release, and running since start. */
+void dl_book_init(struct dl_book *b, int mode, const struct dl_params *p,
+		  uint64_t first_release, uint64_t start);
+/* The current job, ended at end, into job (its index, times, verdict). */
+void dl_book_end(const struct dl_book *b, uint64_t end, struct dl_job *job);
+/* Sleep mode: the release of the next job after one that ended at end
+ * (the time to sleep until; it may have passed). */
+uint64_t dl_book_sleep_next(struct dl_book *b, uint64_t end);
+/* Yield mode: the job ended (sched_yield) at end, having used more than
+ * its runtime of CPU (overran) or having slept inside (blocked); the
+ * thread ran again at wake.  Decides the next job's release. */
+void dl_book_yield_next(struct dl_book *b, uint64_t end, uint64_t wake, bool overran, bool blocked);
+/* Then the next job began to run at start. */
+void dl_book_started(struct dl_book *b, uint64_t start);
+
+/* The nearest-rank percentile p (0 < p <= 100) of n sorted values. */
+uint64_t dl_percentile(const uint64_t *sorted, size_t n, unsigned p);
+
+#endif

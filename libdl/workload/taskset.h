@@ -1,0 +1,63 @@
+/*
+ * taskset.h: the task-set readers' shared parts (internal).
+ *
+ * Both forms of libdl-taskset(5), the line form and the JSON form, fill
+ * a struct dl_rawtask per task, with the line each field came from; one
+ * function checks it and adds it (and its count= copies) to the set, so
+ * both forms obey exactly the same rules and say the same things.
+ */
+#ifndef LIBDL_TASKSET_H
+#define LIBDL_TASKSET_H
+
+#include "sys/sys.h"
+
+#define DL_TASKSET_MAX_BYTES (1024 * 1024) /* a file larger than this is refused */
+#define DL_TASKSET_MAX_TASKS 1024          /* tasks in a set, copies included */
+#define DL_TASKSET_MAX_COUNT 1024          /* count= */
+#define DL_TASKSET_NAME_MAX 32             /* a NAME's characters */
+
+/* A task as read, before the rules: 0 lines mean "not given". */
+enum dl_rawfield {
+	DL_RF_NAME, DL_RF_RUNTIME, DL_RF_DEADLINE, DL_RF_PERIOD, DL_RF_WORK,
+	DL_RF_COUNT, DL_RF_OFFSET, DL_RF_FLAGS, DL_RF_PLACE, DL_RF_COMMAND,
+	DL_RF_N
+};
+struct dl_rawtask {
+	const char *origin;      /* the file's name, for messages */
+	int line;                /* where the task begins */
+	int at[DL_RF_N];         /* the line of each field given; 0: absent */
+	const char *name;
+	struct dl_params params; /* deadline/period 0: the other one */
+	uint64_t work, offset, count;
+	const char *place;
+	char **argv;             /* NULL-terminated, or NULL */
+};
+/* Field names as the line form spells them (and the JSON form's keys). */
+extern const char *const dl_rawfield_name[DL_RF_N];
+
+/* Check raw and add it (count copies) to ts; messages say origin:line:
+ * field.  The strings are copied. */
+int dl_taskset_add_raw(struct dl_taskset *ts, const struct dl_rawtask *raw);
+/* A flags= word: comma-separated dl-run flag names. */
+int dl_taskset_flags(const char *text, uint64_t *flags);
+
+/* json-read.c: a small strict JSON reader (RFC 8259) into a tree that
+ * remembers each value's line.  Strings are UTF-8 without NUL bytes. */
+enum dl_jtype { DL_JNULL, DL_JFALSE, DL_JTRUE, DL_JNUM, DL_JSTR, DL_JARR, DL_JOBJ };
+struct dl_jval {
+	enum dl_jtype type;
+	int line;
+	char *key;             /* a member's key; NULL in arrays and at the top */
+	char *text;            /* JSTR: the string; JNUM: the number as written */
+	struct dl_jval *items; /* JARR: the elements; JOBJ: the members */
+	size_t n;
+};
+#define DL_JSON_MAX_DEPTH 32
+int dl_json_parse(const char *text, size_t len, const char *origin, struct dl_jval **out);
+void dl_json_free(struct dl_jval *v);
+const char *dl_json_type_name(enum dl_jtype t);
+
+/* taskset-json.c: the JSON form into ts. */
+int dl_taskset_from_json(struct dl_taskset *ts, const char *text, size_t len, const char *origin);
+
+#endif

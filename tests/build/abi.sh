@@ -1,0 +1,65 @@
+#!/bin/sh
+# The ABI check (libdl/ABI, tests/build/abi-check.sh): first that it catches
+# what it must, on a toy library built twice; then libdeadline.so against
+# the committed baseline.  TAP.
+build=${top_builddir:-.}
+src=${top_srcdir:-.}
+cc=${CC:-cc}
+n=0
+fail=0
+if ! command -v abidiff >/dev/null || ! command -v abidw >/dev/null; then
+	echo "1..0 # SKIP abidiff and abidw are missing: install abigail-tools (./bootstrap.sh as root does)"
+	exit 0
+fi
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+check() { # description, expected exit, command...
+	n=$((n + 1))
+	desc=$1 want=$2
+	shift 2
+	"$@" > "$tmp/out" 2>&1
+	got=$?
+	if [ "$got" = "$want" ]; then
+		echo "ok $n - $desc"
+	else
+		echo "not ok $n - $desc: exit $got, wanted $want"
+		sed 's/^/# /' "$tmp/out"
+		fail=1
+	fi
+}
+says() { # description, text: in the last check's output
+	n=$((n + 1))
+	if grep -q -- "$2" "$tmp/out"; then echo "ok $n - $1"; else echo "not ok $n - $1"; sed 's/^/# /' "$tmp/out"; fail=1; fi
+}
+# toy NAME 'HEADER' 'SOURCE': a shared library with debug information.
+toy() {
+	mkdir -p "$tmp/$1"
+	printf '%s\n' "$2" > "$tmp/$1/toy.h"
+	printf '#include "toy.h"\n%s\n' "$3" > "$tmp/$1/toy.c"
+	$cc -g -O0 -shared -fPIC -I"$tmp/$1" -o "$tmp/$1/libtoy.so" "$tmp/$1/toy.c" || exit 1
+}
+abicheck() { sh "$src/tests/build/abi-check.sh" "$@"; }
+
+echo "1..9"
+toy v1 'struct s { int a; }; int f(const struct s *p); int g(void);' \
+	'int f(const struct s *p) { return p->a; } int g(void) { return 0; }'
+toy grown 'struct s { int a; int b; }; int f(const struct s *p); int g(void);' \
+	'int f(const struct s *p) { return p->a + p->b; } int g(void) { return 0; }'
+toy removed 'struct s { int a; }; int f(const struct s *p);' \
+	'int f(const struct s *p) { return p->a; }'
+sh "$src/tests/build/abi-dump.sh" "$tmp/v1/libtoy.so" "$tmp/v1" "$tmp/v1.abi" || exit 1
+
+check "the same library passes" 0 abicheck "$tmp/v1.abi" 1:0:0 "$tmp/v1/libtoy.so" "$tmp/v1" 1:0:0
+check "a struct that grew fails" 1 abicheck "$tmp/v1.abi" 1:0:0 "$tmp/grown/libtoy.so" "$tmp/grown" 1:0:0
+says "and the message shows the change" "type size changed"
+check "a removed function fails" 1 abicheck "$tmp/v1.abi" 1:0:0 "$tmp/removed/libtoy.so" "$tmp/removed" 1:0:0
+says "as an incompatible change, with what to do" "new soname"
+check "a -version-info the baseline was not made at fails" 1 abicheck "$tmp/v1.abi" 1:0:0 "$tmp/v1/libtoy.so" "$tmp/v1" 2:0:0
+says "and says to remake the baseline" "make abi-baseline"
+
+lib=$build/libdl/.libs/libdeadline.so
+check "libdeadline.so has the committed baseline's ABI" 0 \
+	abicheck "$src/libdl/libdeadline.abi" "$(cat "$src/libdl/libdeadline.abi-version")" \
+	"$lib" "$src/libdl" "${LIBDEADLINE_VERSION_INFO:?}"
+says "at this -version-info" "baseline's (-version-info ${LIBDEADLINE_VERSION_INFO})"
+exit 0

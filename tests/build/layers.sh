@@ -1,0 +1,61 @@
+#!/bin/bash
+# libdeadline's layers (libdl/README): each folder under libdl/ is a
+# layer, whose rank is the first line of its Makemodule.am ("# libdl/X,
+# layer N: ...").  A file includes internal headers only by their
+# folder ("bw/bw.h"), and only of a lower rank or its own folder; layers
+# of the same rank do not include each other.  Every .c and .h under
+# libdl/ but the public header sits in a ranked folder.  TAP.
+src=${top_srcdir:-.}
+declare -A rank
+for mk in "$src"/libdl/*/Makemodule.am; do
+	dir=${mk%/Makemodule.am}
+	dir=${dir##*/}
+	r=$(sed -n '1s/^# libdl\/'"$dir"', layer \([0-9][0-9]*\):.*/\1/p' "$mk")
+	rank[$dir]=${r:-?}
+done
+files=()
+while IFS= read -r f; do
+	files+=("$f")
+done < <(cd "$src/libdl" && find . -name '*.[ch]' ! -path ./libdeadline.h | sed 's|^\./||' | sort)
+echo "1..$((${#files[@]} + ${#rank[@]}))"
+n=0
+for dir in $(printf '%s\n' "${!rank[@]}" | sort); do
+	n=$((n + 1))
+	if [ "${rank[$dir]}" = "?" ]; then
+		echo "not ok $n - libdl/$dir/Makemodule.am does not begin with \"# libdl/$dir, layer N: ...\""
+	else
+		echo "ok $n - libdl/$dir is layer ${rank[$dir]}"
+	fi
+done
+for f in "${files[@]}"; do
+	n=$((n + 1))
+	dir=${f%%/*}
+	if [ "$dir" = "$f" ] || [ -z "${rank[$dir]}" ] || [ "${rank[$dir]}" = "?" ]; then
+		echo "not ok $n - libdl/$f is in no layer's folder (put it in the lowest one whose header it needs)"
+		continue
+	fi
+	if ! grep -q "libdl/$f\\b" "$src/libdl/$dir/Makemodule.am"; then
+		echo "not ok $n - libdl/$f is not listed in libdl/$dir/Makemodule.am"
+		continue
+	fi
+	bad=
+	while read -r h; do
+		case $h in
+		libdeadline.h | config.h) continue ;;
+		*/*) ;;
+		*) bad="$bad $h (name an internal header by its folder)"; continue ;;
+		esac
+		hd=${h%%/*}
+		if [ -z "${rank[$hd]}" ]; then
+			bad="$bad $h (no such layer)"
+		elif [ "$hd" != "$dir" ] && [ "${rank[$hd]}" -ge "${rank[$dir]}" ]; then
+			bad="$bad $h (layer ${rank[$hd]} $hd)"
+		fi
+	done < <(sed -n 's/^#[[:space:]]*include "\([^"]*\)".*/\1/p' "$src/libdl/$f")
+	if [ -n "$bad" ]; then
+		echo "not ok $n - libdl/$f (layer ${rank[$dir]} $dir) includes$bad"
+	else
+		echo "ok $n - libdl/$f (layer ${rank[$dir]} $dir)"
+	fi
+done
+exit 0

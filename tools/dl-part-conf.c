@@ -1,0 +1,115 @@
+/*
+ * dl-part-conf.c: dl-part's layout file, dl-part.conf(5).
+ *
+ * One directive a line, '#' starts a comment:
+ *   partition [NAME=]CPUS     (repeatable)
+ *   cluster CPUS
+ *   mems NODES
+ *   isolated yes|no
+ *   move yes|no
+ * the same words as dl-part create's options, so a file and a command
+ * line describe a layout the same way.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dl-part-conf.h"
+
+#define SPACE " \t\r\n"
+
+static int yesno(const char *v, bool *out)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
+		*out = true;
+	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
+		*out = false;
+	else
+		return -1;
+	return 0;
+}
+
+static int partition(struct dl_layout *l, const char *arg, char *why, size_t len)
+{
+	char name[DL_LAYOUT_NAME_MAX + 1] = "";
+	const char *eq = strchr(arg, '=');
+	dl_cpus_t cpus;
+
+	if (eq) {
+		if (eq == arg || (size_t)(eq - arg) > DL_LAYOUT_NAME_MAX) {
+			snprintf(why, len, "the name before '=' must be 1 to %d characters", DL_LAYOUT_NAME_MAX);
+			return -1;
+		}
+		memcpy(name, arg, (size_t)(eq - arg));
+	}
+	if (dl_cpus_parse(eq ? eq + 1 : arg, &cpus) < 0 || dl_cpus_count(&cpus) == 0) {
+		snprintf(why, len, "\"%s\" is not a CPU list (use the kernel's format, e.g. rt=2 or 2-3)", arg);
+		return -1;
+	}
+	if (dl_layout_add_partition(l, name, &cpus) < 0) {
+		snprintf(why, len, "%s", dl_errmsg());
+		return -1;
+	}
+	return 0;
+}
+
+int conf_load(const char *file, struct dl_layout *l, unsigned int *flags, int *nparts,
+	      char *msg, size_t len)
+{
+	char line[4096], why[512];
+	int lineno = 0, bad = 0;
+	FILE *f = fopen(file, "re");
+
+	if (!f) {
+		snprintf(msg, len, "cannot read %s: %s", file, strerror(errno));
+		return -1;
+	}
+	while (!bad && fgets(line, sizeof(line), f)) {
+		char *key, *val, *more, *save = NULL;
+		dl_cpus_t cpus;
+		bool b;
+
+		lineno++;
+		line[strcspn(line, "#")] = '\0';
+		key = strtok_r(line, SPACE, &save);
+		if (!key)
+			continue;
+		val = strtok_r(NULL, SPACE, &save);
+		more = strtok_r(NULL, SPACE, &save);
+		why[0] = '\0';
+		if (!val || more) {
+			snprintf(why, sizeof(why), "\"%s\" takes one value", key);
+		} else if (!strcmp(key, "partition")) {
+			if (partition(l, val, why, sizeof(why)) == 0)
+				(*nparts)++;
+		} else if (!strcmp(key, "cluster")) {
+			if (dl_cpus_parse(val, &cpus) < 0 || dl_layout_set_cluster(l, &cpus) < 0)
+				snprintf(why, sizeof(why), "\"%s\" is not a CPU list", val);
+		} else if (!strcmp(key, "mems")) {
+			if (dl_layout_set_mems(l, val) < 0)
+				snprintf(why, sizeof(why), "%s", dl_errmsg());
+		} else if (!strcmp(key, "isolated") || !strcmp(key, "move")) {
+			unsigned int bit = key[0] == 'i' ? DL_LAYOUT_ISOLATED : DL_LAYOUT_NO_MOVE;
+
+			if (yesno(val, &b) < 0)
+				snprintf(why, sizeof(why), "%s takes yes or no, not \"%s\"", key, val);
+			else if (b == (bit == DL_LAYOUT_ISOLATED))
+				*flags |= bit;
+			else
+				*flags &= ~bit;
+		} else {
+			snprintf(why, sizeof(why), "unknown directive \"%s\" (partition, cluster, mems, isolated, move)", key);
+		}
+		if (why[0]) {
+			snprintf(msg, len, "%s:%d: %s", file, lineno, why);
+			bad = 1;
+		}
+	}
+	fclose(f);
+	if (!bad && *nparts == 0) {
+		snprintf(msg, len, "%s: no partition: add a line such as \"partition rt=1\"", file);
+		bad = 1;
+	}
+	return bad ? -1 : 0;
+}

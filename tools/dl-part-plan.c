@@ -1,0 +1,433 @@
+/*
+ * dl-part-plan.c: `dl-part plan` and `dl-part apply`: from a task set to
+ * verdicts, a partition plan, and that plan made real.
+ *
+ * The analysis and the plan are the library's (dl_plan_compute(3)); this
+ * file prints them and, for apply, creates the layout and starts each
+ * task that has a COMMAND under its reservation in its place.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "dl-part-plan.h"
+#include "json-writer.h"
+#include "tool.h"
+
+struct plan_opts {
+	int cpus;
+	bool json;
+	unsigned int flags; /* DL_LAYOUT_* for apply */
+	const char *path;
+};
+
+static const char *task_name(const struct dl_taskset *set, ssize_t i)
+{
+	return i >= 0 && (size_t)i < dl_taskset_count(set) ? dl_taskset_task(set, (size_t)i)->name : "-";
+}
+
+static const char *bw(int64_t v, char buf[32])
+{
+	return dl_bw_format(v, buf, 32);
+}
+
+/* The library's sentence, with the task's name for the simulation's
+ * miss. */
+static const char *global_why(const struct dl_taskset *set, const struct dl_global_result *g,
+			      char *buf, size_t len)
+{
+	char at[32];
+
+	if (g->verdict == DL_INFEASIBLE && g->miss_at && g->limiting >= 0)
+		snprintf(buf, len, "infeasible on %d CPUs under global EDF: with all tasks released together, %s misses its deadline at %s",
+			 g->ncpus, task_name(set, g->limiting), dl_time_format(g->miss_at, at, sizeof(at)));
+	else
+		snprintf(buf, len, "%s", g->why);
+	return buf;
+}
+
+static void print_global(const struct dl_taskset *set, const struct dl_global_result *g)
+{
+	static const char *const verdicts[] = { "infeasible", "not guaranteed", "schedulable" };
+	char a[32], b[32], why[512];
+
+	printf("global EDF on %d CPUs: %s\n", g->ncpus, verdicts[g->verdict + 1]);
+	printf("  %s\n", global_why(set, g, why, sizeof(why)));
+	printf("  tests:");
+	for (int t = DL_TEST_NM; t <= DL_TEST_RTA; t++)
+		printf(" %s %s", dl_test_name(t),
+		       g->result[t] == 1 ? "accepts" : g->result[t] == 0 ? "refuses" : "not run");
+	printf("\n");
+	if (g->limiting >= 0)
+		printf("  limiting task: %s\n", task_name(set, g->limiting));
+	printf("  GFB margin %s; critical scaling factor %s (the tests accept every runtime times this, at most)\n",
+	       bw(g->margin, a), bw((int64_t)g->scaling, b));
+	if (g->accepted_by == DL_TEST_RTA)
+		for (size_t i = 0; i < g->ntasks; i++) {
+			char r[32];
+
+			printf("  %s responds within %s\n", task_name(set, (ssize_t)i),
+			       dl_time_format(g->response[i], r, sizeof(r)));
+		}
+}
+
+static void print_part(const struct dl_taskset *set, const struct dl_plan_part *p)
+{
+	char cpus[256], a[32], b[32], c[32], d[32];
+
+	printf("  %-10s CPUs %-6s %s: load %s (%s per CPU), free %s; test %s, scaling %s\n    tasks:",
+	       p->name, dl_cpus_format(&p->cpus, cpus, sizeof(cpus)),
+	       strcmp(p->name, DL_CLUSTER) ? "partition" : "cluster",
+	       bw((int64_t)p->load, a), bw((int64_t)(p->load / (uint64_t)(p->ncpus ? p->ncpus : 1)), b),
+	       bw(p->free_bw, c), p->test >= 0 ? dl_test_name(p->test) : "none (no task)",
+	       bw((int64_t)p->scaling, d));
+	for (size_t i = 0; i < p->ntasks; i++)
+		printf(" %s", task_name(set, (ssize_t)p->tasks[i]));
+	printf(p->ntasks ? "\n" : " none\n");
+}
+
+static void print_text(const struct dl_taskset *set, const struct dl_platform *pf,
+		       const struct dl_plan *plan)
+{
+	char a[32], b[32], c[32];
+
+	printf("%zu tasks on %d CPUs (admission cap %s per CPU; fair server %s)\n",
+	       dl_taskset_count(set), pf->ncpus,
+	       pf->unlimited ? "none" : bw((int64_t)pf->cpu_bw, a),
+	       pf->server.runtime ? bw((int64_t)dl_params_bw(&pf->server), b) : "none");
+	print_global(set, plan->global);
+	if (!plan->feasible) {
+		if (plan->unplaced >= 0)
+			printf("no plan: %s cannot be placed: %s\n", task_name(set, plan->unplaced), plan->why);
+		else
+			printf("no plan: %s\n", plan->why);
+		return;
+	}
+	printf("plan: %s", dl_plan_method_name(plan->method));
+	if (plan->method == DL_PLAN_EDFK || plan->method == DL_PLAN_EDFK_PACKED)
+		printf(", k=%d", plan->k);
+	printf(", %zu partition%s, margin %s\n", plan->nparts, plan->nparts == 1 ? "" : "s",
+	       bw(plan->margin, c));
+	for (size_t j = 0; j < plan->nparts; j++)
+		print_part(set, plan->parts[j]);
+	print_part(set, plan->cluster);
+}
+
+static void json_part(struct json *j, const char *key, const struct dl_taskset *set,
+		      const struct dl_plan_part *p)
+{
+	char cpus[256];
+
+	json_obj_begin(j, key);
+	json_str(j, "name", p->name);
+	json_str(j, "cpus", dl_cpus_format(&p->cpus, cpus, sizeof(cpus)));
+	json_int(j, "ncpus", p->ncpus);
+	json_arr_begin(j, "tasks");
+	for (size_t i = 0; i < p->ntasks; i++)
+		json_str(j, NULL, task_name(set, (ssize_t)p->tasks[i]));
+	json_arr_end(j);
+	if (p->test >= 0)
+		json_str(j, "test", dl_test_name(p->test));
+	else
+		json_null(j, "test");
+	json_uint(j, "load_bw", p->load);
+	json_uint(j, "load_per_cpu_bw", p->load / (uint64_t)(p->ncpus ? p->ncpus : 1));
+	json_int(j, "free_bw", p->free_bw);
+	json_uint(j, "scaling_bw", p->scaling);
+	json_obj_end(j);
+}
+
+static void print_json(const struct dl_taskset *set, const struct dl_platform *pf,
+		       const struct dl_plan *plan)
+{
+	static const char *const verdicts[] = { "infeasible", "not guaranteed", "schedulable" };
+	const struct dl_global_result *g = plan->global;
+	char cpus[256], why[512];
+	struct json j;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_bool(&j, "feasible", plan->feasible);
+	json_int(&j, "cpus", pf->ncpus);
+	json_str(&j, "cpu_list", dl_cpus_format(&pf->cpus, cpus, sizeof(cpus)));
+	json_uint(&j, "cpu_bw", pf->unlimited ? 0 : pf->cpu_bw);
+	json_uint(&j, "fair_server_bw", pf->server.runtime ? dl_params_bw(&pf->server) : 0);
+	json_obj_begin(&j, "global");
+	json_str(&j, "verdict", verdicts[g->verdict + 1]);
+	json_str(&j, "why", global_why(set, g, why, sizeof(why)));
+	json_obj_begin(&j, "tests");
+	for (int t = DL_TEST_NM; t <= DL_TEST_RTA; t++) {
+		if (g->result[t] < 0)
+			json_null(&j, dl_test_name(t));
+		else
+			json_bool(&j, dl_test_name(t), g->result[t] == 1);
+	}
+	json_obj_end(&j);
+	if (g->accepted_by >= 0)
+		json_str(&j, "accepted_by", dl_test_name(g->accepted_by));
+	else
+		json_null(&j, "accepted_by");
+	if (g->limiting >= 0)
+		json_str(&j, "limiting", task_name(set, g->limiting));
+	else
+		json_null(&j, "limiting");
+	json_uint(&j, "util_bw", g->util);
+	json_int(&j, "gfb_margin_bw", g->margin);
+	json_uint(&j, "scaling_bw", g->scaling);
+	if (g->accepted_by == DL_TEST_RTA) {
+		json_obj_begin(&j, "response_ns");
+		for (size_t i = 0; i < g->ntasks; i++)
+			json_uint(&j, task_name(set, (ssize_t)i), g->response[i]);
+		json_obj_end(&j);
+	}
+	json_obj_end(&j);
+	if (plan->feasible) {
+		json_str(&j, "method", dl_plan_method_name(plan->method));
+		json_int(&j, "k", plan->k);
+		json_int(&j, "margin_bw", plan->margin);
+		json_arr_begin(&j, "partitions");
+		for (size_t p = 0; p < plan->nparts; p++)
+			json_part(&j, NULL, set, plan->parts[p]);
+		json_arr_end(&j);
+		json_part(&j, "cluster", set, plan->cluster);
+		json_null(&j, "unplaced");
+	} else {
+		json_arr_begin(&j, "partitions");
+		json_arr_end(&j);
+		json_null(&j, "cluster");
+		if (plan->unplaced >= 0)
+			json_str(&j, "unplaced", task_name(set, plan->unplaced));
+		else
+			json_null(&j, "unplaced");
+		json_str(&j, "why", plan->why);
+	}
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "no-move", no_argument, NULL, 'n' },
+		{ "isolated", no_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool plan = strcmp(cmd, "plan") == 0;
+	int c;
+
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "+:c:jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (!plan)
+				usage_error("apply takes no --cpus: it plans for this machine's online CPUs");
+			o->cpus = (int)opt_uint("--cpus", optarg, DL_CPUS_MAX);
+			if (o->cpus == 0)
+				usage_error("--cpus 0: give at least 1 CPU");
+			break;
+		case 'j':
+			if (!plan)
+				usage_error("apply takes no --json");
+			o->json = true;
+			break;
+		case 'n':
+		case 'i':
+			if (plan)
+				usage_error("plan takes no --%s (it changes nothing)", c == 'n' ? "no-move" : "isolated");
+			o->flags |= c == 'n' ? DL_LAYOUT_NO_MOVE : DL_LAYOUT_ISOLATED;
+			break;
+		case 'h':
+			printf("Usage: %s plan [--cpus N] [--json] TASKSET\n"
+			       "       %s apply [--no-move] [--isolated] TASKSET\n", program_name, program_name);
+			exit(EXIT_SUCCESS);
+		default:
+			bad_option(c, argv);
+		}
+	}
+	if (optind >= argc)
+		usage_error("%s needs a task set file (\"-\" for stdin); see libdl-taskset(5)", cmd);
+	o->path = argv[optind++];
+	if (optind < argc)
+		usage_error("unexpected argument '%s' after the task set", argv[optind]);
+}
+
+static int load(const struct plan_opts *o, struct dl_taskset **set, struct dl_platform **pf,
+		struct dl_plan **plan)
+{
+	if (dl_taskset_read(o->path, set) < 0) {
+		warnx_("%s", dl_errmsg());
+		return EXIT_USAGE;
+	}
+	if (dl_platform_get(o->cpus, pf) < 0) {
+		warnx_("%s", dl_errmsg());
+		return o->cpus ? EXIT_USAGE : EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < dl_taskset_count(*set); i++)
+		if (dl_taskset_task(*set, i)->place) {
+			warnx_("note: the plan chooses every task's place; place= of %s (line %d) is ignored",
+			       dl_taskset_task(*set, i)->name, dl_taskset_task(*set, i)->line);
+			break;
+		}
+	if (dl_plan_taskset(*set, *pf, plan) < 0) {
+		warnx_("%s", dl_errmsg());
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* Fork, join the place, take the reservation, exec; the child's failure
+ * comes back on a close-on-exec pipe. */
+static pid_t start_task(const struct dl_taskspec *t, const char *place, char *why, size_t len)
+{
+	char msg[1024] = "";
+	int p[2];
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		snprintf(why, len, "cannot make a pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, len, "cannot fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		if ((place ? dl_part_set(place, 0, &t->params) : dl_set(0, &t->params)) < 0)
+			snprintf(msg, sizeof(msg), "%s", dl_errmsg());
+		else {
+			execvp(t->argv[0], t->argv);
+			snprintf(msg, sizeof(msg), "cannot run %s: %s", t->argv[0], strerror(errno));
+		}
+		if (write(p[1], msg, strlen(msg)) < 0)
+			_exit(EXIT_CANNOT_EXEC);
+		_exit(EXIT_CANNOT_EXEC);
+	}
+	close(p[1]);
+	n = read(p[0], msg, sizeof(msg) - 1);
+	close(p[0]);
+	if (n > 0) {
+		msg[n] = '\0';
+		snprintf(why, len, "%s", msg);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+static const char *place_of(const struct dl_plan *plan, size_t task)
+{
+	for (size_t j = 0; j < plan->nparts; j++)
+		for (size_t i = 0; i < plan->parts[j]->ntasks; i++)
+			if (plan->parts[j]->tasks[i] == task)
+				return plan->parts[j]->name;
+	return DL_CLUSTER;
+}
+
+static int apply(const struct plan_opts *o, const struct dl_taskset *set, const struct dl_plan *plan)
+{
+	size_t n = dl_taskset_count(set), started = 0;
+	struct dl_layout_result res = { 0 };
+	struct dl_layout *l = NULL;
+	pid_t *pids = calloc(n ? n : 1, sizeof(*pids));
+	int ret = EXIT_FAILURE;
+
+	if (!pids)
+		die(EXIT_FAILURE, "out of memory");
+	if (plan->nparts == 0) {
+		printf("no layout needed: every task runs globally on every CPU\n");
+	} else {
+		if (dl_plan_layout(plan, &l) < 0) {
+			warnx_("%s", dl_errmsg());
+			goto out;
+		}
+		dl_layout_set_flags(l, o->flags);
+		if (dl_layout_create(l, &res) < 0) {
+			warnx_("cannot create the plan's layout: %s", dl_errmsg());
+			goto out;
+		}
+		printf("layout created: %zu partition%s and the cluster; %" PRIu64 " tasks moved to the cluster\n",
+		       plan->nparts, plan->nparts == 1 ? "" : "s", res.moved);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct dl_taskspec *t = dl_taskset_task(set, i);
+		const char *place = l ? place_of(plan, i) : NULL;
+		char why[1024];
+
+		if (!t->argv)
+			continue;
+		pids[i] = start_task(t, place, why, sizeof(why));
+		if (pids[i] < 0) {
+			warnx_("task %s: %s", t->name, why);
+			/* Undo: stop what was started, then the layout. */
+			for (size_t k = 0; k < i; k++)
+				if (pids[k] > 0) {
+					kill(pids[k], SIGKILL);
+					waitpid(pids[k], NULL, 0);
+				}
+			if (!l)
+				warnx_("stopped the tasks started");
+			else if (dl_layout_destroy(l, &res) < 0)
+				warnx_("cannot destroy the layout: %s; run dl-part destroy", dl_errmsg());
+			else
+				warnx_("stopped the tasks started and destroyed the layout");
+			goto out;
+		}
+		started++;
+		printf("started %s (pid %d) in %s: %s\n", t->name, (int)pids[i],
+		       place ? place : "the root domain", t->argv[0]);
+	}
+	printf("%zu task%s started; dl-part destroy undoes the layout\n", started, started == 1 ? "" : "s");
+	ret = EXIT_SUCCESS;
+out:
+	dl_layout_free(l);
+	free(pids);
+	return ret;
+}
+
+int dl_part_plan_main(const char *cmd, int argc, char **argv)
+{
+	struct plan_opts o = { 0 };
+	struct dl_taskset *set = NULL;
+	struct dl_platform *pf = NULL;
+	struct dl_plan *plan = NULL;
+	int ret;
+
+	parse(&o, cmd, argc, argv);
+	ret = load(&o, &set, &pf, &plan);
+	if (ret)
+		goto out;
+	if (!strcmp(cmd, "plan")) {
+		if (o.json)
+			print_json(set, pf, plan);
+		else
+			print_text(set, pf, plan);
+		ret = plan->feasible ? EXIT_SUCCESS : EXIT_FAILURE;
+	} else if (!plan->feasible) {
+		warnx_("no plan: %s%s%s", plan->unplaced >= 0 ? task_name(set, plan->unplaced) : "",
+		       plan->unplaced >= 0 ? " cannot be placed: " : "", plan->why);
+		ret = EXIT_FAILURE;
+	} else {
+		ret = apply(&o, set, plan);
+	}
+out:
+	dl_plan_free(plan);
+	free(pf);
+	dl_taskset_free(set);
+	return ret;
+}

@@ -1,0 +1,500 @@
+/*
+ * dl-part: partition the CPUs with cpusets for deadline tasks.
+ *
+ *   dl-part create --partition [NAME=]CPUS [--partition ...] [--cluster CPUS]
+ *                  [--mems NODES] [--isolated] [--no-move]
+ *   dl-part create --config FILE
+ *   dl-part list [--json]
+ *   dl-part destroy
+ *   dl-part status [--json]
+ *   dl-part repair
+ *
+ * The article's eight-step recipe, by one command on cgroup v1 or v2; all
+ * the work is the library's (dl_layout_create(3)).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dl-part-conf.h"
+#include "json-writer.h"
+#include "rd-table.h"
+#include "dl-part-plan.h"
+#include "tool.h"
+
+static noreturn void usage(void)
+{
+	printf("Usage:\n"
+	       " %1$s create --partition [NAME=]CPUS [--partition ...] [--cluster CPUS]\n"
+	       "                [--mems NODES] [--isolated] [--no-move]\n"
+	       " %1$s create --config FILE\n"
+	       " %1$s list [--json]\n"
+	       " %1$s destroy\n"
+	       " %1$s status [--json]\n"
+	       " %1$s repair\n"
+	       " %1$s plan [--cpus N] [--json] TASKSET\n"
+	       " %1$s apply [--no-move] [--isolated] TASKSET\n"
+	       "\n"
+	       "Partition the CPUs for SCHED_DEADLINE: each partition becomes a root domain\n"
+	       "of its own, for heavy deadline tasks; the cluster (by default every other\n"
+	       "online CPU) is one root domain where light tasks are scheduled globally.\n"
+	       "\n"
+	       "Commands:\n"
+	       " create    make the layout (cgroup v1: the root cpuset's tasks move to the\n"
+	       "           cluster and its balancing goes off; v2: root partitions)\n"
+	       " list      the layout's cpusets, CPUs, tasks and root domains\n"
+	       " destroy   undo create exactly, even after a create that was killed\n"
+	       " status    the layout, every root domain's deadline bandwidth, and whether\n"
+	       "           the kernel's accounting has drifted (exit 1 if it has)\n"
+	       " repair    make the kernel recount its deadline bandwidth (a root-domain\n"
+	       "           rebuild), and say what it was and what it is now\n"
+	       " plan      will a task set (libdl-taskset(5)) meet its deadlines: the\n"
+	       "           schedulability tests, and a layout that makes it (exit 1: none)\n"
+	       " apply     create the plan's layout and start the task set's commands\n"
+	       "\n"
+	       "Options of create:\n"
+	       " -P, --partition [NAME=]CPUS  a partition (NAME default: partitionN)\n"
+	       " -C, --config FILE            the layout from FILE (dl-part.conf(5))\n"
+	       " -c, --cluster CPUS           the cluster's CPUs (default: the rest; on a\n"
+	       "                              systemd host always the rest of the machine)\n"
+	       " -m, --mems NODES             memory nodes (default: every online node)\n"
+	       "     --isolated               cgroup v2: \"isolated\" partitions (no load\n"
+	       "                              balancing inside them)\n"
+	       "     --no-move                cgroup v1: leave the root cpuset's tasks\n"
+	       " -j, --json                   list and status as JSON\n"
+	       " -h, --help    -V, --version\n"
+	       "\n"
+	       "CPUS and NODES use the kernel's list format: 0, 1-7, 0,2-3.\n"
+	       "Then run deadline tasks inside: dl-run --partition NAME ... / dl-run --cluster ...\n"
+	       "\n"
+	       "See dl-part(1).\n", program_name);
+	exit(EXIT_SUCCESS);
+}
+
+struct opts {
+	struct dl_layout *layout;
+	bool json;
+	int nparts;
+};
+
+static void add_partition(struct opts *o, const char *arg)
+{
+	char name[DL_LAYOUT_NAME_MAX + 1] = "";
+	const char *eq = strchr(arg, '=');
+	const char *list = eq ? eq + 1 : arg;
+	dl_cpus_t cpus;
+
+	if (eq) {
+		if ((size_t)(eq - arg) > DL_LAYOUT_NAME_MAX || eq == arg)
+			usage_error("--partition %s: the name before '=' must be 1 to %d characters",
+				    arg, DL_LAYOUT_NAME_MAX);
+		memcpy(name, arg, (size_t)(eq - arg));
+	}
+	if (dl_cpus_parse(list, &cpus) < 0)
+		usage_error("--partition %s: %s", arg, dl_errmsg());
+	if (dl_cpus_count(&cpus) == 0)
+		usage_error("--partition %s: no CPU", arg);
+	if (dl_layout_add_partition(o->layout, name, &cpus) < 0)
+		usage_error("--partition %s: %s", arg, dl_errmsg());
+	o->nparts++;
+}
+
+static void parse_args(struct opts *o, const char *cmd, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "partition", required_argument, NULL, 'P' },
+		{ "config", required_argument, NULL, 'C' },
+		{ "cluster", required_argument, NULL, 'c' },
+		{ "mems", required_argument, NULL, 'm' },
+		{ "isolated", no_argument, NULL, 'I' },
+		{ "no-move", no_argument, NULL, 'N' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool creating = strcmp(cmd, "create") == 0, config = false;
+	unsigned int flags = 0;
+	dl_cpus_t cpus;
+	int c;
+
+	int idx;
+
+	while ((idx = -1, c = getopt_long(argc, argv, "+:P:C:c:m:jhV", longopts, &idx)) != -1) {
+		if (!creating && c != 'j' && c != 'h' && c != 'V' && c != '?' && c != ':') {
+			char shortname[3] = { '-', (char)c, '\0' };
+
+			/* Name the option, not its value. */
+			if (idx >= 0)
+				usage_error("%s takes no option --%s: it is for create", cmd, longopts[idx].name);
+			usage_error("%s takes no option %s: it is for create", cmd, shortname);
+		}
+		switch (c) {
+		case 'P':
+			if (config)
+				usage_error("--config and --partition: give the layout one way");
+			add_partition(o, optarg);
+			break;
+		case 'C': {
+			char msg[1024];
+
+			if (o->nparts)
+				usage_error("--config and --partition: give the layout one way");
+			config = true;
+			if (conf_load(optarg, o->layout, &flags, &o->nparts, msg, sizeof(msg)) < 0)
+				die(EXIT_USAGE, "%s", msg);
+			break;
+		}
+		case 'c':
+			if (dl_cpus_parse(optarg, &cpus) < 0)
+				usage_error("--cluster %s: %s", optarg, dl_errmsg());
+			dl_layout_set_cluster(o->layout, &cpus);
+			break;
+		case 'm':
+			if (dl_layout_set_mems(o->layout, optarg) < 0)
+				usage_error("--mems: %s", dl_errmsg());
+			break;
+		case 'I':
+			flags |= DL_LAYOUT_ISOLATED;
+			break;
+		case 'N':
+			flags |= DL_LAYOUT_NO_MOVE;
+			break;
+		case 'j':
+			if (creating)
+				usage_error("create takes no --json");
+			o->json = true;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			print_version();
+		default:
+			bad_option(c, argv);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (creating && o->nparts == 0)
+		usage_error("create needs at least one --partition CPUS (e.g. --partition 0)");
+	dl_layout_set_flags(o->layout, flags);
+}
+
+static void print_rd(const struct dl_rd *rd)
+{
+	char cpus[256], f[32], c[32], t[32];
+
+	printf("root domain CPUs %s: capacity %s, admitted %s%s, free %s",
+	       dl_cpus_format(&rd->cpus, cpus, sizeof(cpus)),
+	       dl_bw_format((int64_t)rd->capacity, c, sizeof(c)),
+	       dl_bw_format(rd->total_bw, t, sizeof(t)),
+	       rd->from_kernel ? "" : " (computed)",
+	       rd->unlimited ? "unlimited" : dl_bw_format(rd->free_bw, f, sizeof(f)));
+}
+
+static void json_rd(struct json *j, const char *key, const struct dl_rd *rd)
+{
+	json_obj_begin(j, key);
+	json_rd_fields(j, rd);
+	json_obj_end(j);
+}
+
+/* The layout's cpusets as they are now, as text or JSON. */
+static int show_layout(bool json, struct json *j)
+{
+	struct dl_part_info *info;
+	struct dl_layout *l = NULL;
+	size_t n;
+	int err = dl_layout_report(&info, &n);
+
+	if (err < 0)
+		return err;
+	dl_layout_load(&l);
+	if (json) {
+		json_int(j, "cgroup_version", dl_layout_version(l));
+		json_arr_begin(j, "cpusets");
+		for (size_t i = 0; i < n; i++) {
+			char cpus[256];
+
+			json_obj_begin(j, NULL);
+			json_str(j, "name", info[i].name);
+			json_str(j, "cgroup", info[i].cgroup);
+			json_bool(j, "partition", info[i].partition);
+			json_str(j, "cpus", dl_cpus_format(&info[i].cpus, cpus, sizeof(cpus)));
+			json_str(j, "state", info[i].state);
+			json_uint(j, "threads", info[i].nthreads);
+			json_uint(j, "deadline_threads", info[i].ndeadline);
+			json_rd(j, "root_domain", &info[i].rd);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
+	} else {
+		printf("layout (cgroup v%d%s):\n", dl_layout_version(l),
+		       dl_layout_flags(l) & DL_LAYOUT_NO_MOVE ? ", tasks not moved" : "");
+		for (size_t i = 0; i < n; i++) {
+			char cpus[256], cg[1100], state[520];
+
+			printf("  %-12s /%-22s CPUs %-8s %-14s %" PRIu64 " threads (%" PRIu64 " deadline); ",
+			       info[i].name, dl_str_escape(info[i].cgroup, cg, sizeof(cg)),
+			       dl_cpus_format(&info[i].cpus, cpus, sizeof(cpus)),
+			       dl_str_escape(info[i].state, state, sizeof(state)), info[i].nthreads, info[i].ndeadline);
+			print_rd(&info[i].rd);
+			putchar('\n');
+		}
+	}
+	dl_layout_free(l);
+	free(info);
+	return 0;
+}
+
+/*
+ * Every partition of the layout in place, as the kernel reads it now: one
+ * line per partition that is not what create made (gone, invalid, its
+ * cpuset files vanished).  Returns how many; -1 when there is no layout.
+ */
+static int check_partitions(bool print)
+{
+	struct dl_part_info *info;
+	struct dl_layout *l = NULL;
+	size_t n;
+	int bad = 0;
+
+	if (dl_layout_report(&info, &n) < 0)
+		return -1;
+	dl_layout_load(&l);
+	for (size_t i = 0; i < n; i++) {
+		const struct dl_part_info *p = &info[i];
+		const char *why = NULL;
+
+		if (!p->partition)
+			continue;
+		if (!strcmp(p->state, "gone"))
+			why = "its cgroup no longer exists (removed by someone else)";
+		else if (dl_layout_version(l) == 1 && strcmp(p->state, "exclusive"))
+			why = "it is no longer cpu_exclusive";
+		else if (dl_layout_version(l) == 2 && !strcmp(p->state, "unknown"))
+			why = "it has no cpuset.cpus.partition any more (the cpuset controller was disabled above it)";
+		else if (dl_layout_version(l) == 2 && strcmp(p->state, "root") && strcmp(p->state, "isolated"))
+			why = "the kernel no longer makes it a partition";
+		if (!why)
+			continue;
+		bad++;
+		if (print)
+			printf("INVALID: partition %s (/%s): %s; it reads \"%s\": run dl-part destroy, then create again\n",
+			       p->name, p->cgroup, why, p->state);
+	}
+	dl_layout_free(l);
+	free(info);
+	return bad;
+}
+
+static int cmd_create(struct opts *o)
+{
+	struct dl_layout_result res;
+
+	if (dl_layout_create(o->layout, &res) < 0)
+		die(EXIT_FAILURE, "cannot create the layout: %s", dl_errmsg());
+	show_layout(false, NULL);
+	if (dl_layout_flags(o->layout) & DL_LAYOUT_NO_MOVE || dl_layout_version(o->layout) == 2)
+		printf("tasks: none moved (%s)\n", dl_layout_version(o->layout) == 2
+		       ? "cgroup v2: tasks elsewhere lose the partitions' CPUs by the kernel's rules"
+		       : "--no-move");
+	else
+		printf("tasks: %" PRIu64 " moved to the cluster, %" PRIu64 " kernel threads skipped (they cannot move), %" PRIu64 " exited meanwhile\n",
+		       res.moved, res.skipped, res.gone);
+	if (res.repaired)
+		printf("the kernel's deadline accounting drifted during the rebuild and was repaired\n");
+	return EXIT_SUCCESS;
+}
+
+static int cmd_destroy(void)
+{
+	struct dl_layout_result res;
+	struct dl_layout *l = NULL;
+	int parts = dl_layout_load(&l) == 0 ? dl_layout_count(l) : 0;
+
+	/* The layout just read, or (none) the library's own refusal. */
+	if (dl_layout_destroy(l, &res) < 0)
+		die(EXIT_FAILURE, "cannot destroy the layout: %s", dl_errmsg());
+	dl_layout_free(l);
+	if (parts > 0 && res.absent == (uint64_t)parts)
+		printf("the layout was already gone: none of its partitions' cgroups exists any more\n");
+	printf("layout destroyed: %" PRIu64 " tasks moved back to the root, settings restored\n", res.moved);
+	if (res.repaired)
+		printf("the kernel's deadline accounting drifted during the rebuild and was repaired\n");
+	return EXIT_SUCCESS;
+}
+
+static int cmd_list(const struct opts *o)
+{
+	struct json j;
+	int err;
+
+	if (o->json) {
+		json_init(&j, stdout);
+		json_obj_begin(&j, NULL);
+	}
+	err = show_layout(o->json, &j);
+	if (err == -ENOENT) {
+		if (!o->json) {
+			printf("no layout\n");
+			return EXIT_SUCCESS;
+		}
+		json_null(&j, "cpusets");
+	} else if (err < 0) {
+		die(EXIT_FAILURE, "%s", dl_errmsg());
+	}
+	if (o->json) {
+		json_obj_end(&j);
+		json_end(&j);
+	}
+	return EXIT_SUCCESS;
+}
+
+/* Drift per root domain, against the root domains themselves. */
+static const struct dl_drift *drift_of(const struct dl_drift *d, size_t n, const dl_cpus_t *cpus)
+{
+	for (size_t i = 0; i < n; i++)
+		if (dl_cpus_equal(&d[i].cpus, cpus))
+			return &d[i];
+	return NULL;
+}
+
+static int cmd_status(const struct opts *o)
+{
+	struct dl_drift *drifts = NULL;
+	struct dl_rd *rds;
+	size_t nrd, nd = 0;
+	struct json j;
+	char msg[1024];
+	bool invalid = false;
+	int ret, err;
+
+	ret = dl_drift_check(DL_DRIFT_SETTLE_MS, &drifts, &nd);
+	err = dl_rd_list(&rds, &nrd);
+	if (err < 0)
+		die(EXIT_FAILURE, "%s", dl_errmsg());
+	if (o->json) {
+		json_init(&j, stdout);
+		json_obj_begin(&j, NULL);
+		if (show_layout(true, &j) == -ENOENT)
+			json_null(&j, "cpusets");
+		invalid = check_partitions(false) > 0;
+		json_bool(&j, "partitions_valid", !invalid);
+		json_bool(&j, "accounting_checked", ret >= 0);
+		json_arr_begin(&j, "root_domains");
+		for (size_t i = 0; i < nrd; i++) {
+			const struct dl_drift *d = drift_of(drifts, nd, &rds[i].cpus);
+
+			json_obj_begin(&j, NULL);
+			json_rd(&j, "figures", &rds[i]);
+			json_bool(&j, "drifted", d != NULL);
+			if (d) {
+				json_int(&j, "kernel_total_bw", d->kernel_bw);
+				json_int(&j, "expected_total_bw", d->expected_bw);
+			}
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+		json_obj_end(&j);
+		json_end(&j);
+	} else {
+		if (show_layout(false, NULL) == -ENOENT)
+			printf("no layout\n");
+		if (nrd) {
+			int *drift = calloc(nrd, sizeof(*drift));
+
+			if (!drift)
+				die(EXIT_FAILURE, "out of memory");
+			for (size_t i = 0; i < nrd; i++)
+				drift[i] = drift_of(drifts, nd, &rds[i].cpus) ? DL_DRIFT_YES : DL_DRIFT_NONE;
+			printf("root domains:\n");
+			show_rd_table(rds, nrd, drift,
+				      "kernel accounting drift, run dl-part repair (see libdeadline(3), BUGS)");
+			free(drift);
+		}
+		if (check_partitions(true) > 0)
+			invalid = true;
+		if (ret < 0)
+			printf("accounting not checked: %s\n", tool_text(dl_errmsg(), msg, sizeof(msg)));
+		else if (nd == 0)
+			printf("accounting: the kernel's figures match its live tasks\n");
+	}
+	free(rds);
+	free(drifts);
+	return nd || invalid ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static int cmd_repair(void)
+{
+	struct dl_drift *before = NULL, *after = NULL;
+	size_t nb = 0, na = 0;
+	char cpus[256], k[32], e[32];
+
+	if (dl_drift_check(DL_DRIFT_SETTLE_MS, &before, &nb) < 0)
+		die(EXIT_FAILURE, "cannot read the kernel's figures: %s", dl_errmsg());
+	if (nb == 0)
+		printf("found: the kernel's figures match its live tasks\n");
+	for (size_t i = 0; i < nb; i++)
+		printf("found: root domain CPUs %s: the kernel counts %s, the live tasks and fair servers hold %s\n",
+		       dl_cpus_format(&before[i].cpus, cpus, sizeof(cpus)),
+		       dl_bw_format(before[i].kernel_bw, k, sizeof(k)),
+		       dl_bw_format(before[i].expected_bw, e, sizeof(e)));
+	if (dl_rd_rebuild() < 0)
+		die(EXIT_FAILURE, "%s", dl_errmsg());
+	printf("rebuilt the root domains\n");
+	if (dl_drift_check(DL_DRIFT_SETTLE_MS, &after, &na) < 0)
+		die(EXIT_FAILURE, "cannot read the kernel's figures: %s", dl_errmsg());
+	for (size_t i = 0; i < na; i++)
+		printf("now: root domain CPUs %s: still %s against %s\n",
+		       dl_cpus_format(&after[i].cpus, cpus, sizeof(cpus)),
+		       dl_bw_format(after[i].kernel_bw, k, sizeof(k)),
+		       dl_bw_format(after[i].expected_bw, e, sizeof(e)));
+	if (na == 0)
+		printf("now: the kernel's figures match its live tasks\n");
+	free(before);
+	free(after);
+	return na ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	const char *cmd;
+	int ret;
+
+	util_init(argv[0]);
+	if (argc < 2)
+		usage_error("no command: create, list, destroy, status, repair, plan or apply");
+	cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help"))
+		usage();
+	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version"))
+		print_version();
+	if (!strcmp(cmd, "plan") || !strcmp(cmd, "apply")) /* dl-part-plan.c */
+		return dl_part_plan_main(cmd, argc, argv);
+	if (strcmp(cmd, "create") && strcmp(cmd, "list") && strcmp(cmd, "destroy") &&
+	    strcmp(cmd, "status") && strcmp(cmd, "repair"))
+		usage_error("unknown command '%s': create, list, destroy, status, repair, plan or apply", cmd);
+	o.layout = dl_layout_new();
+	if (!o.layout)
+		die(EXIT_FAILURE, "out of memory");
+	optind = 2;
+	parse_args(&o, cmd, argc, argv);
+	dl_debugfs_mount(); /* status and repair judge the kernel's figures */
+	if (!strcmp(cmd, "create"))
+		ret = cmd_create(&o);
+	else if (!strcmp(cmd, "destroy"))
+		ret = cmd_destroy();
+	else if (!strcmp(cmd, "list"))
+		ret = cmd_list(&o);
+	else if (!strcmp(cmd, "status"))
+		ret = cmd_status(&o);
+	else
+		ret = cmd_repair();
+	dl_layout_free(o.layout);
+	return ret;
+}

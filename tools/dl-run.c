@@ -1,0 +1,391 @@
+/*
+ * dl-run: run a command, or change a running process, under a
+ * SCHED_DEADLINE reservation.
+ *
+ * dl-run sets the policy on itself and execs the command: no extra
+ * process, the PID the user sees is the command's, and the reservation is
+ * inherited across exec(2).  When installed with file capabilities
+ * (setcap cap_sys_nice+ep) it drops every capability before the exec.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+struct dl_run {
+	struct dl_params params;
+	pid_t pid;        /* --pid, or 0: run a command */
+	bool all_threads;
+	bool check;
+	bool verbose;
+	const char *place; /* --partition NAME, or DL_CLUSTER */
+	char **command;
+	struct dl_policy *policy; /* for a caller that is not root */
+};
+
+/* The policy file of dl-run.conf(5): a path fixed at build time. */
+#ifndef DL_RUN_POLICY
+#define DL_RUN_POLICY "/etc/libdl/dl-run.conf"
+#endif
+
+static noreturn void usage(void)
+{
+	printf("Usage:\n"
+	       " %1$s [options] [--] COMMAND [ARG...]\n"
+	       " %1$s [options] --pid PID [--all-threads]\n"
+	       "\n"
+	       "Run COMMAND, or change the process PID, under a SCHED_DEADLINE reservation:\n"
+	       "RUNTIME of CPU time in every PERIOD, to be used within DEADLINE of the\n"
+	       "period's start.\n"
+	       "\n"
+	       "Options:\n"
+	       " -r, --runtime TIME      CPU time per period (required)\n"
+	       " -d, --deadline TIME     relative deadline (default: the period)\n"
+	       " -p, --period TIME       period (default: the deadline)\n"
+	       " -R, --reset-on-fork     children start as SCHED_OTHER\n"
+	       "     --reclaim           reclaim unused bandwidth (GRUB)\n"
+	       "     --overrun-signal    send SIGXCPU when the runtime overruns\n"
+	       "     --util-min N        utilization clamp minimum, 0..1024\n"
+	       "     --util-max N        utilization clamp maximum, 0..1024\n"
+	       "     --partition NAME    run in partition NAME of the dl-part(1) layout\n"
+	       "     --cluster           run in the layout's cluster\n"
+	       "     --pid PID           change a running process instead of running COMMAND\n"
+	       " -a, --all-threads       with --pid: every thread of PID (default: only PID)\n"
+	       "     --check             say whether the kernel would admit it, and why;\n"
+	       "                         change nothing and run nothing\n"
+	       " -v, --verbose           print the reservation the kernel reports\n"
+	       " -h, --help              display this help\n"
+	       " -V, --version           display the version\n"
+	       "\n"
+	       "TIME is a number with a unit: 750ns, 500us, 1.5ms, 200ms, 1s; a bare\n"
+	       "number is nanoseconds, as in chrt(1).\n"
+	       "\n"
+	       "A deadline task cannot fork: without --reset-on-fork, fork() fails with\n"
+	       "EAGAIN, so a shell script (\"Cannot fork\") or any command that starts\n"
+	       "others needs -R, e.g.\n"
+	       "  %1$s -R -r 2ms -p 10ms -- sh ./job.sh\n"
+	       "\n"
+	       "Exit status: the command's own; 1 if the reservation fails; 2 for bad\n"
+	       "usage; 126 if COMMAND cannot be run; 127 if it is not found.\n"
+	       "\n"
+	       "See dl-run(1).\n", program_name);
+	exit(EXIT_SUCCESS);
+}
+
+enum {
+	OPT_RECLAIM = 0x100,
+	OPT_OVERRUN,
+	OPT_UTIL_MIN,
+	OPT_UTIL_MAX,
+	OPT_PID,
+	OPT_CHECK,
+	OPT_PARTITION,
+	OPT_CLUSTER,
+};
+
+static void parse_args(struct dl_run *ctl, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "runtime", required_argument, NULL, 'r' },
+		{ "deadline", required_argument, NULL, 'd' },
+		{ "period", required_argument, NULL, 'p' },
+		{ "reset-on-fork", no_argument, NULL, 'R' },
+		{ "reclaim", no_argument, NULL, OPT_RECLAIM },
+		{ "overrun-signal", no_argument, NULL, OPT_OVERRUN },
+		{ "util-min", required_argument, NULL, OPT_UTIL_MIN },
+		{ "util-max", required_argument, NULL, OPT_UTIL_MAX },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "all-threads", no_argument, NULL, 'a' },
+		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "partition", required_argument, NULL, OPT_PARTITION },
+		{ "cluster", no_argument, NULL, OPT_CLUSTER },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_runtime = false;
+	int c;
+
+	/* '+': options end at COMMAND, whose own options are its own. */
+	while ((c = getopt_long(argc, argv, "+:r:d:p:RavhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			ctl->params.runtime = opt_time("--runtime", optarg);
+			have_runtime = true;
+			break;
+		case 'd':
+			ctl->params.deadline = opt_time("--deadline", optarg);
+			break;
+		case 'p':
+			ctl->params.period = opt_time("--period", optarg);
+			break;
+		case 'R':
+			ctl->params.flags |= DL_FLAG_RESET_ON_FORK;
+			break;
+		case OPT_RECLAIM:
+			ctl->params.flags |= DL_FLAG_RECLAIM;
+			break;
+		case OPT_OVERRUN:
+			ctl->params.flags |= DL_FLAG_DL_OVERRUN;
+			break;
+		case OPT_UTIL_MIN:
+			ctl->params.util_min = opt_uint("--util-min", optarg, DL_UTIL_MAX);
+			ctl->params.flags |= DL_FLAG_UTIL_CLAMP_MIN;
+			break;
+		case OPT_UTIL_MAX:
+			ctl->params.util_max = opt_uint("--util-max", optarg, DL_UTIL_MAX);
+			ctl->params.flags |= DL_FLAG_UTIL_CLAMP_MAX;
+			break;
+		case OPT_PID:
+			ctl->pid = opt_pid("--pid", optarg);
+			break;
+		case 'a':
+			ctl->all_threads = true;
+			break;
+		case OPT_CHECK:
+			ctl->check = true;
+			break;
+		case OPT_PARTITION:
+			if (ctl->place)
+				usage_error("give one --partition or --cluster");
+			ctl->place = optarg;
+			break;
+		case OPT_CLUSTER:
+			if (ctl->place)
+				usage_error("give one --partition or --cluster");
+			ctl->place = DL_CLUSTER;
+			break;
+		case 'v':
+			ctl->verbose = true;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			print_version();
+		default:
+			bad_option(c, argv);
+		}
+	}
+	if (!have_runtime)
+		usage_error("no runtime: give --runtime TIME (e.g. -r 2ms)");
+	if (ctl->params.deadline == 0 && ctl->params.period == 0)
+		usage_error("no deadline or period: give --period TIME or --deadline TIME (each defaults to the other)");
+	if (dl_params_normalize(&ctl->params, &ctl->params) < 0)
+		usage_error("%s", dl_errmsg());
+	if (ctl->all_threads && !ctl->pid)
+		usage_error("--all-threads needs --pid");
+	ctl->command = optind < argc ? &argv[optind] : NULL;
+	if (ctl->pid && ctl->command)
+		usage_error("give --pid or a COMMAND, not both");
+	if (!ctl->pid && !ctl->command && !ctl->check)
+		usage_error("no COMMAND to run (or --pid PID to change)");
+	if (ctl->place && ctl->check)
+		usage_error("--check does not take --partition or --cluster (see dl-part status)");
+}
+
+static const char *flags_text(uint64_t flags, char *buf, size_t len)
+{
+	static const struct {
+		uint64_t flag;
+		const char *name;
+	} names[] = {
+		{ DL_FLAG_RESET_ON_FORK, "reset-on-fork" },
+		{ DL_FLAG_RECLAIM, "reclaim" },
+		{ DL_FLAG_DL_OVERRUN, "overrun-signal" },
+	};
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (flags & names[i].flag)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 used ? "," : "", names[i].name);
+	if (!used)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+static const char *params_text(const struct dl_params *p, char *buf, size_t len)
+{
+	char r[32], d[32], t[32], u[32], f[64];
+
+	snprintf(buf, len, "runtime %s, deadline %s, period %s (%s of a CPU), flags %s",
+		 fmt_time(p->runtime, r), fmt_time(p->deadline, d), fmt_time(p->period, t),
+		 dl_bw_format((int64_t)dl_params_bw(p), u, sizeof(u)),
+		 flags_text(p->flags, f, sizeof(f)));
+	return buf;
+}
+
+/* What the kernel now reports for tid, on stderr (stdout is the command's). */
+static void report(pid_t tid)
+{
+	struct dl_params got;
+	char text[256];
+	int policy = dl_get(tid, &got);
+
+	if (policy < 0) {
+		warnx_("cannot read back thread %d: %s", (int)tid, dl_errmsg());
+		return;
+	}
+	if (policy != DL_SCHED_DEADLINE) {
+		warnx_("thread %d: policy %d, not SCHED_DEADLINE", (int)tid, policy);
+		return;
+	}
+	warnx_("thread %d: SCHED_DEADLINE %s", (int)(tid ? tid : getpid()),
+	       params_text(&got, text, sizeof(text)));
+}
+
+/* --check: the library's prediction from the root domain's figures;
+ * nothing is changed, nothing is run. */
+static int check(const struct dl_run *ctl)
+{
+	char why[1024], shown[1024], text[256];
+	char allowed[1024];
+	int ret, pol = 1;
+
+	dl_debugfs_mount(); /* the kernel's figures, when root */
+	ret = dl_predict(ctl->pid, ctl->all_threads, &ctl->params, why, sizeof(why));
+	if (ret < 0)
+		die(EXIT_FAILURE, "cannot tell: %s", dl_errmsg());
+	if (ctl->policy) {
+		pol = dl_policy_check(ctl->policy, ctl->pid, ctl->all_threads, &ctl->params,
+				      allowed, sizeof(allowed));
+		if (pol < 0)
+			die(EXIT_FAILURE, "cannot apply the policy: %s", dl_errmsg());
+	}
+	printf("%s %s\n", ret && pol ? "admissible:" : "not admissible:",
+	       params_text(&ctl->params, text, sizeof(text)));
+	printf("%s\n", tool_text(why, shown, sizeof(shown)));
+	if (ctl->policy)
+		printf("policy: %s\n", allowed);
+	return ret && pol ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+/* A caller that is not root: the policy first (dl-run.conf(5)). */
+static void enforce_policy(const struct dl_run *ctl)
+{
+	char why[1024], text[256];
+	int ret;
+
+	if (!ctl->policy)
+		return;
+	ret = dl_policy_check(ctl->policy, ctl->pid, ctl->all_threads, &ctl->params, why, sizeof(why));
+	if (ret < 0)
+		die(EXIT_FAILURE, "cannot apply the policy: %s", dl_errmsg());
+	if (ret == 0)
+		die(EXIT_FAILURE, "will not set SCHED_DEADLINE (%s): %s",
+		    params_text(&ctl->params, text, sizeof(text)), why);
+}
+
+static int set_pid(const struct dl_run *ctl)
+{
+	struct dl_thread_status *st = NULL;
+	/* Not root: only the caller's own threads (the kernel's rule without
+	 * CAP_SYS_NICE, which a setcap dl-run holds). */
+	unsigned int flags = getuid() != 0 ? DL_PROC_OWNED : 0;
+	char text[256];
+	size_t n = 0;
+	int err;
+
+	params_text(&ctl->params, text, sizeof(text));
+	if (!ctl->all_threads) {
+		err = ctl->place ? dl_part_set(ctl->place, ctl->pid, &ctl->params)
+		      : flags	 ? dl_set_owned(ctl->pid, &ctl->params)
+				 : dl_set(ctl->pid, &ctl->params);
+		if (err) {
+			warnx_("cannot set SCHED_DEADLINE on pid %d (%s): %s", (int)ctl->pid, text, dl_errmsg());
+			return EXIT_FAILURE;
+		}
+		if (ctl->verbose)
+			report(ctl->pid);
+		return EXIT_SUCCESS;
+	}
+	err = ctl->place ? dl_part_set_process(ctl->place, ctl->pid, &ctl->params, flags, &st, &n)
+			 : dl_set_process(ctl->pid, &ctl->params, flags, &st, &n);
+	if (err < 0) {
+		char why[1024];
+
+		/* Before dl_explain() below can set another message. */
+		snprintf(why, sizeof(why), "%s", dl_errmsg());
+
+		for (size_t i = 0; i < n; i++) {
+			char one[1024];
+
+			if (!st[i].err || (st[i].err == -EPERM && (flags & DL_PROC_OWNED)))
+				continue;
+			dl_explain(st[i].err, st[i].tid, &ctl->params, one, sizeof(one));
+			warnx_("thread %d of pid %d failed: %s", (int)st[i].tid, (int)ctl->pid, one);
+		}
+		warnx_("cannot set SCHED_DEADLINE on the threads of pid %d (%s): %s", (int)ctl->pid, text, why);
+		free(st);
+		return EXIT_FAILURE;
+	}
+	if (ctl->verbose)
+		for (size_t i = 0; i < n; i++)
+			report(st[i].tid);
+	free(st);
+	return EXIT_SUCCESS;
+}
+
+/*
+ * dl-run is meant to hold a file capability (setcap cap_sys_nice+ep),
+ * never to be setuid or setgid: then it would exec the user's command
+ * with another identity (root's).  Refuse before anything.
+ */
+static void refuse_set_id(void)
+{
+	uid_t r, e, s;
+	gid_t rg, eg, sg;
+
+	if (getresuid(&r, &e, &s) < 0 || getresgid(&rg, &eg, &sg) < 0)
+		die(EXIT_FAILURE, "cannot read my user and group ids: %s", strerror(errno));
+	if (r != e || r != s || rg != eg || rg != sg)
+		die(EXIT_FAILURE, "dl-run is installed setuid or setgid (real uid %u, effective uid %u; real gid %u, effective gid %u): it would run commands as another user; remove the bits (chmod u-s,g-s) and give it the capability instead (setcap cap_sys_nice+ep, see dl-run(1))",
+		    (unsigned)r, (unsigned)e, (unsigned)rg, (unsigned)eg);
+}
+
+int main(int argc, char **argv)
+{
+	struct dl_run ctl = { 0 };
+	char text[256];
+	int ret;
+
+	util_init(argv[0]);
+	refuse_set_id();
+	parse_args(&ctl, argc, argv);
+	if (getuid() != 0 && dl_policy_read(DL_RUN_POLICY, &ctl.policy) < 0)
+		die(EXIT_FAILURE, "%s", dl_errmsg());
+
+	if (ctl.check) {
+		ret = check(&ctl);
+		dl_policy_free(ctl.policy);
+		return ret;
+	}
+	enforce_policy(&ctl);
+	if (ctl.pid) {
+		ret = set_pid(&ctl);
+		dl_policy_free(ctl.policy);
+		return ret;
+	}
+	dl_policy_free(ctl.policy);
+
+	/* Into the partition's cpuset first, then the reservation there. */
+	if ((ctl.place ? dl_part_set(ctl.place, 0, &ctl.params) : dl_set(0, &ctl.params)) < 0)
+		die(EXIT_FAILURE, "cannot set SCHED_DEADLINE (%s): %s",
+		    params_text(&ctl.params, text, sizeof(text)), dl_errmsg());
+	if (ctl.verbose)
+		report(0);
+	if (dl_caps_drop() < 0)
+		die(EXIT_FAILURE, "will not run %s: %s", ctl.command[0], dl_errmsg());
+	execvp(ctl.command[0], ctl.command);
+	if (errno == ENOENT)
+		die(EXIT_NOT_FOUND, "%s: command not found", ctl.command[0]);
+	die(EXIT_CANNOT_EXEC, "cannot run %s: %s", ctl.command[0], strerror(errno));
+}

@@ -1,0 +1,403 @@
+/*
+ * dl-stat: every deadline task, every root domain, the bandwidth left.
+ *
+ *   dl-stat [-p PID] [--tasks | --domains] [--json] [--watch [INTERVAL]] [-n COUNT]
+ *
+ * What it prints comes from dl_snapshot(3); dl-stat only lays it out.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json-writer.h"
+#include "rd-table.h"
+#include "tool.h"
+
+#define NS_PER_SEC 1000000000ULL
+/* A task that uses this much of its runtime per period runs out of it. */
+#define BUDGET_FULL_PERMILLE 950
+
+struct ctl {
+	pid_t pid;
+	bool json;
+	bool tasks_only;
+	bool domains_only;
+	bool watch;
+	uint64_t interval; /* ns */
+	uint64_t count;    /* 0: until interrupted */
+	bool tty;
+};
+
+/* The previous frame: for CPU time per period, and how long a root
+ * domain has counted more than its tasks. */
+struct history {
+	struct dl_task *tasks;
+	size_t ntasks;
+	struct dl_rd *rds;
+	size_t nrds;
+	uint64_t *high_since; /* per rd: when the count went high, 0 if not */
+};
+
+static noreturn void usage(void)
+{
+	printf("Usage: %s [options]\n"
+	       "\n"
+	       "Show every SCHED_DEADLINE thread, every root domain, and the deadline\n"
+	       "bandwidth each root domain has left for the next task.\n"
+	       "\n"
+	       "Options:\n"
+	       " -p, --pid PID           only the threads of process PID\n"
+	       " -t, --tasks             only the tasks\n"
+	       " -d, --domains           only the root domains\n"
+	       " -j, --json              JSON (one object per refresh; see dl-stat(1))\n"
+	       " -w, --watch [INTERVAL]  refresh every INTERVAL (default 1s; a bare number\n"
+	       "                         is seconds, or give a unit: 500ms), with the CPU\n"
+	       "                         time each task used per period\n"
+	       " -n, --count COUNT       with --watch: stop after COUNT refreshes\n"
+	       " -h, --help              display this help\n"
+	       " -V, --version           display the version\n"
+	       "\n"
+	       "Bandwidths are fractions of one CPU.  The kernel's own figures (debugfs\n"
+	       "sched/debug) are used when they can be read, else they are computed and\n"
+	       "marked so.  See dl-stat(1).\n", program_name);
+	exit(EXIT_SUCCESS);
+}
+
+/* A bare number is seconds here, as for top(1) and watch(1): "2", "0.5";
+ * or a time with its unit: "500ms". */
+static bool bare_seconds(const char *arg)
+{
+	return arg && *arg && strspn(arg, "0123456789.") == strlen(arg);
+}
+
+static uint64_t parse_interval(const char *arg)
+{
+	char secs[64];
+	uint64_t ns;
+
+	if (bare_seconds(arg) && strlen(arg) < sizeof(secs) - 1) {
+		snprintf(secs, sizeof(secs), "%ss", arg);
+		ns = opt_time("--watch", secs);
+	} else {
+		ns = opt_time("--watch", arg);
+	}
+	if (ns < 10000000ULL)
+		usage_error("--watch %s: at least 10ms between refreshes", arg);
+	return ns;
+}
+
+static bool looks_like_interval(const char *arg)
+{
+	uint64_t ns;
+
+	return bare_seconds(arg) || (arg && *arg >= '0' && *arg <= '9' && dl_time_parse(arg, &ns) == 0);
+}
+
+static void parse_args(struct ctl *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tasks", no_argument, NULL, 't' },
+		{ "domains", no_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "watch", optional_argument, NULL, 'w' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_count = false;
+	int o;
+
+	c->interval = NS_PER_SEC;
+	while ((o = getopt_long(argc, argv, "+:p:tdjw::n:hV", longopts, NULL)) != -1) {
+		switch (o) {
+		case 'p':
+			c->pid = opt_pid("--pid", optarg);
+			break;
+		case 't':
+			c->tasks_only = true;
+			break;
+		case 'd':
+			c->domains_only = true;
+			break;
+		case 'j':
+			c->json = true;
+			break;
+		case 'w':
+			c->watch = true;
+			/* "--watch 2": the optional value as the next word. */
+			if (!optarg && optind < argc && looks_like_interval(argv[optind]))
+				optarg = argv[optind++];
+			if (optarg)
+				c->interval = parse_interval(optarg);
+			break;
+		case 'n':
+			c->count = opt_uint("--count", optarg, 0xffffffffU);
+			if (c->count == 0)
+				usage_error("--count: at least 1");
+			have_count = true;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			print_version();
+		default:
+			bad_option(o, argv);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (c->tasks_only && c->domains_only)
+		usage_error("give --tasks or --domains, not both");
+	if (have_count && !c->watch)
+		usage_error("--count needs --watch");
+	c->tty = isatty(STDOUT_FILENO);
+}
+
+static const char *flags_text(uint64_t f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s", f & DL_FLAG_RESET_ON_FORK ? "R" : "",
+		 f & DL_FLAG_RECLAIM ? "G" : "", f & DL_FLAG_DL_OVERRUN ? "O" : "",
+		 f & (DL_FLAG_RESET_ON_FORK | DL_FLAG_RECLAIM | DL_FLAG_DL_OVERRUN) ? "" : "-");
+	return buf;
+}
+
+static const struct dl_task *find_task(const struct history *h, pid_t tid)
+{
+	for (size_t i = 0; h && i < h->ntasks; i++)
+		if (h->tasks[i].tid == tid)
+			return &h->tasks[i];
+	return NULL;
+}
+
+static void print_text(const struct ctl *c, const struct dl_task *t, size_t nt,
+		       const struct dl_rd *rds, size_t nrd, const int *drift,
+		       const struct history *prev)
+{
+	char a[32], b[32], d[32], e[32];
+
+	if (!c->tasks_only)
+		show_rd_table(rds, nrd, drift,
+			      "kernel accounting drift, repair it with dl-part repair (see libdeadline(3), BUGS)");
+	if (c->domains_only)
+		return;
+	if (!c->tasks_only)
+		putchar('\n');
+	printf("%-7s %-7s %-16s %9s %9s %9s %6s %-5s %-4s %-20s", "PID", "TID", "COMMAND", "RUNTIME", "DEADLINE",
+	       "PERIOD", "UTIL", "FLAGS", "RD", "CPUSET");
+	if (c->watch)
+		printf(" %9s %6s", "USED/PER", "BUDGET");
+	putchar('\n');
+	for (size_t i = 0; i < nt; i++) {
+		/* Names are anyone's: escaped, so that none rewrites a screen. */
+		char comm[80], cs[1100];
+
+		dl_str_escape(t[i].comm, comm, sizeof(comm));
+		dl_str_escape(t[i].cpuset, cs, sizeof(cs));
+		printf("%-7d %-7d %-16s %9s %9s %9s %6.4f %-5s %-4d %-20s", (int)t[i].pid, (int)t[i].tid, comm,
+		       fmt_time(t[i].params.runtime, a), fmt_time(t[i].params.deadline, b),
+		       fmt_time(t[i].params.period, d), (double)t[i].bw / DL_BW_UNIT,
+		       flags_text(t[i].params.flags, e, sizeof(e)), t[i].rd,
+		       cs[0] ? cs : "?");
+		if (c->watch) {
+			const struct dl_task *before = find_task(prev, t[i].tid);
+
+			if (before) {
+				uint64_t used = dl_task_used_per_period(before, &t[i]);
+				uint64_t permille = t[i].params.runtime ? used * 1000 / t[i].params.runtime : 0;
+
+				printf(" %9s %5" PRIu64 "%%%s", fmt_time(used, a), permille / 10,
+				       permille >= BUDGET_FULL_PERMILLE ? " runs out of budget" : "");
+			} else {
+				printf(" %9s %6s", "-", "-");
+			}
+		}
+		putchar('\n');
+	}
+	if (nt == 0)
+		printf("(no SCHED_DEADLINE thread%s)\n", c->pid ? " in that process" : "");
+}
+
+static void print_json(const struct ctl *c, const struct dl_task *t, size_t nt,
+		       const struct dl_rd *rds, size_t nrd, const int *drift,
+		       const struct history *prev, uint64_t now)
+{
+	struct json j;
+	char buf[256];
+
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_uint(&j, "time_ns", now);
+	json_bool(&j, "kernel_figures", nrd && rds[0].from_kernel);
+	json_arr_begin(&j, "notes");
+	if (nrd && !rds[0].from_kernel)
+		json_str(&j, NULL, "the kernel's figures (debugfs sched/debug) cannot be read (they need root): figures computed");
+	json_arr_end(&j);
+	if (!c->tasks_only) {
+		json_arr_begin(&j, "root_domains");
+		for (size_t i = 0; i < nrd; i++) {
+			int64_t expected = dl_rd_expected(&rds[i]);
+
+			json_obj_begin(&j, NULL);
+			json_uint(&j, "id", i);
+			json_rd_fields(&j, &rds[i]);
+			json_int(&j, "expected_bw", expected);
+			json_str(&j, "drift", drift[i] == DL_DRIFT_YES ? "drifted" : drift[i] == DL_DRIFT_SETTLING ? "settling" : "none");
+			json_int(&j, "drift_bw", rds[i].from_kernel ? rds[i].total_bw - expected : 0);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+	}
+	if (!c->domains_only) {
+		json_arr_begin(&j, "tasks");
+		for (size_t i = 0; i < nt; i++) {
+			const struct dl_task *before = c->watch ? find_task(prev, t[i].tid) : NULL;
+
+			json_obj_begin(&j, NULL);
+			json_int(&j, "pid", t[i].pid);
+			json_int(&j, "tid", t[i].tid);
+			json_str(&j, "comm", t[i].comm);
+			json_uint(&j, "runtime_ns", t[i].params.runtime);
+			json_uint(&j, "deadline_ns", t[i].params.deadline);
+			json_uint(&j, "period_ns", t[i].params.period);
+			json_uint(&j, "bw", t[i].bw);
+			json_uint(&j, "util_ppm", (uint64_t)(((unsigned __int128)t[i].bw * 1000000) >> DL_BW_SHIFT));
+			json_arr_begin(&j, "flags");
+			if (t[i].params.flags & DL_FLAG_RESET_ON_FORK)
+				json_str(&j, NULL, "reset-on-fork");
+			if (t[i].params.flags & DL_FLAG_RECLAIM)
+				json_str(&j, NULL, "reclaim");
+			if (t[i].params.flags & DL_FLAG_DL_OVERRUN)
+				json_str(&j, NULL, "overrun-signal");
+			json_arr_end(&j);
+			json_str(&j, "cpuset", t[i].cpuset);
+			json_int(&j, "cpu", t[i].cpu);
+			json_int(&j, "root_domain", t[i].rd);
+			json_str(&j, "root_domain_cpus", dl_cpus_format(&t[i].rd_cpus, buf, sizeof(buf)));
+			json_uint(&j, "exec_ns", t[i].exec_ns);
+			if (before)
+				json_uint(&j, "used_per_period_ns", dl_task_used_per_period(before, &t[i]));
+			else if (c->watch)
+				json_null(&j, "used_per_period_ns");
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+	}
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+static void keep(struct history *h, struct dl_task *t, size_t nt, struct dl_rd *rds, size_t nrd,
+		 uint64_t now)
+{
+	uint64_t *since = calloc(nrd ? nrd : 1, sizeof(*since));
+
+	for (size_t i = 0; since && i < nrd; i++) {
+		if (dl_rd_drift(&rds[i], 0) != DL_DRIFT_SETTLING)
+			continue;
+		since[i] = now;
+		/* The same root domain, high before too: keep its start. */
+		for (size_t k = 0; k < h->nrds; k++)
+			if (dl_cpus_equal(&h->rds[k].cpus, &rds[i].cpus) && h->high_since[k])
+				since[i] = h->high_since[k];
+	}
+	free(h->tasks);
+	free(h->rds);
+	free(h->high_since);
+	h->tasks = t;
+	h->ntasks = nt;
+	h->rds = rds;
+	h->nrds = nrd;
+	h->high_since = since;
+}
+
+static int frame(const struct ctl *c, struct history *h, bool first)
+{
+	struct dl_task *t;
+	struct dl_rd *rds;
+	size_t nt, nrd;
+	int *drift; /* dl_rd_drift(3) verdicts */
+	uint64_t now;
+
+	if (dl_snapshot(c->pid, &t, &nt, &rds, &nrd) < 0) {
+		warnx_("%s", dl_errmsg());
+		return -1;
+	}
+	now = now_ns();
+	drift = calloc(nrd ? nrd : 1, sizeof(*drift));
+	if (!drift)
+		die(EXIT_FAILURE, "out of memory");
+	for (size_t i = 0; i < nrd; i++) {
+		uint64_t since = 0;
+
+		for (size_t k = 0; k < h->nrds; k++)
+			if (dl_cpus_equal(&h->rds[k].cpus, &rds[i].cpus))
+				since = h->high_since[k];
+		drift[i] = dl_rd_drift(&rds[i], since ? now - since : 0);
+	}
+	/* One-shot: a high count gets its chance to settle before it is
+	 * called drift. */
+	if (!c->watch) {
+		for (size_t i = 0; i < nrd; i++) {
+			if (drift[i] == DL_DRIFT_SETTLING) {
+				struct dl_drift *d = NULL;
+				size_t nd = 0;
+
+				dl_drift_check(DL_DRIFT_SETTLE_MS, &d, &nd);
+				for (size_t k = 0; k < nrd; k++) {
+					drift[k] = DL_DRIFT_NONE;
+					for (size_t m = 0; m < nd; m++)
+						if (dl_cpus_equal(&d[m].cpus, &rds[k].cpus))
+							drift[k] = DL_DRIFT_YES;
+				}
+				free(d);
+				break;
+			}
+		}
+	}
+	if (c->watch && !c->json) {
+		if (c->tty)
+			fputs("\033[H\033[2J", stdout);
+		else if (!first)
+			putchar('\n');
+		printf("dl-stat: %zu deadline thread%s, %zu root domain%s, every %s\n\n", nt, nt == 1 ? "" : "s", nrd,
+		       nrd == 1 ? "" : "s", fmt_time(c->interval, (char[32]){ 0 }));
+	}
+	if (c->json)
+		print_json(c, t, nt, rds, nrd, drift, h, now);
+	else
+		print_text(c, t, nt, rds, nrd, drift, h);
+	fflush(stdout);
+	free(drift);
+	keep(h, t, nt, rds, nrd, now);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ctl c = { 0 };
+	struct history h = { 0 };
+	uint64_t done = 0;
+	int bad = 0;
+
+	util_init(argv[0]);
+	parse_args(&c, argc, argv);
+	dl_debugfs_mount(); /* dl-stat(1): the kernel's figures when root */
+	for (;;) {
+		if (frame(&c, &h, done == 0) < 0)
+			bad = 1;
+		done++;
+		if (!c.watch || (c.count && done >= c.count))
+			break;
+		sleep_ns(c.interval);
+	}
+	free(h.tasks);
+	free(h.rds);
+	free(h.high_since);
+	return bad ? EXIT_FAILURE : EXIT_SUCCESS;
+}

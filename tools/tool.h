@@ -1,0 +1,49 @@
+/*
+ * tool.h: what every libdl tool shares: messages, --version, option
+ * values.  Exit codes follow chrt(1): 0 success, 1 failure, 2 bad usage,
+ * 126/127 when the command cannot be run / is not found.
+ */
+#ifndef LIBDL_TOOLS_TOOL_H
+#define LIBDL_TOOLS_TOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdnoreturn.h>
+
+#include "libdeadline.h"
+
+#define EXIT_USAGE 2
+#define EXIT_CANNOT_EXEC 126
+#define EXIT_NOT_FOUND 127
+
+extern const char *program_name;
+
+void util_init(const char *argv0);
+/* A library message as a tool user acts on it: its API hints (a
+ * function to call, a field to drop) become the tools' (a dl-part
+ * command, an option).  Every message below goes through it. */
+const char *tool_text(const char *msg, char *buf, size_t len);
+/* "prog: message" on stderr. */
+void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: message", then exit(code). */
+noreturn void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "prog: message\nTry 'prog --help'." and exit 2. */
+noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+noreturn void print_version(void);
+/* getopt_long() with "+:..." returned '?' or ':': say which option and
+ * exit 2. */
+noreturn void bad_option(int c, char **argv);
+
+/* Option values: exit 2 with the library's explanation when malformed. */
+uint64_t opt_time(const char *opt, const char *arg);
+uint32_t opt_uint(const char *opt, const char *arg, uint32_t max);
+int opt_pid(const char *opt, const char *arg);
+
+/* CLOCK_MONOTONIC, and sleeping through signals. */
+uint64_t now_ns(void);
+void sleep_ns(uint64_t ns);
+
+/* "200ms" and friends, into the caller's buffer. */
+const char *fmt_time(uint64_t ns, char buf[32]);
+
+#endif
