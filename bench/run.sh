@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/run.sh: make bench.  libdl side by side with the tools users pick
 # today, every figure in one run, written as bench/results/report.md with
-# CSV files and PNG plots (issue 13).
+# CSV files and PNG plots (bench/README says what each measures).
 #
 #   bench/run.sh [BUILDDIR [OUTDIR]]        (make bench passes both)
 #   QUICK=1 bench/run.sh                    fewer rounds, for a try-out
@@ -138,7 +138,7 @@ else
 fi
 
 # ------------------------------------------------ 1. deadlines (Dhall)
-# FACTS.md's set, scaled: M-1 heavy tasks (8/9 ms, 7.6 ms of work) and two
+# The Dhall set of demo/article.tasks, scaled: M-1 heavy tasks (8/9 ms, 7.6 ms of work) and two
 # light ones (2.5/8 ms, 2.4 ms of work) on M CPUs.  dl-load releases every
 # task at one common instant (synchronous) and then on an absolute grid;
 # a response is from the release to the job's end.  Global: every task in
@@ -152,7 +152,7 @@ say "1. deadlines: the Dhall set, global against libdl's plan, $R1 rounds of ${D
 heavy=$((ncpu - 1))
 [ "$heavy" -ge 1 ] || heavy=1
 {
-	echo "# FACTS.md's Dhall set on $ncpu CPUs (bench/run.sh)"
+	echo "# the Dhall set on $ncpu CPUs (bench/run.sh)"
 	if [ "$heavy" = 1 ]; then echo "heavy 8ms 9ms 9ms work=7.6ms"
 	else echo "heavy 8ms 9ms 9ms work=7.6ms count=$heavy"; fi
 	echo "light 2.5ms 8ms 8ms work=2.4ms count=2"
@@ -495,7 +495,7 @@ Every check of the kernel's accounting in this run: $drifts_total drifted of $ch
 
 ## 1. Deadlines: the Dhall set, global EDF against libdl's plan
 
-The set of FACTS.md scaled to $ncpu CPUs ([dhall.tasks](dhall.tasks)):
+The Dhall set of demo/article.tasks scaled to $ncpu CPUs ([dhall.tasks](dhall.tasks)):
 $heavy heavy task(s) of 8 ms every 9 ms (7.6 ms of work) and two light ones of
 2.5 ms every 8 ms (2.4 ms of work).  \`dl-load\` releases every task at one common instant and then on an absolute grid
 (synchronous releases); a **response** is from a job's release to its end, a **miss** a
@@ -586,7 +586,7 @@ to an earlier wake-up (do_runtime() re-anchors when it wakes early, never
 when late), to its clock read, CLOCK_MONOTONIC_RAW, min/avg/max only.
 Both grids anchored on the earliest wake-up leave out the latency every
 job has (the minimum), and after one stall a grid that cannot move later
-counts every later job late (FACTS.md, "the CBS moves the period grid"):
+counts every later job late (docs/kernel-notes.md, "The CBS moves the period grid"):
 they do not compare with each other, nor with the trace.
 
 | loop | min us | median us | p99 us | max us | average us |
@@ -656,7 +656,7 @@ alternating: [partition.csv](partition.csv).
 | cset | $(num "$p_cc" %.1f) | $(num "$p_cd" %.1f) | $(num "$p_c" %.1f) |
 | true | | | $(num "$p_t" %.1f) |
 
-Where dl-part's time went (issue 13; \`strace -T\`/\`-c\`, \`perf trace -s\`,
+Where dl-part's time went (\`strace -T\`/\`-c\`, \`perf trace -s\`,
 \`perf record\` over twenty pairs, uprobes on the library's functions).
 Removed:
 - libcgroup from making, writing and removing cpusets (libdl/cpuset.c now
@@ -682,7 +682,7 @@ Removed:
 
 Kept, because correctness needs them: the bandwidth-fit check before create,
 the wait-for-quiet read right before each root-domain rebuild (an exit
-within a millisecond of a rebuild corrupts total_bw, FACTS.md), the root
+within a millisecond of a rebuild corrupts total_bw, docs/kernel-notes.md), the root
 domains read back after create, the accounting check after each rebuild,
 the state file written before the first change (a create killed at any step
 is undone by destroy), and the report's figures.  What is left of a pair,
@@ -713,7 +713,7 @@ After every round of experiment 3 ($N3 launches back to back by one tool),
 plus the live deadline tasks, after waiting out the bandwidth exited tasks
 hold until their 0-lag time; a drift is repaired at once by a root-domain
 rebuild (\`dl-part repair\`).  Rounds that left total_bw drifted: dl-run
-$(drift_runs dl-run), chrt $(drift_runs chrt).  FACTS.md saw the same kernel drift with
+$(drift_runs dl-run), chrt $(drift_runs chrt).  The same kernel drift was seen with
 chrt under hyperfine in 8 of 13 runs of 50 to 300 launches: it is the kernel's, and
 libdl's own launches must not make it more frequent.  Every check of the run:
 [drift.csv](drift.csv).

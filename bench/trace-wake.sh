@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/trace-wake.sh: the wake-up latency of a periodic SCHED_DEADLINE
 # thread, measured by the kernel's own tracepoints, whatever the program
-# running it reports (issue 13, experiment 2 of make bench).
+# running it reports (experiment 2 of make bench, bench/README).
 #
 #   trace-wake.sh COMM JOBS.CSV -- COMMAND [ARG...]
 #   trace-wake.sh --summary JOBS.CSV

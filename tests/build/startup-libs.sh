@@ -1,7 +1,7 @@
 #!/bin/sh
-# What a start of libdeadline's programs loads (issue 13): libsystemd is
-# loaded only by a call that talks to systemd (libdl/cg-systemd.c), and
-# libcgroup only by the first task moved (libdl/cgroup.c), never at
+# What a start of libdeadline's programs loads: libsystemd is loaded only
+# by a call that talks to systemd (libdl/layout/backend-systemd.c), and
+# libcgroup only by the first task moved (libdl/cgroup/libcgroup.c), never at
 # start, so the library and the tools do not need them, and a launch
 # (dl-run) or a status read on a host without systemd never maps them.
 # TAP.

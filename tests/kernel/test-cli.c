@@ -205,7 +205,7 @@ static void run_row(struct row *r, bool under_valgrind)
 		close(fd);
 	}
 	/* From a settled, correct count: a row before may have tripped the
-	 * kernel's own drift (FACTS.md, short-lived deadline processes).  The
+	 * kernel's own drift (docs/kernel-notes.md, "Back-to-back launches").  The
 	 * drift can also appear between the repair and the snapshot (CI saw
 	 * total_bw 0.0100 short in the snapshot right after a repair, and
 	 * right again after the row, which had refused to start): so the

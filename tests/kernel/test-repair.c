@@ -1,7 +1,8 @@
 /*
  * dl-part status and repair against a root domain corrupted on purpose,
- * by the recipe of FACTS.md: a deadline task exits in the cluster and the
- * root's sched_load_balance goes back to 1 the moment it returns, without
+ * by the recipe of docs/kernel-notes.md, "Exit before a rebuild": a
+ * deadline task exits in the cluster and the root's sched_load_balance
+ * goes back to 1 the moment it returns, without
  * the library's pause.  The kernel then counts total_bw below its live
  * tasks (negative) and refuses every reservation.  When the kernel does
  * not fall for it in 10 tries there is nothing to repair: SKIP.

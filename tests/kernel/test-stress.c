@@ -128,10 +128,10 @@ START_TEST(test_thousand_reservations)
 		struct dl_drift *d = NULL;
 		size_t n = 0;
 
-		/* The launches can trip the kernel's own drift (FACTS.md):
+		/* The launches can trip the kernel's own drift (docs/kernel-notes.md):
 		 * found here, and repaired, it is the kernel's bug. */
 		if (dl_drift_check(2000, &d, &n) > 0) {
-			tl_note("the kernel's total_bw drifted under the load (a kernel bug, FACTS.md): repairing");
+			tl_note("the kernel's total_bw drifted under the load (a kernel bug, docs/kernel-notes.md): repairing");
 			ck_assert_int_eq(dl_rd_rebuild(), 0);
 			free(d);
 			ck_assert_int_eq(dl_drift_check(2000, NULL, &n), 0);

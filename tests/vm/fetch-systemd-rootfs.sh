@@ -15,7 +15,7 @@
 #
 # How: `mmdebstrap --variant=minbase` with systemd, systemd-sysv, udev,
 # procps, libcgroup2 and libcap2 from the machine's apt sources (about a
-# minute, 170 MB; FACTS.md, "systemd on cgroup v2"), without docs, man
+# minute, 170 MB; docs/kernel-notes.md, "systemd on cgroup v2"), without docs, man
 # pages and locales, then a few settings for a VM without a terminal:
 # serial-getty@ttyS0 masked (its vhangup cuts the console), no getty on
 # tty1, no timers, an empty machine-id (systemd makes a transient one).
