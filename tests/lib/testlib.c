@@ -54,6 +54,13 @@ const char *tl_builddir(void)
 	return d && *d ? d : ".";
 }
 
+const char *tl_srcdir(void)
+{
+	const char *d = getenv("top_srcdir");
+
+	return d && *d ? d : ".";
+}
+
 static const char *path_in_build(const char *rel)
 {
 	static __thread char buf[8][4096];
@@ -432,7 +439,7 @@ static void drift_guard(const char *when)
 	for (size_t i = 0; i < n; i++) {
 		char cpus[256], k[32], e[32];
 
-		tl_note("%s: the kernel's total_bw for CPUs %s is %s, the live tasks and fair servers hold %s: kernel accounting drift (FACTS.md); repairing with one root-domain rebuild",
+		tl_note("%s: the kernel's total_bw for CPUs %s is %s, the live tasks and fair servers hold %s: kernel accounting drift (docs/kernel-notes.md); repairing with one root-domain rebuild",
 			when, dl_cpus_format(&d[i].cpus, cpus, sizeof(cpus)),
 			dl_bw_format(d[i].kernel_bw, k, sizeof(k)),
 			dl_bw_format(d[i].expected_bw, e, sizeof(e)));
@@ -453,7 +460,7 @@ static void drift_guard(const char *when)
  * the kernel's count is back to the live tasks'.  A test that measures
  * total_bw against a baseline needs a right one, so what is still wrong
  * after the wait (a task that exited in SCHED_DEADLINE can leave its
- * bandwidth behind for good, FACTS.md) is repaired, with a note.
+ * bandwidth behind for good, docs/kernel-notes.md) is repaired, with a note.
  */
 void tl_settle(void)
 {

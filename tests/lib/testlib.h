@@ -28,6 +28,7 @@ void tl_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The build tree's programs. */
 const char *tl_builddir(void);
+const char *tl_srcdir(void);     /* the source tree: $top_srcdir, else . */
 const char *tl_tool(const char *name);   /* tools/NAME */
 const char *tl_helper(const char *path); /* e.g. "tests/kernel/dl-spin" */
 /* tests/bin/NAME: the tool built with the test hooks (tests/lib/hooks.c). */
