@@ -272,6 +272,33 @@ struct dl_rd {
 int dl_rd_list(struct dl_rd **rds, size_t *count);
 int dl_rd_of_cpu(int cpu, struct dl_rd *rd);
 
+/* dl_predict()'s verdict as figures (dl_predict(3)): which rule decided
+ * it, the root domain that judged it, what the request needs and what it
+ * replaces.  step is the first rule that refuses, in the kernel's order,
+ * or DL_VERDICT_ADMITTED. */
+enum {
+	DL_VERDICT_ADMITTED, /* the kernel would admit it */
+	DL_VERDICT_INVALID,  /* EINVAL: the parameters break one of its rules */
+	DL_VERDICT_NO_CAP,   /* EPERM: no CAP_SYS_NICE */
+	DL_VERDICT_AFFINITY, /* EPERM: the CPU affinity does not cover the root domain */
+	DL_VERDICT_NO_BW,    /* EPERM: the root domain has no deadline bandwidth */
+	DL_VERDICT_OVERFLOW, /* EBUSY: more than the root domain has free */
+};
+struct dl_verdict {
+	int admitted;      /* 1: admitted; 0: refused */
+	int step;          /* DL_VERDICT_* */
+	int cpu;           /* the CPU whose root domain judges it; -1 when not known */
+	uint32_t threads;  /* threads the request covers */
+	uint64_t need;     /* their bandwidth asked, DL_BW units */
+	uint64_t old;      /* the bandwidth they hold now, which it replaces */
+	int drift;         /* DL_DRIFT_* of rd (dl_rd_drift(3)) */
+	uint32_t reserved32;
+	struct dl_rd rd;   /* the root domain (zero before DL_VERDICT_AFFINITY) */
+	uint64_t reserved[8];
+};
+int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_params *p,
+		       struct dl_verdict *v, char *why, size_t len);
+
 /* Every SCHED_DEADLINE thread (dl_tasks_list(3)). */
 struct dl_task {
 	pid_t pid;

@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "json-writer.h"
 #include "tool.h"
 
 struct dl_run {
@@ -23,6 +24,7 @@ struct dl_run {
 	pid_t pid;        /* --pid, or 0: run a command */
 	bool all_threads;
 	bool check;
+	bool json;        /* with --check: the verdict as JSON */
 	bool verbose;
 	const char *place; /* --partition NAME, or DL_CLUSTER */
 	char **command;
@@ -59,6 +61,7 @@ static noreturn void usage(void)
 	       " -a, --all-threads       with --pid: every thread of PID (default: only PID)\n"
 	       "     --check             say whether the kernel would admit it, and why;\n"
 	       "                         change nothing and run nothing\n"
+	       "     --json              with --check: the verdict as JSON (see dl-run(1))\n"
 	       " -v, --verbose           print the reservation the kernel reports\n"
 	       " -h, --help              display this help\n"
 	       " -V, --version           display the version\n"
@@ -85,6 +88,7 @@ enum {
 	OPT_UTIL_MAX,
 	OPT_PID,
 	OPT_CHECK,
+	OPT_JSON,
 	OPT_PARTITION,
 	OPT_CLUSTER,
 };
@@ -103,6 +107,7 @@ static void parse_args(struct dl_run *ctl, int argc, char **argv)
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "all-threads", no_argument, NULL, 'a' },
 		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "partition", required_argument, NULL, OPT_PARTITION },
 		{ "cluster", no_argument, NULL, OPT_CLUSTER },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -152,6 +157,9 @@ static void parse_args(struct dl_run *ctl, int argc, char **argv)
 		case OPT_CHECK:
 			ctl->check = true;
 			break;
+		case OPT_JSON:
+			ctl->json = true;
+			break;
 		case OPT_PARTITION:
 			if (ctl->place)
 				usage_error("give one --partition or --cluster");
@@ -186,6 +194,8 @@ static void parse_args(struct dl_run *ctl, int argc, char **argv)
 		usage_error("give --pid or a COMMAND, not both");
 	if (!ctl->pid && !ctl->command && !ctl->check)
 		usage_error("no COMMAND to run (or --pid PID to change)");
+	if (ctl->json && !ctl->check)
+		usage_error("--json goes with --check");
 	if (ctl->place && ctl->check)
 		usage_error("--check does not take --partition or --cluster (see dl-part status)");
 }
@@ -242,16 +252,74 @@ static void report(pid_t tid)
 	       params_text(&got, text, sizeof(text)));
 }
 
+static const char *const step_names[] = {
+	[DL_VERDICT_ADMITTED] = "admitted",
+	[DL_VERDICT_INVALID] = "invalid",
+	[DL_VERDICT_NO_CAP] = "no-capability",
+	[DL_VERDICT_AFFINITY] = "affinity",
+	[DL_VERDICT_NO_BW] = "no-bandwidth",
+	[DL_VERDICT_OVERFLOW] = "overflow",
+};
+
+/* --check --json: one object, the schema of dl-run(1). */
+static void check_json(const struct dl_run *ctl, const struct dl_verdict *v, bool admitted,
+		       const char *why, int pol, const char *allowed)
+{
+	const struct dl_params *p = &ctl->params;
+	struct json j;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_bool(&j, "admissible", admitted);
+	json_bool(&j, "kernel_admits", v->admitted);
+	json_str(&j, "verdict", v->step >= 0 && (size_t)v->step < sizeof(step_names) / sizeof(step_names[0]) &&
+			step_names[v->step] ? step_names[v->step] : "unknown");
+	json_str(&j, "explanation", why);
+	json_obj_begin(&j, "request");
+	json_uint(&j, "runtime_ns", p->runtime);
+	json_uint(&j, "deadline_ns", p->deadline);
+	json_uint(&j, "period_ns", p->period);
+	json_uint(&j, "flags", p->flags);
+	json_uint(&j, "bw", dl_params_bw(p));
+	json_int(&j, "pid", ctl->pid);
+	json_bool(&j, "all_threads", ctl->all_threads);
+	json_uint(&j, "threads", v->threads);
+	json_uint(&j, "need_bw", v->need);
+	json_uint(&j, "old_bw", v->old);
+	json_obj_end(&j);
+	if (v->cpu >= 0 && v->rd.ncpus > 0) {
+		json_int(&j, "cpu", v->cpu);
+		json_obj_begin(&j, "root_domain");
+		json_rd_fields(&j, &v->rd);
+		json_str(&j, "drift", v->drift == DL_DRIFT_YES ? "drifted" : v->drift == DL_DRIFT_SETTLING ? "settling" : "none");
+		json_obj_end(&j);
+	} else {
+		json_null(&j, "cpu");
+		json_null(&j, "root_domain");
+	}
+	if (ctl->policy) {
+		json_obj_begin(&j, "policy");
+		json_bool(&j, "allowed", pol == 1);
+		json_str(&j, "explanation", allowed);
+		json_obj_end(&j);
+	} else {
+		json_null(&j, "policy");
+	}
+	json_obj_end(&j);
+	json_end(&j);
+}
+
 /* --check: the library's prediction from the root domain's figures;
  * nothing is changed, nothing is run. */
 static int check(const struct dl_run *ctl)
 {
 	char why[1024], shown[1024], text[256];
-	char allowed[1024];
+	char allowed[1024] = "";
+	struct dl_verdict v;
 	int ret, pol = 1;
 
 	dl_debugfs_mount(); /* the kernel's figures, when root */
-	ret = dl_predict(ctl->pid, ctl->all_threads, &ctl->params, why, sizeof(why));
+	ret = dl_predict_verdict(ctl->pid, ctl->all_threads, &ctl->params, &v, why, sizeof(why));
 	if (ret < 0)
 		die(EXIT_FAILURE, "cannot tell: %s", dl_errmsg());
 	if (ctl->policy) {
@@ -260,11 +328,16 @@ static int check(const struct dl_run *ctl)
 		if (pol < 0)
 			die(EXIT_FAILURE, "cannot apply the policy: %s", dl_errmsg());
 	}
-	printf("%s %s\n", ret && pol ? "admissible:" : "not admissible:",
-	       params_text(&ctl->params, text, sizeof(text)));
-	printf("%s\n", tool_text(why, shown, sizeof(shown)));
-	if (ctl->policy)
-		printf("policy: %s\n", allowed);
+	tool_text(why, shown, sizeof(shown));
+	if (ctl->json) {
+		check_json(ctl, &v, ret && pol, shown, pol, allowed);
+	} else {
+		printf("%s %s\n", ret && pol ? "admissible:" : "not admissible:",
+		       params_text(&ctl->params, text, sizeof(text)));
+		printf("%s\n", shown);
+		if (ctl->policy)
+			printf("policy: %s\n", allowed);
+	}
 	return ret && pol ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 

@@ -181,21 +181,27 @@ static int threads_of(pid_t pid, bool all, uint64_t *n, uint64_t *old)
 	return 0;
 }
 
-DL_EXPORT int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,
-			 char *why, size_t len)
+DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_params *p,
+				 struct dl_verdict *v, char *why, size_t len)
 {
 	char need_s[32], old_s[64], rdt[768], corrupt[256] = "";
+	struct dl_verdict local;
 	struct dl_admission a;
 	struct dl_params norm;
 	uint64_t n, old;
 	int err;
 
+	if (!v)
+		v = &local;
+	memset(v, 0, sizeof(*v));
+	v->cpu = -1;
 	if (!why || len == 0)
 		return dl_fail(-EINVAL, "no buffer for the reason");
 	if (pid == 0)
 		pid = gettid();
 	if (dl_params_normalize(p, &norm) < 0) {
 		snprintf(why, len, "%s", dl_errmsg());
+		v->step = DL_VERDICT_INVALID;
 		return 0;
 	}
 	err = threads_of(pid, all_threads, &n, &old);
@@ -204,6 +210,29 @@ DL_EXPORT int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,
 	err = dl_admit(pid, n * dl_params_bw(&norm), old, &a);
 	if (err)
 		return err;
+	v->cpu = a.cpu;
+	v->threads = (uint32_t)n;
+	v->need = a.need;
+	v->old = old;
+	v->rd = a.rd;
+	v->drift = dl_bw_verdict(&a.rd, false);
+	switch (a.step) {
+	case DL_ADMIT_NO_CAP:
+		v->step = DL_VERDICT_NO_CAP;
+		break;
+	case DL_ADMIT_AFFINITY:
+		v->step = DL_VERDICT_AFFINITY;
+		break;
+	case DL_ADMIT_NO_BW:
+		v->step = DL_VERDICT_NO_BW;
+		break;
+	case DL_ADMIT_OVERFLOW:
+		v->step = DL_VERDICT_OVERFLOW;
+		break;
+	default:
+		v->step = DL_VERDICT_ADMITTED;
+		v->admitted = 1;
+	}
 	if (a.step == DL_ADMIT_NO_CAP || a.step == DL_ADMIT_AFFINITY || a.step == DL_ADMIT_NO_BW) {
 		eperm_text(pid, &a, why, len);
 		return 0;
@@ -221,7 +250,7 @@ DL_EXPORT int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,
 		snprintf(old_s, sizeof(old_s), ", %s of it held already",
 			 dl_bw_format((int64_t)old, held, sizeof(held)));
 	}
-	if (dl_bw_verdict(&a.rd, false) == DL_DRIFT_YES) {
+	if (v->drift == DL_DRIFT_YES) {
 		char tb[32], eb[32];
 
 		snprintf(corrupt, sizeof(corrupt),
@@ -241,6 +270,12 @@ DL_EXPORT int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,
 	snprintf(why, len, "admitted: it needs %s of a CPU%s%s; the %s",
 		 need_s, n > 1 ? " (all threads)" : "", old_s, rdt);
 	return 1;
+}
+
+DL_EXPORT int dl_predict(pid_t pid, bool all_threads, const struct dl_params *p,
+			 char *why, size_t len)
+{
+	return dl_predict_verdict(pid, all_threads, p, NULL, why, len);
 }
 
 int dl_explain_set_failure(int err, pid_t tid, const struct dl_params *p)

@@ -89,6 +89,44 @@ START_TEST(test_dl_run_ebusy_explained)
 		    out, sizeof(out), err, sizeof(err));
 	ck_assert_int_eq(rc, 1);
 	ck_assert_msg(strstr(out, "not admissible") && strstr(out, "refused: it needs 0.1000"), "%s", out);
+	/* And as JSON: the same verdict, the rule that decided it. */
+	rc = tl_run((char *[]){ (char *)tl_tool("dl-run"), "--check", "--json", "-r", "1ms", "-p", "10ms", NULL },
+		    out, sizeof(out), err, sizeof(err));
+	ck_assert_int_eq(rc, 1);
+	ck_assert_msg(strstr(out, "\"admissible\":false,\"kernel_admits\":false,\"verdict\":\"overflow\""), "%s", out);
+	ck_assert_msg(strstr(out, "\"need_bw\":104857,"), "%s", out);
+}
+END_TEST
+
+/* --check --json against the kernel's own figures: the root domain it
+ * names is the one dl_rd_of_cpu() reads for that CPU, and what it
+ * predicts is what the kernel then does. */
+START_TEST(test_check_json)
+{
+	char want[256], cpus[64];
+	struct dl_rd rd;
+	int rc, cpu;
+	const char *p;
+
+	rc = tl_run((char *[]){ (char *)tl_tool("dl-run"), "--check", "--json", "-r", "1ms", "-p", "10ms", NULL },
+		    out, sizeof(out), err, sizeof(err));
+	ck_assert_msg(rc == 0, "%s%s", out, err);
+	ck_assert_msg(out[0] == '{' && strchr(out, '\n') == out + strlen(out) - 1, "one object, one line: %s", out);
+	ck_assert_msg(strstr(out, "{\"admissible\":true,\"kernel_admits\":true,\"verdict\":\"admitted\","), "%s", out);
+	ck_assert_msg(strstr(out, "\"request\":{\"runtime_ns\":1000000,\"deadline_ns\":10000000,\"period_ns\":10000000,"), "%s", out);
+	ck_assert_msg(strstr(out, "\"need_bw\":104857,\"old_bw\":0}"), "%s", out);
+	ck_assert_msg(strstr(out, "\"policy\":null"), "root has no policy: %s", out);
+	p = strstr(out, "\"cpu\":");
+	ck_assert_msg(p && sscanf(p, "\"cpu\":%d", &cpu) == 1, "%s", out);
+	ck_assert_int_eq(dl_rd_of_cpu(cpu, &rd), 0);
+	ck_assert(rd.from_kernel);
+	snprintf(want, sizeof(want), "\"root_domain\":{\"cpus\":\"%s\",\"ncpus\":%d,\"cpu_bw\":%llu,\"capacity\":%llu,",
+		 dl_cpus_format(&rd.cpus, cpus, sizeof(cpus)), rd.ncpus, (unsigned long long)rd.cpu_bw,
+		 (unsigned long long)rd.capacity);
+	ck_assert_msg(strstr(out, want), "\"%s\" lacks \"%s\"", out, want);
+	snprintf(want, sizeof(want), "\"total_bw\":%lld,\"free_bw\":%lld,",
+		 (long long)rd.total_bw, (long long)rd.free_bw);
+	ck_assert_msg(strstr(out, want), "\"%s\" lacks \"%s\"", out, want);
 }
 END_TEST
 
@@ -153,6 +191,7 @@ static Suite *make(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_fill_matches_prediction);
 	tcase_add_test(tc, test_dl_run_ebusy_explained);
+	tcase_add_test(tc, test_check_json);
 	tcase_add_test(tc, test_prediction_edges);
 	tcase_add_test(tc, test_change_counts_old_bandwidth);
 	suite_add_tcase(s, tc);
