@@ -412,7 +412,7 @@ static int cmd_status(const struct opts *o)
 			for (size_t i = 0; i < nrd; i++)
 				drift[i] = drift_of(drifts, nd, &rds[i].cpus) ? DL_DRIFT_YES : DL_DRIFT_NONE;
 			printf("root domains:\n");
-			show_rd_table(rds, nrd, drift,
+			show_rd_table(stdout, rds, nrd, drift,
 				      "kernel accounting drift, run dl-part repair (see libdeadline(3), BUGS)");
 			free(drift);
 		}

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "json-writer.h"
@@ -167,6 +168,27 @@ static const char *flags_text(uint64_t f, char *buf, size_t len)
 	return buf;
 }
 
+/* A measured time in at most 8 columns, four significant digits:
+ * "1.037ms", "928.2us" (the parameters stay exact, fmt_time()). */
+static const char *fmt_measured(uint64_t ns, char buf[32])
+{
+	static const struct {
+		uint64_t ns;
+		const char *unit;
+	} units[] = { { 1000000000ULL, "s" }, { 1000000ULL, "ms" }, { 1000ULL, "us" }, { 1, "ns" } };
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		double v = (double)ns / (double)units[i].ns;
+
+		if (ns >= units[i].ns || units[i].ns == 1) {
+			snprintf(buf, 32, units[i].ns == 1 ? "%.0f%s" : v < 10 ? "%.3f%s" : v < 100 ? "%.2f%s" : "%.1f%s",
+				 v, units[i].unit);
+			return buf;
+		}
+	}
+	return buf;
+}
+
 static const struct dl_task *find_task(const struct history *h, pid_t tid)
 {
 	for (size_t i = 0; h && i < h->ntasks; i++)
@@ -175,52 +197,115 @@ static const struct dl_task *find_task(const struct history *h, pid_t tid)
 	return NULL;
 }
 
-static void print_text(const struct ctl *c, const struct dl_task *t, size_t nt,
+static void print_text(FILE *o, const struct ctl *c, const struct dl_task *t, size_t nt,
 		       const struct dl_rd *rds, size_t nrd, const int *drift,
 		       const struct history *prev)
 {
 	char a[32], b[32], d[32], e[32];
+	bool out_of_budget = false;
 
 	if (!c->tasks_only)
-		show_rd_table(rds, nrd, drift,
+		show_rd_table(o, rds, nrd, drift,
 			      "kernel accounting drift, repair it with dl-part repair (see libdeadline(3), BUGS)");
 	if (c->domains_only)
 		return;
 	if (!c->tasks_only)
-		putchar('\n');
-	printf("%-7s %-7s %-16s %9s %9s %9s %6s %-5s %-4s %-20s", "PID", "TID", "COMMAND", "RUNTIME", "DEADLINE",
-	       "PERIOD", "UTIL", "FLAGS", "RD", "CPUSET");
+		fputc('\n', o);
+	/* What a narrow terminal cuts off last: the cpuset, after the
+	 * figures; with --watch the CPU time used per period and the share
+	 * of the runtime it is (%RUN) come before the flags, so that the
+	 * figures fill exactly 80 columns. */
+	fprintf(o, "%-7s %-7s %-15s %8s %8s %8s %6s", "PID", "TID", "COMMAND", "RUNTIME", "DEADLINE",
+		"PERIOD", "UTIL");
 	if (c->watch)
-		printf(" %9s %6s", "USED/PER", "BUDGET");
-	putchar('\n');
+		fprintf(o, " %8s %-5s", "USED/PER", "%RUN");
+	fprintf(o, " %-5s %-3s %s\n", "FLAGS", "RD", "CPUSET");
 	for (size_t i = 0; i < nt; i++) {
 		/* Names are anyone's: escaped, so that none rewrites a screen. */
 		char comm[80], cs[1100];
 
 		dl_str_escape(t[i].comm, comm, sizeof(comm));
 		dl_str_escape(t[i].cpuset, cs, sizeof(cs));
-		printf("%-7d %-7d %-16s %9s %9s %9s %6.4f %-5s %-4d %-20s", (int)t[i].pid, (int)t[i].tid, comm,
-		       fmt_time(t[i].params.runtime, a), fmt_time(t[i].params.deadline, b),
-		       fmt_time(t[i].params.period, d), (double)t[i].bw / DL_BW_UNIT,
-		       flags_text(t[i].params.flags, e, sizeof(e)), t[i].rd,
-		       cs[0] ? cs : "?");
+		fprintf(o, "%-7d %-7d %-15s %8s %8s %8s %6.4f", (int)t[i].pid, (int)t[i].tid, comm,
+			fmt_time(t[i].params.runtime, a), fmt_time(t[i].params.deadline, b),
+			fmt_time(t[i].params.period, d), (double)t[i].bw / DL_BW_UNIT);
 		if (c->watch) {
 			const struct dl_task *before = find_task(prev, t[i].tid);
 
 			if (before) {
 				uint64_t used = dl_task_used_per_period(before, &t[i]);
 				uint64_t permille = t[i].params.runtime ? used * 1000 / t[i].params.runtime : 0;
+				bool full = permille >= BUDGET_FULL_PERMILLE;
 
-				printf(" %9s %5" PRIu64 "%%%s", fmt_time(used, a), permille / 10,
-				       permille >= BUDGET_FULL_PERMILLE ? " runs out of budget" : "");
+				fprintf(o, " %8s %4" PRIu64 "%c", fmt_measured(used, a), permille / 10, full ? '!' : ' ');
+				out_of_budget |= full;
 			} else {
-				printf(" %9s %6s", "-", "-");
+				fprintf(o, " %8s %4s ", "-", "-");
 			}
 		}
-		putchar('\n');
+		fprintf(o, " %-5s %-3d %s\n", flags_text(t[i].params.flags, e, sizeof(e)), t[i].rd,
+			cs[0] ? cs : "?");
 	}
 	if (nt == 0)
-		printf("(no SCHED_DEADLINE thread%s)\n", c->pid ? " in that process" : "");
+		fprintf(o, "(no SCHED_DEADLINE thread%s)\n", c->pid ? " in that process" : "");
+	if (out_of_budget)
+		fprintf(o, "note: ! in %%RUN: it runs out of budget, it used %d%% or more of its runtime in the last period\n",
+			BUDGET_FULL_PERMILLE / 10);
+}
+
+/* The terminal's width, read again every frame as top does (it may have
+ * been resized); 0 when stdout is not a terminal. */
+static unsigned int term_width(const struct ctl *c)
+{
+	struct winsize ws;
+
+	if (!c->tty)
+		return 0;
+	return ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+}
+
+/*
+ * A frame on a terminal of width columns, as top shows one: the tables'
+ * rows are cut at the edge, never wrapped, so that a long cpuset or an
+ * extra column cannot break the table; a note (a line that explains, at
+ * two levels of indent or after "note:") is wrapped at words instead, so
+ * that what it says is all there.  The text is ASCII (names are escaped).
+ */
+static void put_fitted(const char *text, unsigned int width)
+{
+	for (const char *line = text; *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		bool note = strncmp(line, "    ", 4) == 0 || strncmp(line, "note:", 5) == 0;
+
+		if (!note || len <= width) {
+			fwrite(line, 1, len < width ? len : width, stdout);
+			putchar('\n');
+		} else {
+			const char *p = line, *end = line + len;
+			unsigned int indent = 0, room = width;
+
+			while (p < end) {
+				const char *cut = p + room < end ? p + room : end;
+
+				if (cut < end) {
+					const char *sp = cut;
+
+					while (sp > p && *sp != ' ')
+						sp--;
+					if (sp > p)
+						cut = sp;
+				}
+				printf("%*s%.*s\n", (int)indent, "", (int)(cut - p), p);
+				p = cut;
+				while (p < end && *p == ' ')
+					p++;
+				indent = 6;
+				room = width > indent + 20 ? width - indent : 20;
+			}
+		}
+		line = nl ? nl + 1 : line + len;
+	}
 }
 
 static void print_json(const struct ctl *c, const struct dl_task *t, size_t nt,
@@ -368,10 +453,23 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 		printf("dl-stat: %zu deadline thread%s, %zu root domain%s, every %s\n\n", nt, nt == 1 ? "" : "s", nrd,
 		       nrd == 1 ? "" : "s", fmt_time(c->interval, (char[32]){ 0 }));
 	}
-	if (c->json)
+	if (c->json) {
 		print_json(c, t, nt, rds, nrd, drift, h, now);
-	else
-		print_text(c, t, nt, rds, nrd, drift, h);
+	} else if (!c->tty) {
+		print_text(stdout, c, t, nt, rds, nrd, drift, h);
+	} else {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *o = open_memstream(&text, &len);
+
+		if (!o)
+			die(EXIT_FAILURE, "out of memory");
+		print_text(o, c, t, nt, rds, nrd, drift, h);
+		if (fclose(o) != 0)
+			die(EXIT_FAILURE, "out of memory");
+		put_fitted(text, term_width(c));
+		free(text);
+	}
 	fflush(stdout);
 	free(drift);
 	keep(h, t, nt, rds, nrd, now);

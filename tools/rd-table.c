@@ -6,14 +6,14 @@
 
 #include "rd-table.h"
 
-void show_rd_table(const struct dl_rd *rds, size_t n, const int *drift, const char *repair)
+void show_rd_table(FILE *o, const struct dl_rd *rds, size_t n, const int *drift, const char *repair)
 {
 	char a[32], b[32], d[32], e[32], f[32], g[256];
 	bool computed = n && !rds[0].from_kernel;
 
-	printf("%-3s %-10s %8s %8s %8s %8s %6s\n", "RD", "CPUS", "CAPACITY", "FAIR", "ADMITTED", "FREE", "TASKS");
+	fprintf(o, "%-3s %-10s %8s %8s %8s %8s %6s\n", "RD", "CPUS", "CAPACITY", "FAIR", "ADMITTED", "FREE", "TASKS");
 	for (size_t i = 0; i < n; i++) {
-		printf("%-3zu %-10s %8s %8s %8s %8s %6" PRIu64 "%s\n", i,
+		fprintf(o, "%-3zu %-10s %8s %8s %8s %8s %6" PRIu64 "%s\n", i,
 		       dl_cpus_format(&rds[i].cpus, g, sizeof(g)),
 		       dl_bw_format((int64_t)rds[i].capacity, a, sizeof(a)),
 		       dl_bw_format((int64_t)rds[i].fair_bw, b, sizeof(b)),
@@ -23,7 +23,7 @@ void show_rd_table(const struct dl_rd *rds, size_t n, const int *drift, const ch
 		if (drift[i] != DL_DRIFT_NONE) {
 			int64_t expected = dl_rd_expected(&rds[i]);
 
-			printf("    %s: the kernel counts %s admitted, its fair servers and live deadline tasks hold %s (%s%s): %s\n",
+			fprintf(o, "    %s: the kernel counts %s admitted, its fair servers and live deadline tasks hold %s (%s%s): %s\n",
 			       drift[i] == DL_DRIFT_YES ? "DRIFTED" : "settling",
 			       dl_bw_format(rds[i].total_bw, a, sizeof(a)),
 			       dl_bw_format(expected, b, sizeof(b)),
@@ -34,5 +34,5 @@ void show_rd_table(const struct dl_rd *rds, size_t n, const int *drift, const ch
 		}
 	}
 	if (computed)
-		printf("note: the kernel's figures (debugfs sched/debug) cannot be read here (they need root): figures computed from the tasks and sysctls\n");
+		fprintf(o, "note: the kernel's figures (debugfs sched/debug) cannot be read here (they need root): figures computed from the tasks and sysctls\n");
 }

@@ -7,6 +7,7 @@
 #define LIBDL_TOOLS_RD_TABLE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "libdeadline.h"
 
@@ -14,6 +15,6 @@
  * tasks), and under each whose count is not what its fair servers and
  * live tasks hold (drift[i], DL_DRIFT_* of dl_rd_drift(3)) a line that
  * says by how much and why; repair: how the tool's user repairs it. */
-void show_rd_table(const struct dl_rd *rds, size_t n, const int *drift, const char *repair);
+void show_rd_table(FILE *o, const struct dl_rd *rds, size_t n, const int *drift, const char *repair);
 
 #endif

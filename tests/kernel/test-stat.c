@@ -6,6 +6,8 @@
  * break it, and --watch output parses.
  */
 #include <errno.h>
+#include <poll.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +105,7 @@ START_TEST(test_lists_exactly_our_tasks)
 
 	/* The table says the same. */
 	ck_assert_int_eq(dl_stat((char *[]){ NULL }), 0);
-	snprintf(want, sizeof(want), "%-7d %-7d %-16s %9s %9s %9s 0.2000 R     ", (int)a, (int)a, "sleep", "2ms", "5ms", "10ms");
+	snprintf(want, sizeof(want), "%-7d %-7d %-15s %8s %8s %8s 0.2000 R     ", (int)a, (int)a, "sleep", "2ms", "5ms", "10ms");
 	ck_assert_msg(strstr(out, want), "%s lacks [%s]", out, want);
 	ck_assert_msg(strstr(out, "/libdl/p"), "%s", out);
 	/* Root domains: the partition's and the cluster's. */
@@ -235,6 +237,64 @@ START_TEST(test_watch_output_parses)
 }
 END_TEST
 
+/* --watch on an 80-column terminal, as top fits one: no line wider than
+ * the terminal, the table's rows cut rather than wrapped, and a task that
+ * runs out of budget marked in its row with the note that says what the
+ * mark means, wrapped at words. */
+START_TEST(test_watch_fits_the_terminal)
+{
+	char *spin[] = { (char *)tl_tool("dl-run"), "-r", "1ms", "-p", "10ms", "--", "/bin/sh", "-c",
+			 "while :; do :; done", NULL };
+	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
+	char buf[65536], row[64], *line, *save;
+	size_t used = 0;
+	pid_t busy = tl_spawn(spin, NULL), pid;
+	int fd, status, rows = 0;
+	bool marked = false, note = false;
+
+	ck_assert_int_gt(busy, 0);
+	usleep(100000);
+	pid = forkpty(&fd, NULL, NULL, &ws);
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		execl(tl_tool("dl-stat"), "dl-stat", "--tasks", "--watch", "300ms", "-n", "3", (char *)NULL);
+		_exit(127);
+	}
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 10000) <= 0)
+			break;
+		n = read(fd, buf + used, sizeof(buf) - 1 - used);
+		if (n <= 0)
+			break; /* EIO once dl-stat has exited */
+		used += (size_t)n;
+	}
+	buf[used] = '\0';
+	close(fd);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	tl_kill(busy);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", buf);
+	snprintf(row, sizeof(row), "%-7d %-7d sh", (int)busy, (int)busy);
+	for (line = strtok_r(buf, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
+		/* The frame's clear-screen sequence, then the text. */
+		if (strncmp(line, "\033[H\033[2J", 7) == 0)
+			line += 7;
+		ck_assert_msg(strlen(line) <= 80, "a line of %zu columns on an 80-column terminal: %s",
+			      strlen(line), line);
+		if (strncmp(line, row, strlen(row)) == 0) {
+			rows++;
+			marked |= strchr(line, '!') != NULL;
+		}
+		note |= strncmp(line, "note: ! in %RUN: it runs out of budget", 38) == 0;
+	}
+	ck_assert_int_eq(rows, 3);
+	ck_assert_msg(marked, "the busy task is not marked as out of budget");
+	ck_assert_msg(note, "no note says what the mark means");
+}
+END_TEST
+
 START_TEST(test_bad_usage)
 {
 	ck_assert_int_eq(DL_STAT("--count", "3"), 2);
@@ -297,6 +357,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_kernel_and_computed_agree);
 	tcase_add_test(tc, test_threads_exiting_mid_scan);
 	tcase_add_test(tc, test_watch_output_parses);
+	tcase_add_test(tc, test_watch_fits_the_terminal);
 	tcase_add_test(tc, test_bad_usage);
 	suite_add_tcase(s, tc);
 	{
