@@ -1,5 +1,5 @@
 #!/bin/bash
-# The bash completions of dl-run, dl-part and dl-stat (completion/), run
+# The bash completions of dl-run, dl-part, dl-stat and dl-load (completion/), run
 # by bash with bash-completion's own library, as an interactive shell
 # would.  TAP.  Needs bash-completion; says so and skips without it.
 set -u
@@ -11,7 +11,7 @@ if ! [ -r "$lib" ]; then
 fi
 # shellcheck disable=SC1090
 . "$lib" 2>/dev/null
-for t in dl-run dl-part dl-stat; do
+for t in dl-run dl-part dl-stat dl-load; do
 	# shellcheck disable=SC1090
 	. "$src/completion/$t"
 done
@@ -58,6 +58,13 @@ has "dl-run --pid: this shell's PID" "$(complete_line _dl_run dl-run --pid '')" 
 has "dl-run: after --, a command" "$(complete_line _dl_run dl-run -r 1ms -p 10ms -- ech)" echo
 has "dl-stat: --watch and --watch=" "$(complete_line _dl_stat dl-stat --w)" --watch --watch=
 has "dl-stat --pid: this shell's PID" "$(complete_line _dl_stat dl-stat --pid '')" $$
+has "dl-run --check: --json" "$(complete_line _dl_run dl-run --check --j)" --json
+has "dl-load: its long options" "$(complete_line _dl_load dl-load --)" \
+	--duration --jobs --mode --json --csv --ignore-place --plan --no-move
+has "dl-load --mode: the two modes" "$(complete_line _dl_load dl-load --mode '')" sleep yield
+pushd "$src/demo" >/dev/null || exit 1
+has "dl-load: a task-set file" "$(complete_line _dl_load dl-load art)" article.tasks
+popd >/dev/null || exit 1
 
 # Partition names come from the layout in place (dl-part list --json);
 # a dl-part that prints what dl-part prints for a layout of two.
