@@ -27,7 +27,7 @@ fi
 # three libraries.  Tests: qemu and cpio for the VM suites, setpriv and
 # setcap for the privilege tests, debugfs access via mount (util-linux),
 # mmdebstrap for the systemd VM image, abigail-tools for the ABI check
-# (libdl/ABI).  libsystemd-dev (sd-bus) and
+# (libdl/ABI), groff-base for the man page check.  libsystemd-dev (sd-bus) and
 # bash-completion (its pkg-config file) are optional for configure.
 PKGS="
 gcc:/usr/bin/gcc
@@ -50,6 +50,7 @@ mmdebstrap:/usr/bin/mmdebstrap
 abigail-tools:/usr/bin/abidiff
 libsystemd-dev:/usr/include/systemd/sd-bus.h
 bash-completion:/usr/share/pkgconfig/bash-completion.pc
+groff-base:/usr/bin/groff
 "
 # make bench: the plots and the peers (see bench/run.sh).
 [ "$bench" = 1 ] && PKGS="$PKGS gnuplot-nox:/usr/bin/gnuplot
