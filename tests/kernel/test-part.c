@@ -571,15 +571,16 @@ START_TEST(test_concurrent_creates)
 
 		pa = fork();
 		if (pa == 0) {
-			freopen(log, "w", stderr);
-			freopen("/dev/null", "w", stdout);
+			if (!freopen(log, "w", stderr) || !freopen("/dev/null", "w", stdout))
+				_exit(126);
 			execv(a[0], a);
 			_exit(127);
 		}
 		pb = fork();
 		if (pb == 0) {
-			freopen("/tmp/libdl-test-concurrent2.err", "w", stderr);
-			freopen("/dev/null", "w", stdout);
+			if (!freopen("/tmp/libdl-test-concurrent2.err", "w", stderr) ||
+			    !freopen("/dev/null", "w", stdout))
+				_exit(126);
 			execv(b[0], b);
 			_exit(127);
 		}
