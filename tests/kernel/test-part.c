@@ -76,6 +76,7 @@ static void restore_machine(void)
 	remove_deep();
 	tl_layout_restore(root_lb);
 	rmdir(CPUSET "/libdl-test-conflict");
+	rmdir(CPUSET "/libdl-test-\033[2J\033]0;x\007");
 }
 
 static void setup(void)
@@ -295,6 +296,36 @@ START_TEST(test_conflicting_cpuset_named)
 	ck_assert_msg(strstr(err, "remove /libdl-test-conflict or narrow its cpuset.cpus"), "%s", err);
 	assert_unchanged("a conflicting cpuset");
 	ck_assert_int_eq(rmdir(CPUSET "/libdl-test-conflict"), 0);
+}
+END_TEST
+
+/* A cpuset named with terminal escapes (a user can name a delegated one
+ * so): the refusal prints the name escaped, in the library's message and
+ * in dl-part's. */
+START_TEST(test_conflicting_cpuset_escaped)
+{
+	const char *evil = CPUSET "/libdl-test-\033[2J\033]0;x\007";
+	const char *shown = "cpuset /libdl-test-\\x1b[2J\\x1b]0;x\\x07 has CPUs 0";
+	struct dl_layout *lay = dl_layout_new();
+	char file[300];
+	dl_cpus_t cpu0;
+
+	ck_assert_int_eq(mkdir(evil, 0755), 0);
+	snprintf(file, sizeof(file), "%s/cpuset.cpus", evil);
+	ck_assert_int_eq(dl_write_file(file, "0"), 0);
+	snapshot(before, sizeof(before));
+	ck_assert_int_eq(DL_PART("create", "--partition", "0", "--no-move"), 1);
+	ck_assert_msg(strstr(err, shown), "%s", err);
+	ck_assert_msg(!strchr(err, '\033') && !strchr(err, '\007'), "a raw escape in: %s", err);
+	dl_cpus_zero(&cpu0);
+	dl_cpus_set(&cpu0, 0);
+	ck_assert_int_eq(dl_layout_add_partition(lay, "partition0", &cpu0), 0);
+	ck_assert_int_eq(dl_layout_set_flags(lay, DL_LAYOUT_NO_MOVE), 0);
+	ck_assert_int_eq(dl_layout_create(lay, NULL), -EBUSY);
+	dl_layout_free(lay);
+	ck_assert_msg(strstr(dl_errmsg(), shown) && !strchr(dl_errmsg(), '\033'), "%s", dl_errmsg());
+	assert_unchanged("a conflicting cpuset with escapes in its name");
+	ck_assert_int_eq(rmdir(evil), 0);
 }
 END_TEST
 
@@ -759,6 +790,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_census_sees_deadline_threads);
 	tcase_add_loop_test(tc, test_bad_input, 0, ARRAY_SIZE(bad));
 	tcase_add_test(tc, test_conflicting_cpuset_named);
+	tcase_add_test(tc, test_conflicting_cpuset_escaped);
 	tcase_add_test(tc, test_deep_cpuset_tree);
 	tcase_add_test(tc, test_existing_layout_refused);
 	tcase_add_test(tc, test_destroy_after_cgroups_removed);
