@@ -8,11 +8,16 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <grp.h>
 #include <unistd.h>
@@ -79,6 +84,11 @@ static pid_t sleeper(bool as_nobody_user)
 	usleep(100000);
 	return pid;
 }
+
+/* ------------------------------------------------------------ helpers */
+
+/* A uid with no account, for "another user" (the policy's allow all). */
+#define OTHER_UID 65533
 
 static int policy_of(pid_t tid)
 {
@@ -335,6 +345,171 @@ START_TEST(test_escaped_names)
 }
 END_TEST
 
+/*
+ * A failed --all-threads is rolled back thread by thread.  A thread that
+ * was set and then exited may have its id given to another user's thread
+ * before the rollback: that thread must be left alone.  The library runs
+ * here as a setcap dl-run does (nobody, CAP_SYS_NICE), and a test hook
+ * pauses it before the rollback while thread A of the target ends and a
+ * process of another user is made to take A's id (ns_last_pid).
+ */
+static int hook_req[2], hook_ack[2];
+
+static void pause_before_restore(void)
+{
+	char c = 'r';
+
+	(void)!write(hook_req[1], &c, 1);
+	(void)!read(hook_ack[0], &c, 1);
+}
+
+static const struct dl_test_hooks pause_hooks = { .before_restore = pause_before_restore };
+
+static int end_a[2];
+static pid_t a_tid;
+
+static void *thread_a(void *arg)
+{
+	char c;
+
+	(void)arg;
+	a_tid = gettid();
+	(void)!read(end_a[0], &c, 1);
+	return NULL;
+}
+
+static void *thread_b(void *arg)
+{
+	cpu_set_t one;
+
+	(void)arg;
+	/* An affinity narrower than the root domain: the kernel refuses
+	 * SCHED_DEADLINE here (EPERM), which fails the whole call. */
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* nobody's process: its main thread, then A, then B (ids rising). */
+static pid_t rollback_target(int report)
+{
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(end_a), 0);
+	pid = fork();
+	if (pid == 0) {
+		pthread_t t;
+
+		if (setgroups(0, NULL) < 0 || setgid(nogroup) < 0 || setuid(nobody) < 0)
+			_exit(120);
+		pthread_create(&t, NULL, thread_a, NULL);
+		while (!__atomic_load_n(&a_tid, __ATOMIC_SEQ_CST))
+			usleep(1000);
+		pthread_create(&t, NULL, thread_b, NULL);
+		usleep(50000);
+		(void)!write(report, &a_tid, sizeof(a_tid));
+		for (;;)
+			pause();
+	}
+	ck_assert_int_gt(pid, 0);
+	close(end_a[0]);
+	return pid;
+}
+
+/* The library's caller: nobody, holding CAP_SYS_NICE alone. */
+static void as_setcap_nobody(void)
+{
+	cap_value_t nice_cap = CAP_SYS_NICE;
+	cap_t caps;
+
+	if (prctl(PR_SET_KEEPCAPS, 1) < 0 || setgroups(0, NULL) < 0 || setgid(nogroup) < 0 || setuid(nobody) < 0)
+		_exit(120);
+	caps = cap_init();
+	if (!caps || cap_set_flag(caps, CAP_PERMITTED, 1, &nice_cap, CAP_SET) < 0 ||
+	    cap_set_flag(caps, CAP_EFFECTIVE, 1, &nice_cap, CAP_SET) < 0 || cap_set_proc(caps) < 0)
+		_exit(121);
+	cap_free(caps);
+}
+
+START_TEST(test_rollback_spares_a_reused_id)
+{
+	bool reused = false;
+
+	for (int tries = 0; tries < 10 && !reused; tries++) {
+		struct dl_params p = { .runtime = 1000000, .period = 100000000 };
+		int report[2], ready[2], rc;
+		pid_t target, caller, other, a;
+		char c, buf[32];
+
+		ck_assert_int_eq(pipe(report), 0);
+		target = rollback_target(report[1]);
+		ck_assert_int_eq(read(report[0], &a, sizeof(a)), (ssize_t)sizeof(a));
+		close(report[0]);
+		close(report[1]);
+		ck_assert_int_eq(pipe(hook_req), 0);
+		ck_assert_int_eq(pipe(hook_ack), 0);
+		caller = fork();
+		if (caller == 0) {
+			struct dl_thread_status *st = NULL;
+			size_t n = 0;
+
+			as_setcap_nobody();
+			dl_test_hooks = &pause_hooks;
+			_exit(dl_set_process(target, &p, DL_PROC_OWNED, &st, &n) < 0 ? 0 : 1);
+		}
+		/* Paused before the rollback: A has its reservation. */
+		ck_assert_int_eq(read(hook_req[0], &c, 1), 1);
+		ck_assert_int_eq(policy_of(a), DL_SCHED_DEADLINE);
+		ck_assert_int_eq(write(end_a[1], "x", 1), 1);
+		snprintf(buf, sizeof(buf), "/proc/%d/task/%d", (int)target, (int)a);
+		for (int i = 0; i < 1000 && access(buf, F_OK) == 0; i++)
+			usleep(1000);
+		snprintf(buf, sizeof(buf), "%d", (int)a - 1);
+		ck_assert_int_eq(dl_write_file("/proc/sys/kernel/ns_last_pid", buf), 0);
+		ck_assert_int_eq(pipe(ready), 0);
+		other = fork();
+		if (other == 0) {
+			struct sched_param sp = { 0 };
+
+			if (sched_setscheduler(0, SCHED_BATCH, &sp) < 0 || setgroups(0, NULL) < 0 ||
+			    setgid(OTHER_UID) < 0 || setuid(OTHER_UID) < 0)
+				_exit(120);
+			(void)!write(ready[1], "r", 1);
+			for (;;)
+				pause();
+		}
+		ck_assert_int_eq(read(ready[0], &c, 1), 1);
+		close(ready[0]);
+		close(ready[1]);
+		reused = other == a;
+		ck_assert_int_eq(write(hook_ack[1], "a", 1), 1);
+		rc = tl_wait(caller);
+		ck_assert_msg(rc == 0, "the failed call did not fail (%d)", rc);
+		if (reused) {
+			ck_assert_msg(sched_getscheduler(other) == SCHED_BATCH,
+				      "the rollback changed another user's process that took thread %d's id: now policy %d",
+				      (int)a, sched_getscheduler(other));
+			/* The main thread was put back. */
+			ck_assert_int_eq(policy_of(target), 0);
+		}
+		tl_kill(other);
+		tl_kill(target);
+		close(end_a[1]);
+		for (int i = 0; i < 2; i++) {
+			close(hook_req[i]);
+			close(hook_ack[i]);
+		}
+		tl_settle();
+	}
+	if (!reused)
+		tl_note("the id of the ended thread went elsewhere in 10 tries: the rollback case was not reached");
+	ck_assert_msg(reused, "no try reached the case (another process took the id each time)");
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("security");
@@ -359,6 +534,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_default_policy);
 	tcase_add_test(tc, test_policy_file);
 	tcase_add_test(tc, test_escaped_names);
+	tcase_add_test(tc, test_rollback_spares_a_reused_id);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tl, setup, teardown);
 	tcase_add_test(tl, test_lock_and_state);
