@@ -56,6 +56,8 @@ int dl_read_cpus(const char *path, dl_cpus_t *set);
 /* proc.c: what /proc says of threads. */
 /* Field n of /proc/TID/stat, counted as in proc(5) (3 and above). */
 int dl_task_stat_field(pid_t tid, int n, unsigned long long *val);
+/* The same, of the thread whose /proc directory dirfd is. */
+int dl_stat_field_at(int dirfd, int n, unsigned long long *val);
 /* The one pid parser: digits only, 1..INT_MAX, else -1. */
 pid_t dl_parse_pid(const char *s);
 /* The first n numbers of line `name` of a status file (openat(dirfd, file)). */
