@@ -70,13 +70,20 @@ static int as_nobody(char *const argv[])
 	return tl_run_as(argv, nobody, nogroup, out, sizeof(out), err, sizeof(err));
 }
 
+/* In a child: become uid (nobody with its group; another uid with the
+ * same number as group), with no supplementary group; false if not. */
+static bool become(uid_t uid)
+{
+	return setgroups(0, NULL) == 0 && setgid(uid == nobody ? nogroup : (gid_t)uid) == 0 && setuid(uid) == 0;
+}
+
 /* A sleep of the suite's own, as root or as nobody. */
 static pid_t sleeper(bool as_nobody_user)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		if (as_nobody_user && (setgroups(0, NULL) < 0 || setgid(nogroup) < 0 || setuid(nobody) < 0))
+		if (as_nobody_user && !become(nobody))
 			_exit(120);
 		execl("/bin/sleep", "sleep", "60", (char *)NULL);
 		_exit(127);
@@ -319,7 +326,7 @@ START_TEST(test_lock_and_state)
 		struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
 		int fd;
 
-		if (setgroups(0, NULL) < 0 || setgid(nogroup) < 0 || setuid(nobody) < 0)
+		if (!become(nobody))
 			_exit(120);
 		fd = open("/run/libdl/lock", O_RDONLY);
 		c = fd >= 0 && fcntl(fd, F_SETLK, &fl) == 0 ? 'y' : 'n';
@@ -346,7 +353,7 @@ START_TEST(test_lock_and_state)
 	/* Now nobody can open neither to lock nor to forge. */
 	child = fork();
 	if (child == 0) {
-		if (setgroups(0, NULL) < 0 || setgid(nogroup) < 0 || setuid(nobody) < 0)
+		if (!become(nobody))
 			_exit(120);
 		if (open("/run/libdl/lock", O_RDONLY) >= 0 || errno != EACCES)
 			_exit(1);
@@ -630,23 +637,38 @@ static void *spawner(void *arg)
 	return NULL;
 }
 
-static pid_t spawning_process(void)
+/* A process of nobody's that makes the pipe p first, then runs body,
+ * which does not return. */
+static pid_t nobody_process(int p[2], void (*body)(void))
 {
 	pid_t pid;
 
-	ck_assert_int_eq(pipe(spawner_pipe), 0);
+	ck_assert_int_eq(pipe(p), 0);
 	pid = fork();
 	if (pid == 0) {
-		pthread_t t;
-
-		if (setgroups(0, NULL) < 0 || setgid(nogroup) < 0 || setuid(nobody) < 0)
+		if (!become(nobody))
 			_exit(120);
-		spawner_main = getpid();
-		pthread_create(&t, NULL, spawner, NULL);
-		for (;;)
-			pause();
+		body();
+		_exit(0);
 	}
 	ck_assert_int_gt(pid, 0);
+	return pid;
+}
+
+static void spawning_main(void)
+{
+	pthread_t t;
+
+	spawner_main = getpid();
+	pthread_create(&t, NULL, spawner, NULL);
+	for (;;)
+		pause();
+}
+
+static pid_t spawning_process(void)
+{
+	pid_t pid = nobody_process(spawner_pipe, spawning_main);
+
 	close(spawner_pipe[0]);
 	usleep(50000);
 	return pid;
@@ -721,8 +743,7 @@ START_TEST(test_concurrent_dl_runs_stay_within_the_policy)
 				int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 				close(go[1]);
-				if (fd < 0 || dup2(fd, 2) < 0 || setgroups(0, NULL) < 0 || setgid(nogroup) < 0 ||
-				    setuid(nobody) < 0)
+				if (fd < 0 || dup2(fd, 2) < 0 || !become(nobody))
 					_exit(120);
 				/* Every one released at once. */
 				(void)!read(go[0], &c, 1);
@@ -745,8 +766,9 @@ START_TEST(test_concurrent_dl_runs_stay_within_the_policy)
 }
 END_TEST
 
-/* A thread of nobody's named as one that holds the turn. */
-static pid_t fake_turn_holder(uid_t uid)
+/* A process of uid, prepared (its own name, its policy), idle once it
+ * is. */
+static pid_t idle_as(uid_t uid, int (*prepare)(void))
 {
 	int ready[2];
 	char c;
@@ -755,8 +777,7 @@ static pid_t fake_turn_holder(uid_t uid)
 	ck_assert_int_eq(pipe(ready), 0);
 	pid = fork();
 	if (pid == 0) {
-		if (setgroups(0, NULL) < 0 || setgid(uid == nobody ? nogroup : uid) < 0 || setuid(uid) < 0 ||
-		    prctl(PR_SET_NAME, "libdl:setting") < 0)
+		if (!become(uid) || (prepare && prepare() < 0))
 			_exit(120);
 		(void)!write(ready[1], "r", 1);
 		for (;;)
@@ -766,6 +787,17 @@ static pid_t fake_turn_holder(uid_t uid)
 	close(ready[0]);
 	close(ready[1]);
 	return pid;
+}
+
+/* Named as a thread that holds the turn. */
+static int turn_holder_name(void)
+{
+	return prctl(PR_SET_NAME, "libdl:setting");
+}
+
+static pid_t fake_turn_holder(uid_t uid)
+{
+	return idle_as(uid, turn_holder_name);
 }
 
 /*
@@ -786,7 +818,7 @@ START_TEST(test_turn_is_per_user)
 	snprintf(pid, sizeof(pid), "%d", (int)mine);
 	theirs = fork();
 	if (theirs == 0) {
-		if (setgroups(0, NULL) < 0 || setgid(OTHER_UID) < 0 || setuid(OTHER_UID) < 0)
+		if (!become(OTHER_UID))
 			_exit(120);
 		execl("/bin/sleep", "sleep", "60", (char *)NULL);
 		_exit(127);
@@ -880,30 +912,39 @@ static void *thread_b(void *arg)
 	return NULL;
 }
 
-/* nobody's process: its main thread, then A, then B (ids rising). */
+static int report_fd;
+
+static void rollback_main(void)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, thread_a, NULL);
+	while (!__atomic_load_n(&a_tid, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	pthread_create(&t, NULL, thread_b, NULL);
+	usleep(50000);
+	(void)!write(report_fd, &a_tid, sizeof(a_tid));
+	for (;;)
+		pause();
+}
+
+/* nobody's process: its main thread, then A, then B (ids rising); A's id
+ * written to report. */
 static pid_t rollback_target(int report)
 {
 	pid_t pid;
 
-	ck_assert_int_eq(pipe(end_a), 0);
-	pid = fork();
-	if (pid == 0) {
-		pthread_t t;
-
-		if (setgroups(0, NULL) < 0 || setgid(nogroup) < 0 || setuid(nobody) < 0)
-			_exit(120);
-		pthread_create(&t, NULL, thread_a, NULL);
-		while (!__atomic_load_n(&a_tid, __ATOMIC_SEQ_CST))
-			usleep(1000);
-		pthread_create(&t, NULL, thread_b, NULL);
-		usleep(50000);
-		(void)!write(report, &a_tid, sizeof(a_tid));
-		for (;;)
-			pause();
-	}
-	ck_assert_int_gt(pid, 0);
+	report_fd = report;
+	pid = nobody_process(end_a, rollback_main);
 	close(end_a[0]);
 	return pid;
+}
+
+static int batch_policy(void)
+{
+	struct sched_param sp = { 0 };
+
+	return sched_setscheduler(0, SCHED_BATCH, &sp);
 }
 
 /* The library's caller: nobody, holding CAP_SYS_NICE alone. */
@@ -912,7 +953,7 @@ static void as_setcap_nobody(void)
 	cap_value_t nice_cap = CAP_SYS_NICE;
 	cap_t caps;
 
-	if (prctl(PR_SET_KEEPCAPS, 1) < 0 || setgroups(0, NULL) < 0 || setgid(nogroup) < 0 || setuid(nobody) < 0)
+	if (prctl(PR_SET_KEEPCAPS, 1) < 0 || !become(nobody))
 		_exit(120);
 	caps = cap_init();
 	if (!caps || cap_set_flag(caps, CAP_PERMITTED, 1, &nice_cap, CAP_SET) < 0 ||
@@ -927,7 +968,7 @@ START_TEST(test_rollback_spares_a_reused_id)
 
 	for (int tries = 0; tries < 10 && !reused; tries++) {
 		struct dl_params p = { .runtime = 1000000, .period = 100000000 };
-		int report[2], ready[2], rc;
+		int report[2], rc;
 		pid_t target, caller, other, a;
 		char c, buf[32];
 
@@ -956,21 +997,7 @@ START_TEST(test_rollback_spares_a_reused_id)
 			usleep(1000);
 		snprintf(buf, sizeof(buf), "%d", (int)a - 1);
 		ck_assert_int_eq(dl_write_file("/proc/sys/kernel/ns_last_pid", buf), 0);
-		ck_assert_int_eq(pipe(ready), 0);
-		other = fork();
-		if (other == 0) {
-			struct sched_param sp = { 0 };
-
-			if (sched_setscheduler(0, SCHED_BATCH, &sp) < 0 || setgroups(0, NULL) < 0 ||
-			    setgid(OTHER_UID) < 0 || setuid(OTHER_UID) < 0)
-				_exit(120);
-			(void)!write(ready[1], "r", 1);
-			for (;;)
-				pause();
-		}
-		ck_assert_int_eq(read(ready[0], &c, 1), 1);
-		close(ready[0]);
-		close(ready[1]);
+		other = idle_as(OTHER_UID, batch_policy);
 		reused = other == a;
 		ck_assert_int_eq(write(hook_ack[1], "a", 1), 1);
 		rc = tl_wait(caller);
