@@ -126,9 +126,13 @@ int dl_sd_count(const char *cg, uint64_t *threads, uint64_t *deadline)
  * optional libraries; its headers still type every call (a call through
  * lib.sd_bus_x has sd_bus_x's prototype).  The soname has been
  * libsystemd.so.0 since libsystemd existed (systemd 209); the calls used
- * here are all in 221, the version configure asks for.
+ * here are all in 221, the version configure asks for.  The ELF note
+ * declares it (sys.h, DL_ELF_NOTE_DLOPEN).
  */
 #define LIBSYSTEMD_SONAME "libsystemd.so.0"
+DL_ELF_NOTE_DLOPEN(libsystemd, "[{\"feature\":\"systemd\",\"description\":\"cpuset partitions "
+				"made of systemd units on a systemd host (sd-bus)\",\"priority\":\"suggested\","
+				"\"soname\":[\"" LIBSYSTEMD_SONAME "\"]}]");
 
 #define SD_SYMBOLS(X) \
 	X(sd_bus_new) \
@@ -409,7 +413,7 @@ int dl_sd_destroy(const struct dl_layout *l, struct dl_layout_result *res)
 		if (dl_cs_read(cg, "cpuset.cpus.partition", state, sizeof(state)) == 0 &&
 		    strcmp(state, "member") != 0 && (e = dl_cs_write(cg, "cpuset.cpus.partition", "member")) &&
 		    !err)
-			err = dl_fail(e, "cannot turn /%s back into a member: %s", cg, strerror(-e));
+			err = dl_fail(e, "cannot turn /%s back into a member: %s", cg, dl_cg_why(e));
 	}
 	if (err)
 		goto out;

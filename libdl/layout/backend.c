@@ -58,7 +58,7 @@ int dl_layout_make_cs(const char *name, const dl_cpus_t *cpus, const dl_cpus_t *
 	if (err)
 		return dl_fail(err, "cannot create cpuset /%s with CPUs %s: %s", name, c,
 			       err == -EINVAL ? "the kernel refused its values (an exclusive cpuset elsewhere may hold these CPUs)"
-					      : strerror(-err));
+					      : dl_cg_why(err));
 	return 0;
 }
 

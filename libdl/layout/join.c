@@ -68,7 +68,7 @@ static int explain_attach(int err, pid_t tid, const char *cg)
 	case -ELIBACC:
 		return err; /* libcgroup missing: dl_cg_init() said which, and what to install */
 	default:
-		return dl_fail(err, "cannot move thread %d into /%s: %s", (int)tid, cg, strerror(-err));
+		return dl_fail(err, "cannot move thread %d into /%s: %s", (int)tid, cg, dl_cg_why(err));
 	}
 }
 

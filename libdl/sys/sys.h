@@ -18,6 +18,19 @@
 #include "libdeadline.h"
 
 #define DL_EXPORT __attribute__((visibility("default")))
+/*
+ * An ELF note that names a library loaded at run time (dlopen), so that
+ * packaging tools see the dependency that DT_NEEDED does not show: the
+ * ".note.dlopen" note of https://systemd.io/ELF_DLOPEN_METADATA/, owner
+ * "FDO", type 0x407c0c0a, a JSON array of the features, their priority
+ * and the sonames loaded for them.  One per translation unit and id.
+ */
+#define DL_ELF_NOTE_DLOPEN(id, json)                                                  \
+	__attribute__((used, section(".note.dlopen"))) _Alignas(4) static const struct {  \
+		uint32_t n_namesz, n_descsz, n_type;                                  \
+		char name[sizeof("FDO")];                                             \
+		_Alignas(4) char desc[sizeof(json)];                                  \
+	} dl_note_dlopen_##id = { sizeof("FDO"), sizeof(json), 0x407c0c0a, "FDO", json }
 #define DL_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
