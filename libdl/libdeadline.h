@@ -177,10 +177,13 @@ int dl_yield(void);
 
 #define DL_PERIODIC_YIELD 0
 #define DL_PERIODIC_SLEEP 1
+/* Or'd into the mode: the same releases and measurements with no
+ * reservation (no sched_setattr, no CAP_SYS_NICE), for tests. */
+#define DL_PERIODIC_NO_RESERVATION 0x100
 
 struct dl_periodic; /* opaque */
 
-struct dl_job {            /* allocated by the library, in arrays (dl_load_task.jobs) */
+struct dl_job {            /* the library's, in arrays (dl_load_task.jobs): its size is fixed */
 	uint64_t index;    /* its period's number, from 0 (skipped periods count) */
 	uint64_t release;  /* CLOCK_MONOTONIC ns: when it was released (see the mode) */
 	uint64_t deadline; /* absolute: release + the relative deadline */
@@ -199,6 +202,8 @@ struct dl_job {            /* allocated by the library, in arrays (dl_load_task.
 struct dl_periodic_stats { /* allocated by the library: fields may be added at the end */
 	uint64_t jobs, misses, skipped, overruns;
 	uint64_t reanchors, reanchor_ns;   /* the kernel's grid moves, and their sum */
+	/* min and max exact; a percentile from a fixed histogram: never
+	 * below the exact nearest-rank value, less than 1/128 above it */
 	uint64_t response_min, response_p50, response_p90, response_p99, response_max;
 	uint64_t tardiness_max;
 };
