@@ -409,6 +409,7 @@ DL_EXPORT int dl_global_test(const struct dl_params *tasks, size_t n, int ncpus,
 
 	if (!res)
 		return dl_fail(-EINVAL, "dl_global_test: no result pointer given");
+	*res = NULL;
 	if (ncpus < 1 || ncpus > DL_CPUS_MAX)
 		return dl_fail(-EINVAL, "%d CPUs: the analysis needs 1 to %d", ncpus, DL_CPUS_MAX);
 	err = dl_an_tasks(tasks, n, server, ncpus, &ts, &total);

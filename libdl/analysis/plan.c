@@ -482,6 +482,8 @@ DL_EXPORT int dl_plan_compute(const struct dl_params *tasks, size_t n, const str
 	size_t total;
 	int err, cpu;
 
+	if (out)
+		*out = NULL;
 	if (!out || !pf)
 		return dl_fail(-EINVAL, "dl_plan_compute: no platform or result pointer given");
 	if (dl_reserved_check(pf->reserved, sizeof(pf->reserved), "struct dl_platform") < 0)

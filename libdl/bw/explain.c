@@ -184,7 +184,7 @@ static int threads_of(pid_t pid, bool all, uint64_t *n, uint64_t *old)
 DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_params *p,
 				 struct dl_verdict *v, char *why, size_t len)
 {
-	char need_s[32], old_s[64], rdt[768], corrupt[256] = "";
+	char need_s[32], old_s[64], rdt[768], corrupt[256] = "", scratch[1024];
 	struct dl_verdict local;
 	struct dl_admission a;
 	struct dl_params norm;
@@ -195,8 +195,11 @@ DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_pa
 		v = &local;
 	memset(v, 0, sizeof(*v));
 	v->cpu = -1;
-	if (!why || len == 0)
-		return dl_fail(-EINVAL, "no buffer for the reason");
+	if (!why || len == 0) {
+		/* No reason wanted: the verdict alone. */
+		why = scratch;
+		len = sizeof(scratch);
+	}
 	if (pid == 0)
 		pid = gettid();
 	if (dl_params_normalize(p, &norm) < 0) {

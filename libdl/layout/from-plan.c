@@ -14,8 +14,10 @@ DL_EXPORT int dl_plan_taskset(const struct dl_taskset *set, const struct dl_plat
 	struct dl_params *p;
 	int err;
 
-	if (!set)
-		return dl_fail(-EINVAL, "dl_plan_taskset: no task set given");
+	if (plan)
+		*plan = NULL;
+	if (!set || !plan)
+		return dl_fail(-EINVAL, "dl_plan_taskset: no task set or result pointer given");
 	p = calloc(n ? n : 1, sizeof(*p));
 	if (!p)
 		return dl_fail(-ENOMEM, "out of memory");
@@ -31,6 +33,8 @@ DL_EXPORT int dl_plan_layout(const struct dl_plan *plan, struct dl_layout **out)
 	struct dl_layout *l;
 	int err;
 
+	if (out)
+		*out = NULL;
 	if (!plan || !out)
 		return dl_fail(-EINVAL, "dl_plan_layout: no plan or result pointer given");
 	if (!plan->feasible)

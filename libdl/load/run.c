@@ -221,6 +221,8 @@ DL_EXPORT int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t durati
 	struct dl_load *l = NULL;
 	uint64_t t0;
 
+	if (out)
+		*out = NULL;
 	if (!out || n == 0)
 		return dl_fail(-EINVAL, "dl_load_run needs a task set with tasks");
 	if (mode != DL_PERIODIC_YIELD && mode != DL_PERIODIC_SLEEP)

@@ -92,7 +92,7 @@ static int parse_cpu(const char **p, long *out)
 
 /* The kernel's list format (Documentation/admin-guide/cgroup-v1/cpusets.rst):
  * comma-separated CPUs and ranges, "0-3,8"; an empty string is the empty set. */
-DL_EXPORT int dl_cpus_parse(const char *text, dl_cpus_t *set)
+static int parse_list(const char *text, dl_cpus_t *set)
 {
 	const char *p = text;
 
@@ -136,6 +136,17 @@ DL_EXPORT int dl_cpus_parse(const char *text, dl_cpus_t *set)
 	}
 }
 
+DL_EXPORT int dl_cpus_parse(const char *text, dl_cpus_t *out)
+{
+	dl_cpus_t local, *set = out ? out : &local;
+	int err = parse_list(text, set);
+
+	/* out may be NULL: the list is checked only.  On failure it is empty. */
+	if (err)
+		dl_cpus_zero(set);
+	return err;
+}
+
 DL_EXPORT char *dl_cpus_format(const dl_cpus_t *set, char *buf, size_t len)
 {
 	size_t used = 0;
@@ -168,8 +179,12 @@ DL_EXPORT char *dl_cpus_format(const dl_cpus_t *set, char *buf, size_t len)
 DL_EXPORT int dl_cpus_online(dl_cpus_t *set)
 {
 	char buf[4096];
-	int err = dl_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	int err;
 
+	if (!set)
+		return dl_fail(-EINVAL, "dl_cpus_online needs a set to fill in");
+	dl_cpus_zero(set);
+	err = dl_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
 	if (err)
 		return dl_fail(err, "cannot read /sys/devices/system/cpu/online: %s", strerror(-err));
 	return dl_cpus_parse(buf, set);

@@ -99,15 +99,22 @@ DL_EXPORT int dl_params_normalize(const struct dl_params *in, struct dl_params *
 {
 	struct dl_params p;
 
-	if (!in || !out)
+	/* out may be in, or NULL (the check alone); zero on failure. */
+	if (!in) {
+		if (out)
+			memset(out, 0, sizeof(*out));
 		return dl_fail(-EINVAL, "no parameters");
+	}
 	p = *in;
+	if (out)
+		memset(out, 0, sizeof(*out));
 	if (p.deadline == 0)
 		p.deadline = p.period;
 	if (p.period == 0)
 		p.period = p.deadline;
 	if (dl_params_check(&p) < 0)
 		return -EINVAL;
-	*out = p;
+	if (out)
+		*out = p;
 	return 0;
 }

@@ -28,6 +28,8 @@ DL_EXPORT int dl_time_parse(const char *text, uint64_t *ns)
 	uint64_t whole = 0, mult = 0, value, fpart = 0;
 	size_t nfrac = 0;
 
+	if (ns)
+		*ns = 0;
 	if (!text || !*text)
 		return dl_fail(-EINVAL, "missing time: give a number with a unit, e.g. 200ms");
 	if (*p == '-')
@@ -79,7 +81,8 @@ DL_EXPORT int dl_time_parse(const char *text, uint64_t *ns)
 	value = whole * mult + fpart;
 	if (value > (uint64_t)INT64_MAX)
 		return dl_fail(-ERANGE, "invalid time \"%s\": too large (at most %" PRId64 "ns)", text, INT64_MAX);
-	*ns = value;
+	if (ns)
+		*ns = value;
 	return 0;
 }
 

@@ -480,6 +480,9 @@ DL_EXPORT int dl_taskset_parse(const char *text, size_t len, const char *origin,
 	const char *nul, *s;
 	int err, line = 1;
 
+	if (!out)
+		return dl_fail(-EINVAL, "dl_taskset_parse needs somewhere to put the task set");
+	*out = NULL;
 	if (!origin)
 		origin = "(text)";
 	if (!text && len)
@@ -520,6 +523,9 @@ DL_EXPORT int dl_taskset_read(const char *path, struct dl_taskset **out)
 	char *buf = NULL;
 	int fd, err;
 
+	if (!out)
+		return dl_fail(-EINVAL, "dl_taskset_read needs somewhere to put the task set");
+	*out = NULL;
 	if (!path || !*path)
 		return dl_fail(-EINVAL, "no task-set file given");
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
