@@ -82,6 +82,9 @@ bool dl_cpus_subset(const dl_cpus_t *a, const dl_cpus_t *b); /* a within b */
 bool dl_cpus_intersects(const dl_cpus_t *a, const dl_cpus_t *b);
 /* Kernel CPU-list format: "0", "1-7", "0,2-3". */
 int dl_cpus_parse(const char *text, dl_cpus_t *set);
+/* The longest list of DL_CPUS_MAX CPUs ("0-1,3-4,6-7,...", 2673
+ * characters) and its NUL, with room. */
+#define DL_CPUS_STRLEN 2688
 char *dl_cpus_format(const dl_cpus_t *set, char *buf, size_t len);
 int dl_cpus_online(dl_cpus_t *set);
 
@@ -106,6 +109,12 @@ char *dl_str_escape(const char *in, char *out, size_t len);
 
 /* Times: "200ms", "1.5ms", "500us", "750ns", "1s"; a bare integer is ns. */
 int dl_time_parse(const char *text, uint64_t *ns);
+/* Room for any time ("18446744073.709551615s" and its NUL) and any
+ * bandwidth ("-8796093022208.0000"): either buffer serves both.  The
+ * formatters return buf, or NULL with errno ERANGE when len is too
+ * small for the value (buf is then ""). */
+#define DL_TIME_STRLEN 32
+#define DL_BW_STRLEN 32
 char *dl_time_format(uint64_t ns, char *buf, size_t len);
 
 /* Parameters: fill in the defaults and check them as the kernel would. */

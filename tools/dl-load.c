@@ -333,7 +333,7 @@ static bool apply_plan(const struct dl_loadctl *ctl, struct dl_taskset *ts)
 		for (size_t k = 0; k < plan->parts[j]->ntasks; k++)
 			dl_taskset_set_place(ts, plan->parts[j]->tasks[k], plan->parts[j]->name);
 		if (!ctl->json) {
-			char cpus[256];
+			char cpus[DL_CPUS_STRLEN];
 
 			printf("  partition %s (CPUs %s):", plan->parts[j]->name,
 			       dl_cpus_format(&plan->parts[j]->cpus, cpus, sizeof(cpus)));

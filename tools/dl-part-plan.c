@@ -34,9 +34,9 @@ static const char *task_name(const struct dl_taskset *set, ssize_t i)
 	return i >= 0 && (size_t)i < dl_taskset_count(set) ? dl_taskset_task(set, (size_t)i)->name : "-";
 }
 
-static const char *bw(int64_t v, char buf[32])
+static const char *bw(int64_t v, char buf[DL_BW_STRLEN])
 {
-	return dl_bw_format(v, buf, 32);
+	return dl_bw_format(v, buf, DL_BW_STRLEN);
 }
 
 /* The library's sentence, with the task's name for the simulation's
@@ -44,7 +44,7 @@ static const char *bw(int64_t v, char buf[32])
 static const char *global_why(const struct dl_taskset *set, const struct dl_global_result *g,
 			      char *buf, size_t len)
 {
-	char at[32];
+	char at[DL_TIME_STRLEN];
 
 	if (g->verdict == DL_INFEASIBLE && g->miss_at && g->limiting >= 0)
 		snprintf(buf, len, "infeasible on %d CPUs under global EDF: with all tasks released together, %s misses its deadline at %s",
@@ -72,7 +72,7 @@ static void print_global(const struct dl_taskset *set, const struct dl_global_re
 	       bw(g->margin, a), bw((int64_t)g->scaling, b));
 	if (g->accepted_by == DL_TEST_RTA)
 		for (size_t i = 0; i < g->ntasks; i++) {
-			char r[32];
+			char r[DL_TIME_STRLEN];
 
 			printf("  %s responds within %s\n", task_name(set, (ssize_t)i),
 			       dl_time_format(g->response[i], r, sizeof(r)));
@@ -81,7 +81,7 @@ static void print_global(const struct dl_taskset *set, const struct dl_global_re
 
 static void print_part(const struct dl_taskset *set, const struct dl_plan_part *p)
 {
-	char cpus[256], a[32], b[32], c[32], d[32];
+	char cpus[DL_CPUS_STRLEN], a[32], b[32], c[32], d[32];
 
 	printf("  %-10s CPUs %-6s %s: load %s (%s per CPU), free %s; test %s, scaling %s\n    tasks:",
 	       p->name, dl_cpus_format(&p->cpus, cpus, sizeof(cpus)),
@@ -124,7 +124,7 @@ static void print_text(const struct dl_taskset *set, const struct dl_platform *p
 static void json_part(struct json *j, const char *key, const struct dl_taskset *set,
 		      const struct dl_plan_part *p)
 {
-	char cpus[256];
+	char cpus[DL_CPUS_STRLEN];
 
 	json_obj_begin(j, key);
 	json_str(j, "name", p->name);
@@ -150,7 +150,7 @@ static void print_json(const struct dl_taskset *set, const struct dl_platform *p
 {
 	static const char *const verdicts[] = { "infeasible", "not guaranteed", "schedulable" };
 	const struct dl_global_result *g = plan->global;
-	char cpus[256], why[512];
+	char cpus[DL_CPUS_STRLEN], why[512];
 	struct json j;
 
 	json_init(&j, stdout);

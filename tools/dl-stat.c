@@ -313,7 +313,7 @@ static void print_json(const struct ctl *c, const struct dl_task *t, size_t nt,
 		       const struct history *prev, uint64_t now)
 {
 	struct json j;
-	char buf[256];
+	char buf[DL_CPUS_STRLEN];
 
 	json_init(&j, stdout);
 	json_obj_begin(&j, NULL);

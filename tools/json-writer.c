@@ -112,7 +112,7 @@ void json_end(struct json *j)
 
 void json_rd_fields(struct json *j, const struct dl_rd *rd)
 {
-	char cpus[256];
+	char cpus[DL_CPUS_STRLEN];
 
 	json_str(j, "cpus", dl_cpus_format(&rd->cpus, cpus, sizeof(cpus)));
 	json_int(j, "ncpus", rd->ncpus);

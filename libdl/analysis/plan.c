@@ -375,7 +375,7 @@ static struct dl_plan_part *make_part(struct ctx *c, int id, const dl_cpus_t *cp
 	struct dl_plan_part *p = calloc(1, sizeof(*p));
 	size_t nt = 0, total;
 	struct dl_rd rd;
-	char cl[64];
+	char cl[DL_CPUS_STRLEN];
 
 	if (!p)
 		return NULL;
@@ -415,7 +415,7 @@ static struct dl_plan_part *make_part(struct ctx *c, int id, const dl_cpus_t *cp
 
 static void explain_none(struct ctx *c, char *why, size_t len)
 {
-	char a[32], b[32], d[32], room[32];
+	char a[DL_TIME_STRLEN], b[DL_TIME_STRLEN], d[DL_TIME_STRLEN], room[DL_BW_STRLEN];
 	ssize_t u = c->unplaced;
 	struct dl_qpa_out o;
 

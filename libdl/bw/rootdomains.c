@@ -326,7 +326,7 @@ DL_EXPORT int dl_tasks_list(pid_t pid, struct dl_task **tasks, size_t *count)
 
 char *dl_rd_text(const struct dl_rd *rd, char *buf, size_t len)
 {
-	char cpus[256], freebw[32], cap[32], per[32], total[32], fair[32], tasks[32];
+	char cpus[DL_CPUS_STRLEN], freebw[DL_BW_STRLEN], cap[DL_BW_STRLEN], per[DL_BW_STRLEN], total[DL_BW_STRLEN], fair[DL_BW_STRLEN], tasks[DL_BW_STRLEN];
 
 	snprintf(buf, len,
 		 "root domain CPUs %s has about %s free (capacity %s = %d x %s; admitted %s%s: fair servers %s, %" PRIu64 " deadline thread%s %s)",

@@ -204,7 +204,7 @@ static int possible_cpus(dl_cpus_t *set)
 static int check_cpus(const char *what, const dl_cpus_t *cpus, const dl_cpus_t *online,
 		      const dl_cpus_t *possible)
 {
-	char a[256], b[256];
+	char a[DL_CPUS_STRLEN], b[DL_CPUS_STRLEN];
 
 	if (dl_cpus_count(cpus) == 0)
 		return dl_fail(-EINVAL, "%s has no CPU", what);
@@ -228,7 +228,7 @@ static int check_cpus(const char *what, const dl_cpus_t *cpus, const dl_cpus_t *
 int dl_layout_validate(struct dl_layout *l)
 {
 	dl_cpus_t online, possible, used, nodes;
-	char what[64], a[256], b[256];
+	char what[DL_CPUS_STRLEN], a[DL_CPUS_STRLEN], b[DL_CPUS_STRLEN];
 	int err;
 
 	if (l->nparts == 0)
@@ -286,7 +286,7 @@ int dl_layout_validate(struct dl_layout *l)
 char *dl_layout_text(const struct dl_layout *l, char *buf, size_t len)
 {
 	size_t used = 0;
-	char c[256];
+	char c[DL_CPUS_STRLEN];
 
 	buf[0] = '\0';
 	for (int i = 0; i < (int)l->nparts && used < len; i++) {

@@ -149,14 +149,18 @@ DL_EXPORT int dl_cpus_parse(const char *text, dl_cpus_t *out)
 
 DL_EXPORT char *dl_cpus_format(const dl_cpus_t *set, char *buf, size_t len)
 {
+	char text[DL_CPUS_STRLEN];
 	size_t used = 0;
 	int cpu = 0;
 
-	if (len == 0)
-		return buf;
-	buf[0] = '\0';
+	if (!set) {
+		errno = EINVAL;
+		dl_fail(-EINVAL, "dl_cpus_format: no CPU set given");
+		return NULL;
+	}
+	text[0] = '\0';
 	while (cpu < DL_CPUS_MAX) {
-		int start;
+		int start, n;
 
 		if (!dl_cpus_isset(set, cpu)) {
 			cpu++;
@@ -165,15 +169,13 @@ DL_EXPORT char *dl_cpus_format(const dl_cpus_t *set, char *buf, size_t len)
 		start = cpu;
 		while (cpu + 1 < DL_CPUS_MAX && dl_cpus_isset(set, cpu + 1))
 			cpu++;
-		if (used < len) {
-			int n = start == cpu
-				? snprintf(buf + used, len - used, "%s%d", used ? "," : "", start)
-				: snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", start, cpu);
-			used += n > 0 ? (size_t)n : 0;
-		}
+		/* DL_CPUS_STRLEN holds the longest list: this never cuts. */
+		n = start == cpu ? snprintf(text + used, sizeof(text) - used, "%s%d", used ? "," : "", start)
+				 : snprintf(text + used, sizeof(text) - used, "%s%d-%d", used ? "," : "", start, cpu);
+		used += n > 0 ? (size_t)n : 0;
 		cpu++;
 	}
-	return buf;
+	return dl_fmt_out(text, buf, len, "dl_cpus_format", "DL_CPUS_STRLEN");
 }
 
 DL_EXPORT int dl_cpus_online(dl_cpus_t *set)

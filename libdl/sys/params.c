@@ -51,7 +51,7 @@ DL_EXPORT uint64_t dl_params_bw(const struct dl_params *p)
 
 int dl_params_check(const struct dl_params *p)
 {
-	char a[32], b[32];
+	char a[DL_TIME_STRLEN], b[DL_TIME_STRLEN];
 	uint64_t min, max;
 
 	if (dl_reserved_check(p->reserved, sizeof(p->reserved), "struct dl_params") < 0)

@@ -36,6 +36,9 @@ int dl_reserved_check(const void *reserved, size_t len, const char *what);
 /* snprintf that says -ENAMETOOLONG instead of truncating. */
 int dl_pathf(char *buf, size_t len, const char *fmt, ...) DL_PRINTF(3, 4);
 int dl_read_file(const char *path, char *buf, size_t len);
+/* A formatter's text into the caller's buffer, or NULL with errno ERANGE
+ * (buf left "") when it does not fit (units.c). */
+char *dl_fmt_out(const char *text, char *buf, size_t len, const char *what, const char *constant);
 /* A number as the kernel writes it (a sysctl, a cgroup or debugfs file). */
 int dl_parse_s64(const char *text, int64_t *val);
 int dl_read_u64(const char *path, uint64_t *val);

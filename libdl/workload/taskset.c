@@ -224,7 +224,7 @@ static bool has_name(const struct dl_taskset *ts, const char *name, int *line)
 
 int dl_taskset_add_raw(struct dl_taskset *ts, const struct dl_rawtask *raw)
 {
-	char a[32], b[32], name[DL_TASKSET_NAME_MAX + 16];
+	char a[DL_TIME_STRLEN], b[DL_TIME_STRLEN], name[DL_TASKSET_NAME_MAX + 16];
 	uint64_t count = raw->at[DL_RF_COUNT] ? raw->count : 1, work;
 	struct dl_params p;
 	size_t first = ts->n;

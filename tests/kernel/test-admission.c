@@ -103,7 +103,7 @@ END_TEST
  * predicts is what the kernel then does. */
 START_TEST(test_check_json)
 {
-	char want[256], cpus[64];
+	char want[256], cpus[DL_CPUS_STRLEN];
 	struct dl_rd rd;
 	int rc, cpu;
 	const char *p;

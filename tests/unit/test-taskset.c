@@ -230,7 +230,7 @@ START_TEST(test_bad)
 	int err = dl_taskset_parse(bad[_i].text, strlen(bad[_i].text), "t.tasks", &ts);
 
 	ck_assert_msg(err == -EINVAL, "case %d accepted (%d): %s", _i, err, bad[_i].text);
-	ck_assert_ptr_eq(ts, (void *)0x1); /* untouched on failure */
+	ck_assert_ptr_null(ts); /* NULL after a failure */
 	for (int k = 0; k < 4 && bad[_i].says[k]; k++)
 		ck_assert_msg(strstr(dl_errmsg(), bad[_i].says[k]),
 			      "case %d: \"%s\" lacks \"%s\"", _i, dl_errmsg(), bad[_i].says[k]);
