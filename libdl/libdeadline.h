@@ -431,16 +431,22 @@ int dl_part_set_process(const char *name, pid_t pid, const struct dl_params *p,
 #define DL_NOT_GUARANTEED  0  /* no sufficient test accepted; a miss is not proven */
 #define DL_INFEASIBLE    (-1) /* proven to miss a deadline */
 
-/* What the analysis assumes of the machine (dl_platform_get(3)). */
+/* What the analysis assumes of the machine (dl_platform_get(3)): the
+ * caller's struct, filled in from this host (dl_platform_get) or with
+ * the kernel's defaults for a machine of ncpus CPUs (dl_platform_init),
+ * or by hand. */
 struct dl_platform {
 	int ncpus;               /* CPUs to plan for */
 	dl_cpus_t cpus;          /* which: the online ones, or 0..ncpus-1 */
-	uint64_t cpu_bw;         /* the admission cap per CPU, DL_BW units */
+	int64_t cpu_bw;          /* the admission cap per CPU, DL_BW units */
 	bool unlimited;          /* sched_rt_runtime_us = -1: no admission test */
 	struct dl_params server; /* the fair server on each CPU; runtime 0: none */
-	uint64_t reserved[4];    /* a caller may fill one in: zero it */
+	uint64_t period_min;     /* ns: the kernel's period limits there; */
+	uint64_t period_max;     /*  0: the kernel's defaults (100us, 4.194304s) */
+	uint64_t reserved[2];    /* a caller may fill one in: zero it */
 };
-int dl_platform_get(int ncpus, struct dl_platform **pf);
+int dl_platform_get(struct dl_platform *pf, int ncpus);
+int dl_platform_init(struct dl_platform *pf, int ncpus);
 
 /* One CPU, exact: the processor demand criterion with QPA. */
 struct dl_edf_result {  /* allocated by the library: fields may be added at the end */
@@ -482,6 +488,10 @@ struct dl_global_result { /* allocated by the library: fields may be added at th
 };
 int dl_global_test(const struct dl_params *tasks, size_t n, int ncpus,
 		   const struct dl_params *server, struct dl_global_result **res);
+/* The same for a task set on a platform's CPUs and fair servers (NULL:
+ * this host's), its periods checked against the platform's limits. */
+int dl_global_test_taskset(const struct dl_taskset *set, const struct dl_platform *pf,
+			   struct dl_global_result **res);
 
 /* A plan: one-CPU partitions and a cluster that the kernel admits and
  * the tests accept. */
@@ -520,7 +530,9 @@ struct dl_plan {       /* allocated by the library: fields may be added at the e
 int dl_plan_compute(const struct dl_params *tasks, size_t n, const struct dl_platform *pf,
 		    struct dl_plan **plan);
 void dl_plan_free(struct dl_plan *plan);
-/* The same for a task set's tasks (task i of the plan is the set's i). */
+/* The same for a task set's tasks (task i of the plan is the set's i),
+ * their periods checked against the platform's limits; pf NULL: this
+ * host's (dl_platform_get()). */
 int dl_plan_taskset(const struct dl_taskset *set, const struct dl_platform *pf,
 		    struct dl_plan **plan);
 /* The layout that makes a feasible plan with partitions real, for

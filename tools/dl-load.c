@@ -300,14 +300,12 @@ static int write_csv(const char *path, const struct dl_load *l)
 static bool apply_plan(const struct dl_loadctl *ctl, struct dl_taskset *ts)
 {
 	struct dl_layout_result res;
-	struct dl_platform *pf = NULL;
 	struct dl_plan *plan = NULL;
 	struct dl_layout *l = NULL;
 	size_t n = dl_taskset_count(ts);
 
-	if (dl_platform_get(0, &pf) < 0 || dl_plan_taskset(ts, pf, &plan) < 0)
+	if (dl_plan_taskset(ts, NULL, &plan) < 0)
 		die(EXIT_FAILURE, "cannot plan: %s", dl_errmsg());
-	free(pf);
 	if (!plan->feasible)
 		die(EXIT_FAILURE, "no plan for this task set on this machine: %s (see dl-part plan)", plan->why);
 	if (!ctl->json)

@@ -94,15 +94,17 @@ static void print_part(const struct dl_taskset *set, const struct dl_plan_part *
 	printf(p->ntasks ? "\n" : " none\n");
 }
 
-static void print_text(const struct dl_taskset *set, const struct dl_platform *pf,
+static void print_text(const struct dl_taskset *set, const struct dl_platform *pf, bool defaults,
 		       const struct dl_plan *plan)
 {
-	char a[32], b[32], c[32];
+	char a[DL_BW_STRLEN], b[DL_BW_STRLEN], c[DL_BW_STRLEN];
 
-	printf("%zu tasks on %d CPUs (admission cap %s per CPU; fair server %s)\n",
+	printf("%zu tasks on %d CPUs (admission cap %s per CPU; fair server %s): %s\n",
 	       dl_taskset_count(set), pf->ncpus,
-	       pf->unlimited ? "none" : bw((int64_t)pf->cpu_bw, a),
-	       pf->server.runtime ? bw((int64_t)dl_params_bw(&pf->server), b) : "none");
+	       pf->unlimited ? "none" : bw(pf->cpu_bw, a),
+	       pf->server.runtime ? bw(dl_params_bw(&pf->server), b) : "none",
+	       defaults ? "the kernel's defaults for a machine of that many CPUs, not this machine's settings"
+			: "this machine's online CPUs and settings");
 	print_global(set, plan->global);
 	if (!plan->feasible) {
 		if (plan->unplaced >= 0)
@@ -145,7 +147,7 @@ static void json_part(struct json *j, const char *key, const struct dl_taskset *
 	json_obj_end(j);
 }
 
-static void print_json(const struct dl_taskset *set, const struct dl_platform *pf,
+static void print_json(const struct dl_taskset *set, const struct dl_platform *pf, bool defaults,
 		       const struct dl_plan *plan)
 {
 	static const char *const verdicts[] = { "infeasible", "not guaranteed", "schedulable" };
@@ -157,9 +159,10 @@ static void print_json(const struct dl_taskset *set, const struct dl_platform *p
 	json_obj_begin(&j, NULL);
 	json_bool(&j, "feasible", plan->feasible);
 	json_int(&j, "cpus", pf->ncpus);
+	json_str(&j, "platform", defaults ? "defaults" : "host");
 	json_str(&j, "cpu_list", dl_cpus_format(&pf->cpus, cpus, sizeof(cpus)));
-	json_uint(&j, "cpu_bw", pf->unlimited ? 0 : pf->cpu_bw);
-	json_uint(&j, "fair_server_bw", pf->server.runtime ? dl_params_bw(&pf->server) : 0);
+	json_int(&j, "cpu_bw", pf->unlimited ? 0 : pf->cpu_bw);
+	json_int(&j, "fair_server_bw", pf->server.runtime ? dl_params_bw(&pf->server) : 0);
 	json_obj_begin(&j, "global");
 	json_str(&j, "verdict", verdicts[g->verdict + 1]);
 	json_str(&j, "why", global_why(set, g, why, sizeof(why)));
@@ -262,14 +265,16 @@ static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 		usage_error("unexpected argument '%s' after the task set", argv[optind]);
 }
 
-static int load(const struct plan_opts *o, struct dl_taskset **set, struct dl_platform **pf,
+/* --cpus N plans for another machine of N CPUs: the kernel's defaults,
+ * nothing read from this one; without it, this machine as it is. */
+static int load(const struct plan_opts *o, struct dl_taskset **set, struct dl_platform *pf,
 		struct dl_plan **plan)
 {
 	if (dl_taskset_read(o->path, set) < 0) {
 		warnx_("%s", dl_errmsg());
 		return EXIT_USAGE;
 	}
-	if (dl_platform_get(o->cpus, pf) < 0) {
+	if ((o->cpus ? dl_platform_init(pf, o->cpus) : dl_platform_get(pf, 0)) < 0) {
 		warnx_("%s", dl_errmsg());
 		return o->cpus ? EXIT_USAGE : EXIT_FAILURE;
 	}
@@ -279,7 +284,7 @@ static int load(const struct plan_opts *o, struct dl_taskset **set, struct dl_pl
 			       dl_taskset_task(*set, i)->name, dl_taskset_task(*set, i)->line);
 			break;
 		}
-	if (dl_plan_taskset(*set, *pf, plan) < 0) {
+	if (dl_plan_taskset(*set, pf, plan) < 0) {
 		warnx_("%s", dl_errmsg());
 		return EXIT_FAILURE;
 	}
@@ -404,7 +409,7 @@ int dl_part_plan_main(const char *cmd, int argc, char **argv)
 {
 	struct plan_opts o = { 0 };
 	struct dl_taskset *set = NULL;
-	struct dl_platform *pf = NULL;
+	struct dl_platform pf;
 	struct dl_plan *plan = NULL;
 	int ret;
 
@@ -414,9 +419,9 @@ int dl_part_plan_main(const char *cmd, int argc, char **argv)
 		goto out;
 	if (!strcmp(cmd, "plan")) {
 		if (o.json)
-			print_json(set, pf, plan);
+			print_json(set, &pf, o.cpus != 0, plan);
 		else
-			print_text(set, pf, plan);
+			print_text(set, &pf, o.cpus != 0, plan);
 		ret = plan->feasible ? EXIT_SUCCESS : EXIT_FAILURE;
 	} else if (!plan->feasible) {
 		warnx_("no plan: %s%s%s", plan->unplaced >= 0 ? task_name(set, plan->unplaced) : "",
@@ -427,7 +432,6 @@ int dl_part_plan_main(const char *cmd, int argc, char **argv)
 	}
 out:
 	dl_plan_free(plan);
-	free(pf);
 	dl_taskset_free(set);
 	return ret;
 }

@@ -494,6 +494,18 @@ DL_EXPORT int dl_plan_compute(const struct dl_params *tasks, size_t n, const str
 	err = dl_an_tasks(tasks, n, NULL, 0, &ts, &total);
 	if (err)
 		return err;
+	for (size_t i = 0; i < n; i++) {
+		/* The periods the platform's kernel accepts (0: its defaults). */
+		struct dl_params per = { .period = ts[i].t };
+
+		err = dl_params_check_period(&per, pf->period_min ? pf->period_min : DL_PERIOD_MIN_US_DEFAULT * 1000,
+					     pf->period_max ? pf->period_max : DL_PERIOD_MAX_US_DEFAULT * 1000,
+					     "the platform's");
+		if (err) {
+			free(ts);
+			return dl_fail_ctx(err, "task %zu", i);
+		}
+	}
 	if (pf->server.runtime) {
 		struct dl_an_task *sv;
 		size_t one;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "sys/sys.h"
+#include "workload/taskset.h"
 
 #define SETUP_TIMEOUT_MS 10000
 #define START_MARGIN_NS 50000000ULL /* from "all ready" to the common start */
@@ -231,6 +232,16 @@ DL_EXPORT int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t durati
 		return dl_fail(-EINVAL, "give a duration or a number of jobs: a load runs for one or the other");
 	if (flags & ~(unsigned int)(DL_LOAD_KEEP_JOBS | DL_LOAD_IGNORE_PLACE))
 		return dl_fail(-EINVAL, "unknown flags 0x%x", flags);
+	{
+		/* This host's period limits, with the file and line, before
+		 * any process starts. */
+		uint64_t min, max;
+
+		dl_period_limits(&min, &max);
+		err = dl_taskset_check_periods(ts, min, max, "the kernel's");
+		if (err)
+			return err;
+	}
 	l = calloc(1, sizeof(*l));
 	sh = calloc(n, sizeof(*sh));
 	if (!l || !sh || !(l->tasks = calloc(n, sizeof(*l->tasks)))) {
