@@ -181,7 +181,7 @@ static bool partitioned(const struct dl_params *p, size_t n, const struct dl_pla
 {
 	struct dl_params *s = malloc(n * sizeof(*s)), *cpu = malloc(n * sizeof(*cpu));
 	int *where = calloc(n ? n : 1, sizeof(*where));
-	uint64_t *bw = calloc((size_t)pf->ncpus, sizeof(*bw));
+	int64_t *bw = calloc((size_t)pf->ncpus, sizeof(*bw));
 	bool ok = s && cpu && where && bw;
 
 	if (ok)
@@ -196,7 +196,7 @@ static bool partitioned(const struct dl_params *p, size_t n, const struct dl_pla
 		for (int c = 0; c < pf->ncpus && !placed; c++) {
 			size_t k = 0;
 			struct dl_edf_result *r = NULL;
-			uint64_t with = bw[c] + dl_params_bw(&s[i]) + dl_params_bw(&pf->server);
+			int64_t with = bw[c] + dl_params_bw(&s[i]) + dl_params_bw(&pf->server);
 
 			if (with > pf->cpu_bw)
 				continue;

@@ -45,7 +45,8 @@ extern "C" {
 #define DL_UTIL_MAX 1024
 
 /* Bandwidths are fixed point with 20 fractional bits, as in the kernel:
- * DL_BW_UNIT is 1.0, a whole CPU. */
+ * DL_BW_UNIT is 1.0, a whole CPU.  Every bandwidth in the API is an
+ * int64_t (a free bandwidth can be negative). */
 #define DL_BW_SHIFT 20
 #define DL_BW_UNIT (1ULL << DL_BW_SHIFT)
 
@@ -119,7 +120,7 @@ char *dl_time_format(uint64_t ns, char *buf, size_t len);
 
 /* Parameters: fill in the defaults and check them as the kernel would. */
 int dl_params_normalize(const struct dl_params *in, struct dl_params *out);
-uint64_t dl_params_bw(const struct dl_params *p);
+int64_t dl_params_bw(const struct dl_params *p);
 /* A bandwidth as a fraction of one CPU, four decimals: "0.4125". */
 char *dl_bw_format(int64_t bw, char *buf, size_t len);
 int dl_period_limits(uint64_t *min_ns, uint64_t *max_ns);
@@ -272,10 +273,10 @@ void dl_load_free(struct dl_load *l);
 struct dl_rd {
 	dl_cpus_t cpus;      /* the root domain's CPUs */
 	int ncpus;
-	uint64_t cpu_bw;     /* rt_runtime/rt_period per CPU, DL_BW units; 0 if unlimited */
-	uint64_t capacity;   /* cpu_bw x ncpus */
-	uint64_t fair_bw;    /* the fair servers' reservation (kernel 6.12+) */
-	uint64_t tasks_bw;   /* sum of the live deadline tasks' bandwidth */
+	int64_t cpu_bw;      /* rt_runtime/rt_period per CPU, DL_BW units; 0 if unlimited */
+	int64_t capacity;    /* cpu_bw x ncpus */
+	int64_t fair_bw;     /* the fair servers' reservation (kernel 6.12+) */
+	int64_t tasks_bw;    /* sum of the live deadline tasks' bandwidth */
 	uint64_t ntasks;     /* live deadline threads */
 	int64_t total_bw;    /* admitted: the kernel's total_bw, or computed */
 	int64_t free_bw;     /* capacity - total_bw: what the next task may take */
@@ -303,8 +304,8 @@ struct dl_verdict {
 	int step;          /* DL_VERDICT_* */
 	int cpu;           /* the CPU whose root domain judges it; -1 when not known */
 	uint32_t threads;  /* threads the request covers */
-	uint64_t need;     /* their bandwidth asked, DL_BW units */
-	uint64_t old;      /* the bandwidth they hold now, which it replaces */
+	int64_t need;      /* their bandwidth asked, DL_BW units */
+	int64_t old;       /* the bandwidth they hold now, which it replaces */
 	int drift;         /* DL_DRIFT_* of rd (dl_rd_drift(3)) */
 	uint32_t reserved32;
 	struct dl_rd rd;   /* the root domain (zero before DL_VERDICT_AFFINITY) */
@@ -319,7 +320,7 @@ struct dl_task {
 	pid_t tid;
 	char comm[17];         /* the thread's name */
 	struct dl_params params;
-	uint64_t bw;           /* runtime / period, DL_BW_UNIT = 1.0 */
+	int64_t bw;            /* runtime / period, DL_BW_UNIT = 1.0 */
 	int cpu;               /* the CPU it last ran on */
 	int rd;                /* its root domain: an index into dl_snapshot()'s rds */
 	dl_cpus_t rd_cpus;     /* that root domain's CPUs */
@@ -451,12 +452,12 @@ int dl_platform_init(struct dl_platform *pf, int ncpus);
 /* One CPU, exact: the processor demand criterion with QPA. */
 struct dl_edf_result {  /* allocated by the library: fields may be added at the end */
 	int verdict;          /* DL_SCHEDULABLE or DL_INFEASIBLE (or DL_NOT_GUARANTEED, see the page) */
-	uint64_t util;        /* tasks and server, DL_BW units, rounded up */
+	int64_t util;         /* tasks and server, DL_BW units, rounded up */
 	uint64_t bound;       /* ns: the deadlines checked, up to min(busy period, La*) */
 	uint64_t fail_t;      /* infeasible: a deadline t with demand(t) > t */
 	uint64_t fail_demand; /* the demand at fail_t */
 	ssize_t limiting;     /* the task due at fail_t, or the first to fail as runtimes grow; -1 */
-	uint64_t scaling;     /* critical scaling factor, DL_BW units (1.0 = DL_BW_UNIT) */
+	int64_t scaling;      /* critical scaling factor, DL_BW units (1.0 = DL_BW_UNIT) */
 	uint64_t steps;       /* demand evaluations */
 };
 int dl_edf_test(const struct dl_params *tasks, size_t n, const struct dl_params *server,
@@ -479,8 +480,8 @@ struct dl_global_result { /* allocated by the library: fields may be added at th
 	int result[8];         /* per DL_TEST_*: 1 accepted, 0 refused, -1 not run */
 	ssize_t limiting;      /* the task that limits the verdict, or -1 */
 	int64_t margin;        /* GFB: bound - density sum, DL_BW units */
-	uint64_t util;         /* tasks and servers, DL_BW units, rounded up */
-	uint64_t scaling;      /* critical scaling factor of the tests, DL_BW units */
+	int64_t util;          /* tasks and servers, DL_BW units, rounded up */
+	int64_t scaling;       /* critical scaling factor of the tests, DL_BW units */
 	char why[256];         /* the verdict in a sentence */
 	size_t ntasks;
 	uint64_t *response;    /* RTA: each task's response-time bound (ns), 0 = none */
@@ -509,10 +510,10 @@ struct dl_plan_part {  /* allocated by the library: fields may be added at the e
 	int ncpus;
 	size_t ntasks;
 	size_t *tasks;     /* indices into the caller's tasks */
-	uint64_t load;     /* its tasks and fair servers, DL_BW units */
+	int64_t load;      /* its tasks and fair servers, DL_BW units */
 	int64_t free_bw;   /* what the kernel's admission leaves */
 	int test;          /* DL_TEST_* that accepted; -1 for an empty cluster */
-	uint64_t scaling;  /* critical scaling factor under that test */
+	int64_t scaling;   /* critical scaling factor under that test */
 };
 
 struct dl_plan {       /* allocated by the library: fields may be added at the end */

@@ -81,14 +81,14 @@ static void print_global(const struct dl_taskset *set, const struct dl_global_re
 
 static void print_part(const struct dl_taskset *set, const struct dl_plan_part *p)
 {
-	char cpus[DL_CPUS_STRLEN], a[32], b[32], c[32], d[32];
+	char cpus[DL_CPUS_STRLEN], a[DL_BW_STRLEN], b[DL_BW_STRLEN], c[DL_BW_STRLEN], d[DL_BW_STRLEN];
 
 	printf("  %-10s CPUs %-6s %s: load %s (%s per CPU), free %s; test %s, scaling %s\n    tasks:",
 	       p->name, dl_cpus_format(&p->cpus, cpus, sizeof(cpus)),
 	       strcmp(p->name, DL_CLUSTER) ? "partition" : "cluster",
-	       bw((int64_t)p->load, a), bw((int64_t)(p->load / (uint64_t)(p->ncpus ? p->ncpus : 1)), b),
+	       bw(p->load, a), bw(p->load / (p->ncpus ? p->ncpus : 1), b),
 	       bw(p->free_bw, c), p->test >= 0 ? dl_test_name(p->test) : "none (no task)",
-	       bw((int64_t)p->scaling, d));
+	       bw(p->scaling, d));
 	for (size_t i = 0; i < p->ntasks; i++)
 		printf(" %s", task_name(set, (ssize_t)p->tasks[i]));
 	printf(p->ntasks ? "\n" : " none\n");
@@ -140,10 +140,10 @@ static void json_part(struct json *j, const char *key, const struct dl_taskset *
 		json_str(j, "test", dl_test_name(p->test));
 	else
 		json_null(j, "test");
-	json_uint(j, "load_bw", p->load);
-	json_uint(j, "load_per_cpu_bw", p->load / (uint64_t)(p->ncpus ? p->ncpus : 1));
+	json_int(j, "load_bw", p->load);
+	json_int(j, "load_per_cpu_bw", p->load / (p->ncpus ? p->ncpus : 1));
 	json_int(j, "free_bw", p->free_bw);
-	json_uint(j, "scaling_bw", p->scaling);
+	json_int(j, "scaling_bw", p->scaling);
 	json_obj_end(j);
 }
 
@@ -182,9 +182,9 @@ static void print_json(const struct dl_taskset *set, const struct dl_platform *p
 		json_str(&j, "limiting", task_name(set, g->limiting));
 	else
 		json_null(&j, "limiting");
-	json_uint(&j, "util_bw", g->util);
+	json_int(&j, "util_bw", g->util);
 	json_int(&j, "gfb_margin_bw", g->margin);
-	json_uint(&j, "scaling_bw", g->scaling);
+	json_int(&j, "scaling_bw", g->scaling);
 	if (g->accepted_by == DL_TEST_RTA) {
 		json_obj_begin(&j, "response_ns");
 		for (size_t i = 0; i < g->ntasks; i++)

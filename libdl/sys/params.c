@@ -39,11 +39,15 @@ uint64_t dl_to_ratio(uint64_t period, uint64_t runtime)
 	return (uint64_t)(((unsigned __int128)runtime << DL_BW_SHIFT) / period);
 }
 
-DL_EXPORT uint64_t dl_params_bw(const struct dl_params *p)
+DL_EXPORT int64_t dl_params_bw(const struct dl_params *p)
 {
 	uint64_t period = p->period ? p->period : p->deadline;
 
-	return dl_to_ratio(period, p->runtime);
+	/* runtime < 2^63 and runtime <= period: at most DL_BW_UNIT, but a
+	 * caller's unchecked parameters may ask more, cut to INT64_MAX. */
+	uint64_t bw = dl_to_ratio(period, p->runtime);
+
+	return bw > INT64_MAX ? INT64_MAX : (int64_t)bw;
 }
 
 int dl_params_check(const struct dl_params *p)
