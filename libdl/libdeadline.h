@@ -1,10 +1,15 @@
 /*
  * libdeadline: make Linux's SCHED_DEADLINE practical.
  *
- * Every function returns 0 (or a non-negative count) on success and a
- * negative errno on failure.  When a call fails, dl_errmsg() returns a
- * sentence that says why and what to do, for the calling thread, until
- * the next failure.  Times are nanoseconds.
+ * A function that can fail returns 0 or a count, or a negative errno; or
+ * (constructors, formatters, accessors of a pointer) a pointer, or NULL
+ * with errno set; or (predicates: dl_predict, dl_predict_verdict,
+ * dl_policy_check, dl_have_cap_sys_nice) 1, 0, or a negative errno.
+ * When a call fails, dl_errmsg() returns a sentence that says why and
+ * what to do, for the calling thread, until the next failure.  Outputs
+ * are cleared on entry.  An object with parts has its dl_*_free(); a
+ * result that is one block (an array, a test's result) is free()d whole.
+ * Times are nanoseconds, bandwidths int64_t.
  *
  * See libdeadline(3).
  *

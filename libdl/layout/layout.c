@@ -19,10 +19,12 @@ DL_EXPORT struct dl_layout *dl_layout_new(void)
 {
 	struct dl_layout *l = calloc(1, sizeof(*l));
 
-	if (!l)
+	if (!l) {
 		dl_fail(-ENOMEM, "out of memory");
-	if (l)
-		l->root_lb = -1;
+		errno = ENOMEM;
+		return NULL;
+	}
+	l->root_lb = -1;
 	return l;
 }
 
@@ -152,8 +154,12 @@ DL_EXPORT int dl_layout_count(const struct dl_layout *l)
 
 DL_EXPORT const char *dl_layout_member(const struct dl_layout *l, int i, dl_cpus_t *cpus)
 {
-	if (!l || i < -1 || i >= (int)l->nparts)
+	if (!l || i < -1 || i >= (int)l->nparts) {
+		errno = l ? ERANGE : EINVAL;
+		dl_fail(-errno, l ? "member %d: the layout has partitions 0 to %d and the cluster, -1" : "no layout given",
+			i, (int)(l ? l->nparts : 0) - 1);
 		return NULL;
+	}
 	if (i == -1) {
 		if (cpus)
 			*cpus = l->cluster;

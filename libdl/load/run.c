@@ -171,7 +171,12 @@ DL_EXPORT size_t dl_load_count(const struct dl_load *l)
 
 DL_EXPORT const struct dl_load_task *dl_load_task(const struct dl_load *l, size_t i)
 {
-	return l && i < l->n ? &l->tasks[i] : NULL;
+	if (!l || i >= l->n) {
+		errno = l ? ERANGE : EINVAL;
+		dl_fail(-errno, l ? "task %zu: the load ran %zu" : "no load given", i, l ? l->n : 0);
+		return NULL;
+	}
+	return &l->tasks[i];
 }
 
 DL_EXPORT uint64_t dl_load_start(const struct dl_load *l)

@@ -51,8 +51,10 @@ DL_EXPORT struct dl_taskset *dl_taskset_new(void)
 {
 	struct dl_taskset *ts = calloc(1, sizeof(*ts));
 
-	if (!ts)
+	if (!ts) {
 		dl_fail(-ENOMEM, "out of memory");
+		errno = ENOMEM;
+	}
 	return ts;
 }
 
@@ -91,7 +93,12 @@ DL_EXPORT size_t dl_taskset_count(const struct dl_taskset *ts)
 
 DL_EXPORT const struct dl_taskspec *dl_taskset_task(const struct dl_taskset *ts, size_t i)
 {
-	return ts && i < ts->n ? &ts->tasks[i]->spec : NULL;
+	if (!ts || i >= ts->n) {
+		errno = ts ? ERANGE : EINVAL;
+		dl_fail(-errno, ts ? "task %zu: the set has %zu" : "no task set given", i, ts ? ts->n : 0);
+		return NULL;
+	}
+	return &ts->tasks[i]->spec;
 }
 
 /* A message that starts "FILE:LINE: FIELD: " (or "FIELD: " for a task
