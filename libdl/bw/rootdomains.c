@@ -301,9 +301,9 @@ DL_EXPORT int dl_snapshot(pid_t pid, struct dl_task **tasks, size_t *ntasks,
 			dl_rd_fill(&r[k], &spans[k], all, nall, kbw, kbw ? kbw + DL_CPUS_MAX : NULL);
 		free(kbw);
 		*rds = r;
-		if (nrds)
-			*nrds = nspans;
 	}
+	if (nrds)
+		*nrds = nspans;
 	free(spans);
 	for (size_t i = 0; i < nall; i++)
 		if (!pid || all[i].pid == pid)
