@@ -9,23 +9,25 @@
 #include "workload/taskset.h"
 
 /* The set's parameters as an array, after checking their periods
- * against the platform's limits (or, with no platform, this host's). */
-static int taskset_params(const struct dl_taskset *set, const struct dl_platform *pf, const char *who,
-			  struct dl_params **out, size_t *count)
+ * against the platform's limits; with no platform, this host's, and
+ * *pf is then this host's platform, filled in host. */
+static int taskset_on(const struct dl_taskset *set, const struct dl_platform **pf, struct dl_platform *host,
+		      const char *who, struct dl_params **out, size_t *count)
 {
 	size_t n = set ? dl_taskset_count(set) : 0;
 	struct dl_params *p;
-	uint64_t min, max;
 	int err;
 
 	if (!set)
 		return dl_fail(-EINVAL, "%s: no task set given", who);
-	if (pf) {
-		err = dl_taskset_check_periods(set, pf->period_min, pf->period_max, "the platform's");
-	} else {
-		dl_period_limits(&min, &max);
-		err = dl_taskset_check_periods(set, min, max, "the kernel's");
+	if (!*pf) {
+		err = dl_platform_get(host, 0);
+		if (err)
+			return err;
+		*pf = host;
 	}
+	err = dl_taskset_check_periods(set, (*pf)->period_min, (*pf)->period_max,
+				       *pf == host ? "the kernel's" : "the platform's");
 	if (err)
 		return err;
 	p = calloc(n ? n : 1, sizeof(*p));
@@ -46,19 +48,13 @@ DL_EXPORT int dl_plan_taskset(const struct dl_taskset *set, const struct dl_plat
 	size_t n;
 	int err;
 
-	if (plan)
-		*plan = NULL;
 	if (!plan)
 		return dl_fail(-EINVAL, "dl_plan_taskset: no result pointer given");
-	err = taskset_params(set, pf, "dl_plan_taskset", &p, &n);
+	*plan = NULL;
+	err = taskset_on(set, &pf, &host, "dl_plan_taskset", &p, &n);
 	if (err)
 		return err;
-	if (!pf) {
-		err = dl_platform_get(&host, 0);
-		pf = &host;
-	}
-	if (!err)
-		err = dl_plan_compute(p, n, pf, plan);
+	err = dl_plan_compute(p, n, pf, plan);
 	free(p);
 	return err;
 }
@@ -71,20 +67,15 @@ DL_EXPORT int dl_global_test_taskset(const struct dl_taskset *set, const struct 
 	size_t n;
 	int err;
 
-	if (res)
-		*res = NULL;
 	if (!res)
 		return dl_fail(-EINVAL, "dl_global_test_taskset: no result pointer given");
-	err = taskset_params(set, pf, "dl_global_test_taskset", &p, &n);
+	*res = NULL;
+	err = taskset_on(set, &pf, &host, "dl_global_test_taskset", &p, &n);
 	if (err)
 		return err;
-	if (!pf) {
-		err = dl_platform_get(&host, 0);
-		pf = &host;
-	}
-	if (!err && dl_reserved_check(pf->reserved, sizeof(pf->reserved), "struct dl_platform") < 0)
+	if (dl_reserved_check(pf->reserved, sizeof(pf->reserved), "struct dl_platform") < 0)
 		err = -EINVAL;
-	if (!err)
+	else
 		err = dl_global_test(p, n, pf->ncpus, pf->server.runtime ? &pf->server : NULL, res);
 	free(p);
 	return err;
