@@ -191,7 +191,9 @@ DL_EXPORT int dl_periodic_next(struct dl_periodic *pt, const struct dl_job **don
 	}
 	dl_book_end(&pt->book, end, &pt->last);
 	pt->last.cpu = cpu - pt->cpu0;
-	pt->last.overruns = __atomic_load_n(&xcpu_count, __ATOMIC_RELAXED) - pt->xcpu0;
+	/* The SIGXCPU count is the process's: a loop with no reservation
+	 * cannot have overrun, whatever other threads did. */
+	pt->last.overruns = pt->reserved ? __atomic_load_n(&xcpu_count, __ATOMIC_RELAXED) - pt->xcpu0 : 0;
 	record(pt, &pt->last);
 	if (done)
 		*done = &pt->last;
