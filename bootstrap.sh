@@ -6,7 +6,9 @@
 #  2. Fetches (never installs) the Debian kernel and busybox the VM suites
 #     boot in qemu, into tests/vm/cache/ (see tests/vm/fetch-kernel.sh),
 #     and builds there once the Debian 12 root file system with systemd
-#     that the systemd VM suites boot (tests/vm/fetch-systemd-rootfs.sh).
+#     that the systemd VM suites boot (tests/vm/fetch-systemd-rootfs.sh),
+#     and, as root, Debian 13's kernels, build root and systemd image
+#     (tests/vm/fetch-trixie.sh).
 #  3. Runs autoreconf and configure when needed, then make.
 #
 # It never installs a kernel package.  Extra arguments go to configure,
@@ -86,6 +88,11 @@ if ! tests/vm/fetch-kernel.sh; then
 fi
 if ! tests/vm/fetch-systemd-rootfs.sh; then
 	echo "bootstrap: could not build the systemd VM image; the systemd VM suites will skip and say why" >&2
+fi
+# Debian 13 (its 6.12 kernels, a build root with libcgroup 3, its systemd)
+# for the suites that build, test and boot the project there.
+if [ "$(id -u)" = 0 ] && ! tests/vm/fetch-trixie.sh; then
+	echo "bootstrap: could not fetch Debian 13; the Debian 13 suites will skip and say why" >&2
 fi
 
 if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then

@@ -99,7 +99,7 @@ static int remove_probe(const char *name, bool *said)
 	}
 	*said = true;
 	return dl_fail(err, "cannot rebuild the root domains: its probe cpuset /%s is left behind (%s): remove it with rmdir",
-		       name, strerror(-err));
+		       name, dl_cg_why(err));
 }
 
 /*
@@ -246,6 +246,6 @@ int dl_rd_rebuild_locked(void)
 	if (err == -ENOSPC)
 		return dl_fail(err, "cannot rebuild the root domains without changing them: every root domain has a single CPU (remove and recreate a partition)");
 	if (err)
-		return dl_fail(err, "cannot rebuild the root domains: %s", strerror(-err));
+		return dl_fail(err, "cannot rebuild the root domains: %s", dl_cg_why(err));
 	return 0;
 }

@@ -204,9 +204,9 @@ int dl_held_finish(pid_t pid, struct dl_held *sv, size_t n, const struct dl_para
 			st[k++].err = sv[i].err;
 		}
 		*status = st;
-		if (count)
-			*count = live;
 	}
+	if (count)
+		*count = live;
 	if (!nfailed)
 		return (int)live;
 	/* Explain the first failure; every one is in the status list. */

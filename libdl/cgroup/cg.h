@@ -16,6 +16,9 @@
  * only), its codes mapped to -errno. */
 int dl_cg_init(void);
 int dl_cg_errno(int ret);
+/* What a cgroup change's err says, for a message: strerror(), or, when
+ * libcgroup could not be loaded, why and what to install. */
+const char *dl_cg_why(int err);
 
 /* mount.c: the hierarchy. */
 int dl_cpuset_version(void); /* 1, 2, or a negative errno */

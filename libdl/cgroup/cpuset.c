@@ -1,7 +1,7 @@
 /*
  * cpuset.c: create, read, change and remove cpusets, on cgroup v1 and
- * v2, through their files.  Names are paths below the cpuset hierarchy's
- * root, e.g. "libdl/partition0".
+ * v2: read through their files, changed through libcgroup.  Names are
+ * paths below the cpuset hierarchy's root, e.g. "libdl/partition0".
  */
 #include <dirent.h>
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup/cg.h"
+#include "cgroup/cg-lib.h"
 
 int dl_cs_path(const char *name, const char *file, char *buf, size_t len)
 {
@@ -188,58 +188,111 @@ int dl_cs_walk(const char *name, dl_cs_visit *fn, void *arg)
 }
 
 /*
- * Made, written and removed straight through the cgroup files, as the
- * kernel documents them (cgroup-v1/cpusets.rst, cgroup-v2.rst): mkdir,
- * one write a value, rmdir.  Through libcgroup each
- * process paid cgroup_init() and every create chowned each new file to
- * the caller's real uid, work the kernel had done already (a cgroup's
- * files belong to its creator's fsuid) and, for a set-uid caller, a
- * hand-over of the cpuset to the user.  Its pitfalls go with it: mkdir
- * says EEXIST, a value that fails is the kernel's own errno.
+ * Every change goes through libcgroup: a cpuset made with its values
+ * (cgroup_create_cgroup, which writes them in the order given: the
+ * kernel wants cpus and mems before cpu_exclusive), a value changed
+ * (cgroup_modify_cgroup), a cpuset removed (cgroup_delete_cgroup_ext).
+ * Each is a failure site of the tests' fault injection (dl_fault).
+ *
+ * Left to itself libcgroup gives what it makes to the caller's real uid
+ * (cgroup_create_cgroup chowns to NO_UID_GID, which it reads as
+ * getuid()): a set-uid or capability-bearing caller would hand the
+ * cpuset to its user.  So everything is made root's explicitly, tasks and
+ * control files alike, the folder 0755 as the kernel makes it; the files
+ * keep the modes the kernel gives them (some are read-only).
  */
+struct cgroup *dl_cs_lcg(const char *name, struct cgroup_controller **ctrl)
+{
+	struct cgroup *cg = dl_cg.cgroup_new_cgroup(name && *name ? name : "/");
+	struct cgroup_controller *c = cg ? dl_cg.cgroup_add_controller(cg, "cpuset") : NULL;
+
+	if (!c) {
+		if (cg)
+			dl_cg.cgroup_free(&cg);
+		return NULL;
+	}
+	if (dl_cg.cgroup_set_uid_gid(cg, 0, 0, 0, 0) != 0) {
+		dl_cg.cgroup_free(&cg);
+		return NULL;
+	}
+	dl_cg.cgroup_set_permissions(cg, 0755, NO_PERMS, NO_PERMS);
+	if (ctrl)
+		*ctrl = c;
+	return cg;
+}
+
+/* A cgroup of the cpuset controller with the values kv[] to write: the
+ * struct libcgroup acts on.  -ENOMEM, or what libcgroup refused. */
+static int lcg_with(const char *name, const struct dl_kv *kv, size_t n, struct cgroup **out)
+{
+	struct cgroup_controller *c;
+	struct cgroup *cg = dl_cs_lcg(name, &c);
+
+	*out = NULL;
+	if (!cg)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		int ret = dl_cg.cgroup_add_value_string(c, kv[i].key, kv[i].value);
+
+		if (ret) {
+			dl_cg.cgroup_free(&cg);
+			return dl_cg_errno(ret);
+		}
+	}
+	*out = cg;
+	return 0;
+}
+
+static int remove_cg(struct cgroup *cg)
+{
+	/* Empty only: libcgroup would otherwise move the tasks to the
+	 * parent itself, and the callers put each back where it came from. */
+	return dl_cg_errno(dl_cg.cgroup_delete_cgroup_ext(cg, CGFLAG_DELETE_EMPTY_ONLY));
+}
+
 int dl_cs_create(const char *name, const struct dl_kv *kv, size_t n)
 {
-	char path[4096], file[4200];
-	int err = dl_cs_path(name, NULL, path, sizeof(path));
+	struct cgroup *cg;
+	int err = dl_cg_init();
 
-	if (!err)
-		err = dl_fault("create a cgroup");
 	if (err)
 		return err;
-	if (mkdir(path, 0755) < 0)
-		return -errno;
-	/* In the order given (the kernel wants cpus and mems before
-	 * cpu_exclusive); a value refused leaves nothing half-made. */
-	for (size_t i = 0; i < n && !err; i++)
-		if (!(err = dl_pathf(file, sizeof(file), "%s/%s", path, kv[i].key)) &&
-		    !(err = dl_fault(kv[i].key)))
-			err = dl_write_file(file, kv[i].value);
-	if (err)
-		rmdir(path);
+	/* libcgroup takes an existing folder for one it made. */
+	if (dl_cs_exists(name))
+		return -EEXIST;
+	if ((err = dl_fault("create a cgroup")) || (err = lcg_with(name, kv, n, &cg)))
+		return err;
+	err = dl_cg_errno(dl_cg.cgroup_create_cgroup(cg, 0));
+	/* A value the kernel refuses after the folder was made: libcgroup 3
+	 * removes the folder, 2.0.2 leaves it.  The tests make that happen
+	 * on purpose here too. */
+	if (!err)
+		err = dl_fault("a value of the cgroup made");
+	if (err && dl_cs_exists(name))
+		remove_cg(cg);
+	dl_cg.cgroup_free(&cg);
 	return err;
 }
 
 int dl_cs_write(const char *name, const char *key, const char *value)
 {
-	char path[4096];
-	int err = dl_cs_path(name, key, path, sizeof(path));
+	const struct dl_kv kv = { key, value };
+	struct cgroup *cg;
+	int err = dl_cg_init();
 
-	if (!err)
-		err = dl_fault(key);
-	return err ? err : dl_write_file(path, value);
+	if (err || (err = dl_fault(key)) || (err = lcg_with(name, &kv, 1, &cg)))
+		return err;
+	err = dl_cg_errno(dl_cg.cgroup_modify_cgroup(cg));
+	dl_cg.cgroup_free(&cg);
+	return err;
 }
 
-/* libcgroup 2.0.2 does not enable a controller in the root cgroup's own
- * cgroup.subtree_control (docs/kernel-notes.md, "libcgroup 2.0.2"): the
- * one file written by hand. */
+/* v2: "+cpuset" or "-cpuset" into the root cgroup's subtree_control,
+ * one more value libcgroup writes (the file is the root's, of no
+ * controller; libcgroup builds its path from the cpuset hierarchy's). */
 int dl_cs_root_subtree(const char *change)
 {
-	char path[4096];
-	int err = dl_cs_path("", "cgroup.subtree_control", path, sizeof(path));
-
-	if (!err)
-		err = dl_fault("cgroup.subtree_control");
-	return err ? err : dl_write_file(path, change);
+	return dl_cs_write("", "cgroup.subtree_control", change);
 }
 
 /* v2: write the partition type and read back what the kernel made of
@@ -250,7 +303,7 @@ int dl_cs_make_partition(const char *name, const char *type)
 	int err = dl_cs_write(name, "cpuset.cpus.partition", type);
 
 	if (err)
-		return dl_fail(err, "cannot make /%s a %s partition: %s", name, type, strerror(-err));
+		return dl_fail(err, "cannot make /%s a %s partition: %s", name, type, dl_cg_why(err));
 	err = dl_cs_read(name, "cpuset.cpus.partition", state, sizeof(state));
 	if (err)
 		return dl_fail(err, "cannot read back /%s's cpuset.cpus.partition", name);
@@ -271,12 +324,12 @@ int dl_cs_root_subtree_has(const char *ctrl)
 /* EBUSY while tasks or child cgroups are in it: the caller moves them. */
 int dl_cs_remove(const char *name)
 {
-	char path[4096];
-	int err = dl_cs_path(name, NULL, path, sizeof(path));
+	struct cgroup *cg;
+	int err = dl_cg_init();
 
-	if (!err)
-		err = dl_fault("remove a cgroup");
-	if (err)
+	if (err || (err = dl_fault("remove a cgroup")) || (err = lcg_with(name, NULL, 0, &cg)))
 		return err;
-	return rmdir(path) < 0 ? -errno : 0;
+	err = remove_cg(cg);
+	dl_cg.cgroup_free(&cg);
+	return err;
 }

@@ -1,7 +1,6 @@
 /*
- * libcgroup.c: libcgroup (which moves tasks, members.c), loaded and set up
- * once, and its error codes turned into negative errno at the library's
- * boundary.
+ * libcgroup.c: libcgroup, loaded and set up once, and its error codes
+ * turned into negative errno at the library's boundary.
  *
  * libcgroup 2.0.2 (Debian 12) returns positive codes from 50000;
  * cgroup_strerror() crashes on some of them and names others wrongly, so
@@ -11,6 +10,7 @@
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,18 +20,24 @@
 #include "cgroup/cg-lib.h"
 
 /*
- * libcgroup moves tasks (members.c, layout/move.c) and nothing else, so it is not
- * linked but loaded (dlopen) by the first task to move: mapping it and
- * the libpthread it needs at every start cost each program 0.3 ms on the
- * project's VM, 8% of a dl-run launch (bench/README, experiment 3),
- * for a call that a launch without --partition never makes.  It is
- * opened by the soname configure found in the libcgroup it built
- * against; its header still types every call (a call through dl_cg.x
- * has x's prototype).
+ * libcgroup makes, changes and removes every cgroup libdeadline changes,
+ * and moves tasks (cpuset.c, members.c, layout/move.c), but most programs
+ * that use libdeadline never call it: a launch (dl-run without
+ * --partition) or a status read changes no cgroup.  So it is not linked
+ * but loaded (dlopen) by the first change: mapping it and the libpthread
+ * it needs at every start cost each program 0.3 ms on the project's VM,
+ * 8% of a dl-run launch (bench/README, experiment 3), and its
+ * cgroup_init() another 1.4 ms (it clears an 800 KiB table).  It is
+ * opened by the soname of the libcgroup configure built against (2 or
+ * 3); its header still types every call (a call through dl_cg.x has x's
+ * prototype).  The ELF note below declares the dependency to the tools
+ * that read run-time loads (the dlopen metadata of
+ * https://systemd.io/ELF_DLOPEN_METADATA/), as libdeadline.pc's
+ * Requires.private does to pkg-config.
  */
-#ifndef LIBCGROUP_SONAME
-#define LIBCGROUP_SONAME "libcgroup.so.2"
-#endif
+DL_ELF_NOTE_DLOPEN(libcgroup, "[{\"feature\":\"cgroup\",\"description\":\"cpuset partitions and "
+			      "clusters: making, changing and removing cgroups, moving tasks\","
+			      "\"priority\":\"recommended\",\"soname\":[\"" LIBCGROUP_SONAME "\"]}]");
 
 struct dl_cg_lib dl_cg;
 
@@ -67,6 +73,14 @@ static void prefault_mount_table(void *h)
 	(void)madvise((void *)start, end - start, MADV_POPULATE_WRITE);
 }
 
+static void quiet(void *userdata, int level, const char *fmt, va_list ap)
+{
+	(void)userdata;
+	(void)level;
+	(void)fmt;
+	(void)ap;
+}
+
 static void cg_do_init(void)
 {
 	const char *soname = dl_test_hooks && dl_test_hooks->libcgroup ? dl_test_hooks->libcgroup
@@ -86,19 +100,41 @@ static void cg_do_init(void)
 	DL_CG_SYMBOLS(CG_SET)
 #undef CG_SET
 	prefault_mount_table(h);
+	/* Before cgroup_init(), which otherwise installs a logger that reads
+	 * CGROUP_LOGLEVEL from the environment (the caller's, in a
+	 * capability-bearing tool) and prints to standard output, into a
+	 * tool's results: libdeadline says what failed in its own words. */
+	dl_cg.cgroup_set_logger(quiet, CGROUP_LOG_ERROR, NULL);
 	cg_init_ret = dl_cg.cgroup_init();
 }
 
+/* Why libcgroup is missing, and what to install. */
+static const char *missing(char *buf, size_t len)
+{
+	snprintf(buf, len, "changing cgroups needs libcgroup, but " LIBCGROUP_SONAME " could not be loaded (%s): install the Debian package " LIBCGROUP_PACKAGE,
+		 cg_error);
+	return buf;
+}
+
 /* libcgroup loaded and set up; it reads the mount table once, and later
- * mounts are not seen.  ELIBACC (and why) when it cannot be loaded: no
- * cgroup write gives that errno, so callers can keep this message. */
+ * mounts are not seen (nor does libdeadline, cgroup/mount.c).  ELIBACC
+ * (and why) when it cannot be loaded: no cgroup write gives that errno,
+ * so callers can keep this message (dl_cg_why). */
 int dl_cg_init(void)
 {
+	char why[1024];
+
 	pthread_once(&cg_once, cg_do_init);
 	if (cg_error[0])
-		return dl_fail(-ELIBACC, "moving a task needs libcgroup, but " LIBCGROUP_SONAME " could not be loaded (%s): install the Debian package libcgroup2",
-			       cg_error);
+		return dl_fail(-ELIBACC, "%s", missing(why, sizeof(why)));
 	return cg_init_ret ? dl_cg_errno(cg_init_ret) : 0;
+}
+
+const char *dl_cg_why(int err)
+{
+	static __thread char why[1024];
+
+	return err == -ELIBACC && cg_error[0] ? missing(why, sizeof(why)) : strerror(-err);
 }
 
 int dl_cg_errno(int ret)

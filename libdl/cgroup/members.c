@@ -54,17 +54,6 @@ int dl_cs_tasks(const char *name, bool threads, pid_t **out, size_t *n)
 	return 0;
 }
 
-/* A libcgroup cgroup of the cpuset controller ("" or NULL: the root), to
- * move tasks into; NULL when out of memory. */
-struct cgroup *dl_cs_lcg(const char *name)
-{
-	struct cgroup *cg = dl_cg.cgroup_new_cgroup(name && *name ? name : "/");
-
-	if (cg && !dl_cg.cgroup_add_controller(cg, "cpuset"))
-		dl_cg.cgroup_free(&cg);
-	return cg;
-}
-
 int dl_cs_attach(const char *name, pid_t tid)
 {
 	struct cgroup *cg;
@@ -74,7 +63,7 @@ int dl_cs_attach(const char *name, pid_t tid)
 		err = dl_fault("move a task");
 	if (err)
 		return err;
-	cg = dl_cs_lcg(name);
+	cg = dl_cs_lcg(name, NULL);
 	if (!cg)
 		return -ENOMEM;
 	err = dl_cg_errno(dl_cg.cgroup_attach_task_pid(cg, tid));

@@ -126,9 +126,13 @@ int dl_sd_count(const char *cg, uint64_t *threads, uint64_t *deadline)
  * optional libraries; its headers still type every call (a call through
  * lib.sd_bus_x has sd_bus_x's prototype).  The soname has been
  * libsystemd.so.0 since libsystemd existed (systemd 209); the calls used
- * here are all in 221, the version configure asks for.
+ * here are all in 221, the version configure asks for.  The ELF note
+ * declares it (sys.h, DL_ELF_NOTE_DLOPEN).
  */
 #define LIBSYSTEMD_SONAME "libsystemd.so.0"
+DL_ELF_NOTE_DLOPEN(libsystemd, "[{\"feature\":\"systemd\",\"description\":\"cpuset partitions "
+				"made of systemd units on a systemd host (sd-bus)\",\"priority\":\"suggested\","
+				"\"soname\":[\"" LIBSYSTEMD_SONAME "\"]}]");
 
 #define SD_SYMBOLS(X) \
 	X(sd_bus_new) \
@@ -255,7 +259,7 @@ static int unit_name(char *buf, size_t len, const char *member)
  * a crash. */
 static int write_unit(const char *member, const dl_cpus_t *cpus, const dl_cpus_t *mems)
 {
-	char path[4096], c[4096], m[1024], text[10000];
+	char path[4096], c[4096], m[DL_CPUS_STRLEN], text[10000];
 	int n, err;
 
 	if ((err = dl_fault("a unit file")))
@@ -281,7 +285,7 @@ static int wait_cgroup(const char *cg, const dl_cpus_t *cpus)
 {
 	uint64_t until = dl_now_ns() + WAIT_MS * 1000000ULL;
 	dl_cpus_t now;
-	char a[256];
+	char a[DL_CPUS_STRLEN];
 
 	for (;;) {
 		if (dl_cs_cpus(cg, "cpuset.cpus", &now) == 0 && dl_cpus_equal(&now, cpus))
@@ -309,7 +313,7 @@ static int wait_gone(const char *cg)
 int dl_sd_check(const struct dl_layout *l)
 {
 	dl_cpus_t online, rest;
-	char a[256];
+	char a[DL_CPUS_STRLEN];
 	int err;
 
 	/* Before anything is changed: a create that cannot talk to systemd
@@ -409,7 +413,7 @@ int dl_sd_destroy(const struct dl_layout *l, struct dl_layout_result *res)
 		if (dl_cs_read(cg, "cpuset.cpus.partition", state, sizeof(state)) == 0 &&
 		    strcmp(state, "member") != 0 && (e = dl_cs_write(cg, "cpuset.cpus.partition", "member")) &&
 		    !err)
-			err = dl_fail(e, "cannot turn /%s back into a member: %s", cg, strerror(-e));
+			err = dl_fail(e, "cannot turn /%s back into a member: %s", cg, dl_cg_why(e));
 	}
 	if (err)
 		goto out;

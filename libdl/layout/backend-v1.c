@@ -21,7 +21,7 @@
 static int v1_conflict(const char *child, int depth, void *arg)
 {
 	const struct dl_cs_conflict *w = arg;
-	char c[256], o[256], name[1100];
+	char c[DL_CPUS_STRLEN], o[DL_CPUS_STRLEN], name[1100];
 	dl_cpus_t cpus;
 	bool excl;
 	int err = DL_CS_NEXT;
@@ -113,7 +113,7 @@ static int destroy_v1(const struct dl_layout *l, struct dl_layout_result *res)
 		err = dl_cs_write("", "cpuset.sched_load_balance", buf);
 		if (err)
 			return dl_fail(err, "cannot restore the root cpuset's sched_load_balance to %d: %s",
-				       l->root_lb, strerror(-err));
+				       l->root_lb, dl_cg_why(err));
 	}
 	for (int i = -1; i < (int)l->nparts; i++) {
 		dl_layout_cgroup(l, dl_layout_member(l, i, NULL), name, sizeof(name));
@@ -124,11 +124,11 @@ static int destroy_v1(const struct dl_layout *l, struct dl_layout_result *res)
 		dl_cs_write(name, "cpuset.sched_load_balance", "0");
 		e = dl_layout_remove_member(l, name, true, res);
 		if (e && !err)
-			err = dl_fail(e, "cannot remove cpuset /%s: %s", name, strerror(-e));
+			err = dl_fail(e, "cannot remove cpuset /%s: %s", name, dl_cg_why(e));
 	}
 	if (!err && dl_cs_exists(DL_LAYOUT_PARENT) && (e = dl_cs_remove(DL_LAYOUT_PARENT)))
 		err = dl_fail(e, "cannot remove cpuset /%s: %s (is there a cpuset in it that is not the layout's?)",
-			      DL_LAYOUT_PARENT, strerror(-e));
+			      DL_LAYOUT_PARENT, dl_cg_why(e));
 	return err;
 }
 

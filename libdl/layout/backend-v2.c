@@ -19,7 +19,7 @@
 int dl_v2_conflict(const char *child, int depth, void *arg)
 {
 	const struct dl_cs_conflict *w = arg;
-	char c[256], name[1100];
+	char c[DL_CPUS_STRLEN], name[1100];
 	dl_cpus_t cpus;
 
 	(void)depth;
@@ -60,7 +60,7 @@ static int enable_subtree(struct dl_layout *l)
 	err = dl_cs_root_subtree("+cpuset");
 	if (err)
 		return dl_fail(err, "cannot enable cpuset in the root cgroup's cgroup.subtree_control: %s",
-			       strerror(-err));
+			       dl_cg_why(err));
 	l->enabled_subtree = true;
 	return dl_layout_save(l);
 }
@@ -111,19 +111,19 @@ static int destroy_v2(const struct dl_layout *l, struct dl_layout_result *res)
 		 * from the root cgroup then). */
 		if (dl_cs_read(name, "cpuset.cpus.partition", state, sizeof(state)) == 0 &&
 		    strcmp(state, "member") != 0 && (e = dl_cs_write(name, "cpuset.cpus.partition", "member"))) {
-			err = dl_fail(e, "cannot turn /%s back into a member: %s", name, strerror(-e));
+			err = dl_fail(e, "cannot turn /%s back into a member: %s", name, dl_cg_why(e));
 			continue;
 		}
 		e = dl_layout_remove_member(l, name, false, res);
 		if (e && !err)
-			err = dl_fail(e, "cannot remove cgroup /%s: %s", name, strerror(-e));
+			err = dl_fail(e, "cannot remove cgroup /%s: %s", name, dl_cg_why(e));
 	}
 	if (!err && l->enabled_subtree && dl_cs_root_subtree_has("cpuset") == 1) {
 		/* Refused (EBUSY) while other cgroups use cpuset: theirs now. */
 		e = dl_cs_root_subtree("-cpuset");
 		if (e && e != -EBUSY)
 			err = dl_fail(e, "cannot disable cpuset in the root cgroup's cgroup.subtree_control, which create enabled: %s",
-				      strerror(-e));
+				      dl_cg_why(e));
 	}
 	return err;
 }

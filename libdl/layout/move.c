@@ -91,7 +91,7 @@ static int move_tasks(const char *from, const char *to, const struct dl_layout *
 				if (dest)
 					dl_cg.cgroup_free(&dest);
 				snprintf(dest_name, sizeof(dest_name), "%s", where);
-				dest = dl_cs_lcg(where);
+				dest = dl_cs_lcg(where, NULL);
 				if (!dest) {
 					err = -ENOMEM;
 					break;
@@ -118,7 +118,7 @@ static int move_tasks(const char *from, const char *to, const struct dl_layout *
 				 * may have named: escaped. */
 				err = dl_fail(e, "cannot move task %d from cpuset /%s to /%s: %s", (int)tids[i],
 					      dl_str_escape(from, f, sizeof(f)), dl_str_escape(where, t, sizeof(t)),
-					      strerror(-e));
+					      dl_cg_why(e));
 			}
 		}
 		free(tids);

@@ -686,11 +686,18 @@ DL_EXPORT int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_t
 	const struct rule *r;
 	struct dl_params norm;
 	struct caller c;
+	char scratch[1024];
 	uint64_t nthreads = 1;
 	int err;
 
-	if (!pol || !p || !why || len == 0)
-		return dl_fail(-EINVAL, "no policy, parameters or buffer");
+	if (!why || len == 0) {
+		/* No reason wanted: the verdict alone. */
+		why = scratch;
+		len = sizeof(scratch);
+	}
+	why[0] = '\0';
+	if (!pol || !p)
+		return dl_fail(-EINVAL, "dl_policy_check needs a policy and parameters");
 	if (!caller_of(&c, why, len))
 		return 0;
 	if (c.uid == 0) {

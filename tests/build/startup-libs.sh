@@ -1,10 +1,12 @@
 #!/bin/sh
 # What a start of libdeadline's programs loads: libsystemd is loaded only
 # by a call that talks to systemd (libdl/layout/backend-systemd.c), and
-# libcgroup only by the first task moved (libdl/cgroup/libcgroup.c), never at
-# start, so the library and the tools do not need them, and a launch
-# (dl-run) or a status read on a host without systemd never maps them.
-# TAP.
+# libcgroup only by the first cgroup change (libdl/cgroup/libcgroup.c),
+# never at start, so the library and the tools do not need them, and a
+# launch (dl-run) or a status read on a host without systemd never maps
+# them.  What they load is still declared: the library's and the tools'
+# .note.dlopen (https://systemd.io/ELF_DLOPEN_METADATA/) name the sonames
+# configure found, and libdeadline.pc requires libcgroup.  TAP.
 build=${top_builddir:-.}
 n=0
 fail=0
@@ -35,7 +37,7 @@ no_load() {
 		return 1
 	fi
 }
-echo "1..14"
+echo "1..22"
 lib=$(ls "$build"/libdl/.libs/libdeadline.so.*.*.* 2>/dev/null | head -n 1)
 for l in libsystemd libcgroup; do
 	check "libdeadline.so does not need $l" no_needed $l "$lib"
@@ -46,4 +48,27 @@ for l in libsystemd libcgroup; do
 done
 check "dl-run --check loads no libsystemd" no_load libsystemd "$build/tools/dl-run" --check -r 1ms -p 10ms
 check "dl-run --check loads no libcgroup" no_load libcgroup "$build/tools/dl-run" --check -r 1ms -p 10ms
+# The dlopen notes: a JSON string per library, its soname the one built for.
+cgso=$(sed -n 's/^#define LIBCGROUP_SONAME "\(.*\)"$/\1/p' "$build/config.h")
+notes() {
+	objcopy -O binary --only-section=.note.dlopen "$1" /dev/stdout 2>/dev/null | tr -c '[:print:]' '\n'
+}
+has_note() { # FILE SONAME FEATURE
+	text=$(notes "$1" | grep '^\[')
+	printf '%s\n' "$text" | grep "\"feature\":\"$3\"" | grep -q "\"soname\":\[\"$2\"\]" ||
+		{ printf '%s\n' "$text" | sed "s|^|# $1's .note.dlopen: |"; return 1; }
+}
+check "libdeadline.so declares $cgso in its .note.dlopen" has_note "$lib" "$cgso" cgroup
+check "dl-part declares $cgso in its .note.dlopen" has_note "$build/tools/dl-part" "$cgso" cgroup
+check "dl-run declares $cgso in its .note.dlopen" has_note "$build/tools/dl-run" "$cgso" cgroup
+if grep -q '^#define HAVE_LIBSYSTEMD 1' "$build/config.h"; then
+	check "libdeadline.so declares libsystemd.so.0 in its .note.dlopen" has_note "$lib" libsystemd.so.0 systemd
+	check "dl-part declares libsystemd.so.0 in its .note.dlopen" has_note "$build/tools/dl-part" libsystemd.so.0 systemd
+else
+	check "built without libsystemd: no note of it" sh -c "! objdump -s -j .note.dlopen '$lib' | grep -q systemd"
+	check "built without libsystemd: dl-part has no note of it" sh -c "! objdump -s -j .note.dlopen '$build/tools/dl-part' | grep -q systemd"
+fi
+check "the note is of the type the spec gives (0x407c0c0a, owner FDO)" sh -c "readelf -n '$lib' | grep -A1 '^Displaying notes found in: .note.dlopen' >/dev/null && readelf -n '$lib' | grep -q 'FDO.*0x407c0c0a\|FDO.*FDO_DLOPEN'"
+check "libdeadline.pc requires libcgroup (privately)" grep -q '^Requires.private:.* libcgroup' "$build/libdl/libdeadline.pc"
+check "libdeadline.pc requires libcap (privately)" grep -q '^Requires.private:.*libcap' "$build/libdl/libdeadline.pc"
 exit 0

@@ -56,6 +56,28 @@ static char *tool_for(enum who who, const char *name)
 	return strdup(path);
 }
 
+/*
+ * The rows' files (tests/cli/data), staged where every user of the rows
+ * can read them: the checkout may be in a folder only root reads (a home
+ * directory), and a plain user's dl-load must fail or pass on the row's
+ * own merits, not on the checkout's modes.  @SRC@ in a row is this copy.
+ */
+static char staged[4200];
+
+static void stage_data(void)
+{
+	const char *src = getenv("top_srcdir");
+	char from[4200], dir[4200];
+
+	snprintf(from, sizeof(from), "%s/tests/cli/data", src && *src ? src : ".");
+	snprintf(staged, sizeof(staged), "%s/src", bindir);
+	snprintf(dir, sizeof(dir), "%s/tests/cli", staged);
+	if (tl_run((char *[]){ "/bin/mkdir", "-p", dir, NULL }, NULL, 0, NULL, 0) ||
+	    tl_run((char *[]){ "/bin/cp", "-R", from, dir, NULL }, NULL, 0, NULL, 0) ||
+	    tl_run((char *[]){ "/bin/chmod", "-R", "u=rwX,go=rX", staged, NULL }, NULL, 0, NULL, 0))
+		tl_skip_all("cannot stage %s in %s", from, staged);
+}
+
 static void install_copies(void)
 {
 	static const char *tools[] = { "dl-run", "dl-part", "dl-stat", "dl-load" };
@@ -73,6 +95,7 @@ static void install_copies(void)
 		free(plain);
 		free(cap);
 	}
+	stage_data();
 }
 
 static void remove_copies(void)
@@ -82,14 +105,13 @@ static void remove_copies(void)
 }
 
 /* \s blank, \t tab, \e empty, \xNN a byte; a leading @SRC@ is the
- * source tree. */
+ * staged copy of the source tree's files (stage_data). */
 static char *unescape(const char *in)
 {
-	const char *src = getenv("top_srcdir");
 	char *o = malloc(strlen(in) + 4096 + 1), *p = o;
 
 	if (strncmp(in, "@SRC@", 5) == 0) {
-		p += sprintf(p, "%.4000s", src && *src ? src : ".");
+		p += sprintf(p, "%.4000s", staged);
 		in += 5;
 	}
 

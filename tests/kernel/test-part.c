@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -67,6 +68,19 @@ static int dl_part(char *const args[])
 	return tl_run_tool("dl-part", args, out, sizeof(out), err, sizeof(err));
 }
 #define DL_PART(...) dl_part((char *[]){ __VA_ARGS__, NULL })
+
+/* The test build of dl-part (tests/lib/hooks.c: LIBDL_TEST_* apply). */
+static int dl_part_test(char *const args[])
+{
+	char *argv[32] = { (char *)tl_test_tool("dl-part") };
+	int i = 1;
+
+	for (; *args && i < 31; args++)
+		argv[i++] = *args;
+	argv[i] = NULL;
+	return tl_run(argv, out, sizeof(out), err, sizeof(err));
+}
+#define DL_PART_TEST(...) dl_part_test((char *[]){ __VA_ARGS__, NULL })
 
 /* Destroy whatever layout a test left and put the root's balancing back.
  * Runs before every test (a failed test leaves what it made), after the
@@ -403,8 +417,19 @@ END_TEST
 START_TEST(test_move_without_libcgroup)
 {
 	char *argv[] = { (char *)tl_test_tool("dl-run"), "--partition", "rt", "-r", "1ms", "-p", "10ms", "--", "/bin/true", NULL };
-	char snap[16384];
+	char snap[16384], now[16384];
 	int rc;
+
+	/* A create without libcgroup: refused, saying what to install, and
+	 * nothing made. */
+	tl_cpuset_snapshot(snap, sizeof(snap));
+	setenv("LIBDL_TEST_LIBCGROUP", "libdl-no-such-libcgroup.so.2", 1);
+	rc = DL_PART_TEST("create", "--partition", "rt=0", "--no-move");
+	unsetenv("LIBDL_TEST_LIBCGROUP");
+	ck_assert_msg(rc == 1, "dl-part made cpusets without libcgroup: %s", out);
+	ck_assert_msg(strstr(err, "changing cgroups needs libcgroup, but") && strstr(err, "could not be loaded") &&
+		      strstr(err, "install the Debian package " LIBCGROUP_PACKAGE), "%s", err);
+	assert_unchanged("a create without libcgroup");
 
 	ck_assert_msg(DL_PART("create", "--partition", "rt=0", "--no-move") == 0, "%s", err);
 	tl_cpuset_snapshot(snap, sizeof(snap));
@@ -412,15 +437,11 @@ START_TEST(test_move_without_libcgroup)
 	rc = tl_run(argv, out, sizeof(out), err, sizeof(err));
 	unsetenv("LIBDL_TEST_LIBCGROUP");
 	ck_assert_msg(rc != 0, "dl-run moved without libcgroup: %s", out);
-	ck_assert_msg(strstr(err, "moving a task needs libcgroup, but") && strstr(err, "could not be loaded") &&
-		      strstr(err, "libdl-no-such-libcgroup.so.2") && strstr(err, "install the Debian package libcgroup2"),
-		      "%s", err);
-	{
-		char now[16384];
-
-		tl_cpuset_snapshot(now, sizeof(now));
-		ck_assert_msg(strcmp(now, snap) == 0, "the refused move changed the cpusets:\n%s\n%s", snap, now);
-	}
+	ck_assert_msg(strstr(err, "changing cgroups needs libcgroup, but") && strstr(err, "could not be loaded") &&
+		      strstr(err, "libdl-no-such-libcgroup.so.2") &&
+		      strstr(err, "install the Debian package " LIBCGROUP_PACKAGE), "%s", err);
+	tl_cpuset_snapshot(now, sizeof(now));
+	ck_assert_msg(strcmp(now, snap) == 0, "the refused move changed the cpusets:\n%s\n%s", snap, now);
 	/* The same move with libcgroup there works. */
 	ck_assert_msg(tl_run(argv, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
 	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
@@ -463,6 +484,33 @@ START_TEST(test_unprivileged)
 	ck_assert_msg(strstr(err, "changing cpusets needs root"), "%s", err);
 	tl_run((char *[]){ "/bin/rm", "-rf", copy, NULL }, NULL, 0, NULL, 0);
 	assert_unchanged("an unprivileged create");
+}
+END_TEST
+
+/* Everything a layout makes is root's, whoever the real user of the
+ * root process that makes it: libcgroup would give it to the real uid
+ * (NO_UID_GID), which for a set-uid caller is the user's. */
+static int owned_by_other(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)type;
+	(void)ftw;
+	if (st->st_uid != 0 || st->st_gid != 0) {
+		fprintf(stderr, "%s: uid %u gid %u\n", path, (unsigned)st->st_uid, (unsigned)st->st_gid);
+		return 1;
+	}
+	return 0;
+}
+
+START_TEST(test_made_as_root_whatever_the_real_user)
+{
+	char *argv[] = { "/usr/bin/setpriv", "--ruid=nobody", "--rgid=nogroup", "--keep-groups", (char *)tl_tool("dl-part"),
+			 "create", "--partition", "0", "--no-move", NULL };
+
+	ck_assert_msg(tl_run(argv, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(nftw(CPUSET "/libdl", owned_by_other, 16, FTW_PHYS) == 0,
+		      "a file of the layout is not root's (see above)");
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+	assert_unchanged("a layout made with another real user");
 }
 END_TEST
 
@@ -796,6 +844,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_destroy_after_cgroups_removed);
 	tcase_add_test(tc, test_move_without_libcgroup);
 	tcase_add_test(tc, test_unprivileged);
+	tcase_add_test(tc, test_made_as_root_whatever_the_real_user);
 	tcase_add_test(tc, test_rollback_from_every_step);
 	tcase_add_test(tc, test_destroy_after_kill_at_every_step);
 	tcase_add_test(tc, test_admitted_bandwidth_must_fit);

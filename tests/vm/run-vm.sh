@@ -27,6 +27,16 @@
 #   --file SRC:DEST   copy SRC (a file or a folder) to the guest's absolute
 #                     path DEST; a DEST ending in / gets SRC's name
 #                     (repeatable)
+#   --kernel NAME     boot another of the cache's kernels: debian13 (Debian
+#                     13's 6.12 LTS) or debian13-rt (its PREEMPT_RT build),
+#                     as tests/vm/fetch-trixie.sh fetches them; default
+#                     Debian 12's 6.1 (LIBDL_VM_KERNEL overrides both)
+#   --rootfs NAME     with --systemd: boot debian13 (Debian 13's systemd,
+#                     fetch-trixie.sh) instead of Debian 12's
+#   --sysroot DIR     the --bin programs and --lib libraries come from the
+#                     root file system DIR (built there, for that system's
+#                     libraries): ldd and ldconfig run in DIR (chroot, so
+#                     root), and libraries are copied from DIR
 #   --smp N           CPUs (default 2)
 #   --mem MB          memory (default 512)
 #   --append TEXT     more kernel command-line arguments
@@ -111,6 +121,9 @@ shq() {
 
 v2=no
 sysd=no
+kname=""
+rootfs=""
+sysroot=""
 timeout=300
 smp=2
 mem=""
@@ -133,6 +146,9 @@ while [ $# -gt 0 ]; do
 	--bin) need_arg "$@"; bins="$bins$2$nl"; shift ;;
 	--lib) need_arg "$@"; libs="$libs$2$nl"; shift ;;
 	--file) need_arg "$@"; files="$files$2$nl"; shift ;;
+	--kernel) need_arg "$@"; kname=$2; shift ;;
+	--rootfs) need_arg "$@"; rootfs=$2; shift ;;
+	--sysroot) need_arg "$@"; sysroot=$2; shift ;;
 	--smp) need_arg "$@"; smp=$2; shift ;;
 	--mem) need_arg "$@"; mem=$2; shift ;;
 	--append) need_arg "$@"; append="$append $2"; shift ;;
@@ -173,8 +189,23 @@ if ! [ -r "$cache/vmlinuz" ] || ! [ -x "$cache/busybox" ]; then
 	fi
 fi
 
-image=$cache/systemd-rootfs.cpio.gz
-if [ "$sysd" = yes ] && ! [ -s "$image" ]; then
+# fetch-trixie.sh PART, when the cache lacks what was asked for.
+need_trixie() {
+	[ -s "$1" ] && return 0
+	say "no $1: running fetch-trixie.sh $2"
+	LIBDL_VM_CACHE=$cache "$here/fetch-trixie.sh" "$2" >&2
+	[ -s "$1" ] || skip "no $1 (tests/vm/fetch-trixie.sh $2 could not fetch it; it needs root)"
+}
+
+case $rootfs in
+'') image=$cache/systemd-rootfs.cpio.gz ;;
+debian13) image=$cache/trixie/systemd.cpio.gz ;;
+*) hard "unknown --rootfs $rootfs: give debian13" ;;
+esac
+[ -z "$rootfs" ] || [ "$sysd" = yes ] || hard "--rootfs needs --systemd"
+if [ "$sysd" = yes ] && [ -n "$rootfs" ]; then
+	need_trixie "$image" systemd
+elif [ "$sysd" = yes ] && ! [ -s "$image" ]; then
 	say "no systemd root file system in $cache: running fetch-systemd-rootfs.sh"
 	LIBDL_VM_CACHE=$cache "$here/fetch-systemd-rootfs.sh" >&2
 	[ -s "$image" ] ||
@@ -182,9 +213,22 @@ if [ "$sysd" = yes ] && ! [ -s "$image" ]; then
 fi
 
 # The uncompressed kernel boots in half the time under TCG (fetch-kernel.sh).
-kernel=${LIBDL_VM_KERNEL:-$cache/vmlinuz}
-[ -z "${LIBDL_VM_KERNEL:-}" ] && [ -r "$cache/vmlinux" ] && kernel=$cache/vmlinux
+case $kname in
+'')
+	kernel=$cache/vmlinuz
+	[ -r "$cache/vmlinux" ] && kernel=$cache/vmlinux
+	;;
+debian13) kernel=$cache/trixie/generic/vmlinuz; need_trixie "$kernel" kernels ;;
+debian13-rt) kernel=$cache/trixie/rt/vmlinuz; need_trixie "$kernel" kernels ;;
+*) hard "unknown --kernel $kname: give debian13 or debian13-rt" ;;
+esac
+kernel=${LIBDL_VM_KERNEL:-$kernel}
 [ -r "$kernel" ] || skip "cannot read the kernel $kernel"
+if [ -n "$sysroot" ]; then
+	[ -d "$sysroot" ] || hard "--sysroot $sysroot: no such folder"
+	[ "$(id -u)" = 0 ] || skip "--sysroot needs root (ldd runs in the root file system, chroot)"
+	sysroot=$(cd "$sysroot" && pwd)
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/libdl-vm.XXXXXX") || hard "cannot create a temporary folder"
 qpid=""
@@ -271,12 +315,22 @@ gpath() {
 	printf '%s\n' "$1"
 }
 
-# Copy one file to the same absolute path in the guest (following symlinks).
+# Copy one file (of the --sysroot, if given) to the same absolute path in
+# the guest, following symlinks.
 put() {
 	g=$(gpath "$1")
 	[ -e "$root$g" ] && return 0
-	if ! mkdir -p "$root${g%/*}" || ! cp -L "$1" "$root$g"; then
-		hard "cannot copy $1 into the guest"
+	if ! mkdir -p "$root${g%/*}" || ! cp -L "$sysroot$1" "$root$g"; then
+		hard "cannot copy $sysroot$1 into the guest"
+	fi
+}
+
+# ldd of a file (a --sysroot's, run there).
+ldd_of() {
+	if [ -n "$sysroot" ]; then
+		chroot "$sysroot" ldd "${1#"$sysroot"}"
+	else
+		ldd "$1"
 	fi
 }
 
@@ -319,8 +373,18 @@ add_bin() {
 	rm -f "$bindir/$name"
 	cp -L "$real" "$bindir/$name" || hard "cannot copy $real into the guest"
 	chmod +x "$bindir/$name"
+	if [ -n "$sysroot" ]; then
+		case $f in
+		"$sysroot"/*) ;;
+		*) hard "--bin $f is not in the --sysroot $sysroot" ;;
+		esac
+		is_ltwrapper "$f" && hard "--bin $f: a libtool wrapper cannot be run in the --sysroot"
+		runner=ldd_of
+	else
+		runner="$runner ldd"
+	fi
 	# shellcheck disable=SC2086
-	if ! out=$($runner ldd "$f" 2>&1); then
+	if ! out=$($runner "$f" 2>&1); then
 		case $out in
 		*"not a dynamic executable"* | *"statically linked"*) return 0 ;;
 		*) hard "ldd $f failed: $out" ;;
@@ -344,7 +408,7 @@ copy_libs() {
 			if [ "$sysd" = yes ]; then
 				# Services started by systemd get no LD_LIBRARY_PATH.
 				mkdir -p "$root/usr/lib/x86_64-linux-gnu" &&
-					cp -L "$lib" "$root/usr/lib/x86_64-linux-gnu/" ||
+					cp -L "$sysroot$lib" "$root/usr/lib/x86_64-linux-gnu/" ||
 					hard "cannot copy $lib into the guest"
 				continue
 			fi
@@ -358,12 +422,18 @@ copy_libs() {
 	done
 }
 
-# add_lib SONAME: the host's library of that name, and what it needs.
+# add_lib SONAME: the library of that name (the host's, or the
+# --sysroot's), and what it needs.
 add_lib() {
-	path=$(ldconfig -p 2>/dev/null | sed -n "s/^[[:space:]]*$1 (libc6,x86-64[^)]*) => \(.*\)$/\1/p" | head -n 1)
-	[ -n "$path" ] && [ -f "$path" ] || hard "--lib $1: the host's loader knows no such library (ldconfig -p)"
+	if [ -n "$sysroot" ]; then
+		path=$(chroot "$sysroot" ldconfig -p 2>/dev/null)
+	else
+		path=$(ldconfig -p 2>/dev/null)
+	fi
+	path=$(printf '%s\n' "$path" | sed -n "s/^[[:space:]]*$1 (libc6,x86-64[^)]*) => \(.*\)$/\1/p" | head -n 1)
+	[ -n "$path" ] && [ -f "$sysroot$path" ] || hard "--lib $1: the loader knows no such library (ldconfig -p${sysroot:+ in $sysroot})"
 	put "$path"
-	out=$(ldd "$path" 2>&1) || hard "ldd $path failed: $out"
+	out=$(ldd_of "$sysroot$path" 2>&1) || hard "ldd $path failed: $out"
 	copy_libs "--lib $1" "$out"
 }
 

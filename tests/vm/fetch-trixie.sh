@@ -1,0 +1,186 @@
+#!/bin/sh
+# fetch-trixie.sh: fetch (never install) what the Debian 13 suites need,
+# into the cache, once: Debian 13's kernels, a build root to compile and
+# test the project in with Debian 13's compiler and libraries (libcgroup
+# 3), and a root file system with Debian 13's systemd for the VMs.
+#
+# Usage: tests/vm/fetch-trixie.sh [kernels|build|systemd]...   (default: all)
+#
+# Environment:
+#   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
+#
+# Leaves in $LIBDL_VM_CACHE/trixie/:
+#   generic/vmlinuz, generic/config   the 6.12 LTS kernel linux-image-amd64
+#                                     names (boot/ of its package)
+#   rt/vmlinuz, rt/config             the PREEMPT_RT one (linux-image-rt-amd64)
+#   build/                            a root file system (a folder, for
+#                                     chroot) with gcc, autotools and every
+#                                     -dev and test package bootstrap.sh
+#                                     installs on the host, Debian 13's
+#   systemd.cpio.gz                   a minimal system with systemd as PID 1,
+#                                     libcgroup3, libcap2 and rt-app, as a
+#                                     gzip'd cpio that run-vm.sh --systemd
+#                                     --rootfs trixie boots as the initramfs
+#   kernels.stamp, build.stamp        what each was made from (package
+#                                     versions), so a cache stays explained
+#
+# Debian 13 is reached by suite name through the mirror this host's apt
+# already uses (apt-get indextargets names it): a private apt
+# configuration under the cache downloads the kernels (apt-get download,
+# dpkg-deb -x: installing a kernel would rewrite the host's boot setup),
+# and mmdebstrap builds the two root file systems.  Nothing of the host's
+# apt setup is changed.  Needs root (mmdebstrap --mode=root, the chroot's
+# files owned by root), as bootstrap.sh runs it.
+#
+# Exit status: 0 when the cache holds what was asked (at once when it
+# already does); 1 with one line on stderr saying why otherwise.
+set -eu
+
+me=fetch-trixie.sh
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${LIBDL_VM_CACHE:-$here/cache}
+out=$cache/trixie
+suite=trixie
+
+die() {
+	echo "$me: $*" >&2
+	exit 1
+}
+
+want_kernels=no want_build=no want_systemd=no
+[ $# -eq 0 ] && set -- kernels build systemd
+for w in "$@"; do
+	case $w in
+	kernels) want_kernels=yes ;;
+	build) want_build=yes ;;
+	systemd) want_systemd=yes ;;
+	*) die "unknown part \"$w\": give kernels, build or systemd" ;;
+	esac
+done
+have() { [ -s "$out/$1" ] || [ -d "$out/$1" ]; }
+[ $want_kernels = no ] || { have generic/vmlinuz && have rt/vmlinuz; } || need=1
+[ $want_build = no ] || have build.stamp || need=1
+[ $want_systemd = no ] || have systemd.cpio.gz || need=1
+[ -n "${need:-}" ] || exit 0
+
+[ "$(id -u)" = 0 ] || die "fetching Debian 13 needs root (apt as root, mmdebstrap --mode=root)"
+for tool in apt-get apt-cache dpkg-deb mmdebstrap cpio gzip; do
+	command -v "$tool" >/dev/null 2>&1 || die "$tool not found: bootstrap.sh installs it"
+done
+mkdir -p "$out" 2>/dev/null || die "cannot create the cache folder $out"
+work=$(mktemp -d "$cache/.trixie.XXXXXX") || die "cannot create a temporary folder in $cache"
+trap 'rm -rf "$work"' EXIT
+trap 'exit 1' HUP INT TERM
+
+# The mirror of this host's Debian: the one its own suite comes from.
+mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
+	awk '$2 !~ /-/ { print $1; exit }')
+[ -n "$mirror" ] || die "apt names no Debian mirror (apt-get indextargets): is this Debian?"
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+[ -r "$keyring" ] || die "no $keyring: install the Debian package debian-archive-keyring"
+source="deb [signed-by=$keyring] $mirror $suite main"
+
+# Debian 13's kernels, downloaded through an apt of our own.
+fetch_kernels() {
+	a=$work/apt
+	mkdir -p "$a/lists/partial" "$a/archives/partial" "$a/etc/parts" "$a/etc/prefs"
+	echo "$source" >"$a/etc/sources.list"
+	: >"$a/status"
+	cat >"$a/apt.conf" <<EOF
+Dir::Etc::sourcelist "$a/etc/sources.list";
+Dir::Etc::sourceparts "$a/etc/parts";
+Dir::Etc::preferencesparts "$a/etc/prefs";
+Dir::State::Lists "$a/lists";
+Dir::State::status "$a/status";
+Dir::Cache "$a";
+Dir::Cache::archives "$a/archives";
+APT::Sandbox::User "root";
+EOF
+	export APT_CONFIG="$a/apt.conf"
+	apt-get update -q >"$work/update.log" 2>&1 ||
+		die "apt-get update of Debian 13 failed: $(grep -E '^(E|W):' "$work/update.log" | head -n 1)"
+	for flavour in generic rt; do
+		meta=linux-image-amd64
+		[ $flavour = rt ] && meta=linux-image-rt-amd64
+		pkg=$(apt-cache depends "$meta" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
+		[ -n "$pkg" ] || die "apt-cache depends $meta names no kernel in Debian 13"
+		(cd "$work" && apt-get download -q "$pkg") >"$work/download.log" 2>&1 ||
+			die "apt-get download $pkg failed: $(grep -E '^(E|W):' "$work/download.log" | head -n 1)"
+		rm -rf "$work/x" && mkdir "$work/x"
+		dpkg-deb -x "$work/$pkg"_*.deb "$work/x" || die "dpkg-deb -x of $pkg failed"
+		mkdir -p "$work/k/$flavour"
+		cp "$work"/x/boot/vmlinuz-* "$work/k/$flavour/vmlinuz"
+		cp "$work"/x/boot/config-* "$work/k/$flavour/config"
+		echo "$flavour $pkg $(dpkg-deb -f "$work/$pkg"_*.deb Version)" >>"$work/k/kernels.stamp"
+		rm -f "$work/$pkg"_*.deb
+	done
+	unset APT_CONFIG
+	rm -rf "$out/generic" "$out/rt"
+	mv "$work/k/generic" "$work/k/rt" "$out/"
+	mv -f "$work/k/kernels.stamp" "$out/kernels.stamp"
+}
+
+# mmdebstrap of Debian 13 with packages, unpacked into $2.
+debootstrap() {
+	variant=$1 dest=$2 pkgs=$3
+	if ! mmdebstrap --variant="$variant" --include="$pkgs" \
+		--dpkgopt='path-exclude=/usr/share/doc/*' \
+		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
+		--dpkgopt='path-exclude=/usr/share/locale/*' \
+		--mode=root "$suite" "$work/rootfs.tar" "$source" >"$work/mmdebstrap.log" 2>&1; then
+		why=$(grep -E '^E:' "$work/mmdebstrap.log" | head -n 1)
+		die "mmdebstrap $suite failed${why:+: $why}"
+	fi
+	mkdir -p "$dest"
+	tar -C "$dest" -xf "$work/rootfs.tar" || die "cannot unpack the mmdebstrap tarball"
+	rm -f "$work/rootfs.tar"
+	rm -rf "$dest"/var/cache/apt/archives/*.deb
+}
+
+# What the project needs to build and run make check there: the Debian 13
+# names of what bootstrap.sh installs on the host.
+build_pkgs=build-essential,autoconf,automake,libtool,pkg-config,libcgroup-dev,libcap-dev,check,libsystemd-dev,bash-completion,libcap2-bin,util-linux,procps,valgrind,binutils,abigail-tools,groff-base,file
+
+fetch_build() {
+	debootstrap buildd "$work/build" "$build_pkgs"
+	# Files made in the chroot for tests: like the host, root's /tmp.
+	chmod 1777 "$work/build/tmp"
+	chroot "$work/build" dpkg-query -W -f '${Package} ${Version}\n' libcgroup-dev gcc libc6 check \
+		>"$work/build/.libdl-build.stamp"
+	rm -rf "$out/build"
+	mv "$work/build" "$out/build"
+	mv -f "$out/build/.libdl-build.stamp" "$out/build.stamp"
+}
+
+# The VMs' system: systemd as PID 1, and what the tools load at run time.
+systemd_pkgs=systemd,systemd-sysv,udev,procps,util-linux,libcgroup3,libcap2,libsystemd0,rt-app
+
+fetch_systemd() {
+	debootstrap minbase "$work/sys" "$systemd_pkgs"
+	r=$work/sys
+	rm -rf "$r"/usr/share/man/* "$r"/usr/share/zoneinfo/*
+	# A VM with no terminal: nothing waits on a console or a timer.
+	ln -sf /dev/null "$r/etc/systemd/system/serial-getty@ttyS0.service"
+	ln -sf /dev/null "$r/etc/systemd/system/getty@tty1.service"
+	rm -rf "$r/etc/systemd/system/getty.target.wants" "$r/etc/systemd/system/timers.target.wants"
+	: >"$r/etc/machine-id"
+	echo libdl-vm >"$r/etc/hostname"
+	: >"$r/etc/fstab"
+	rm -rf "$r"/var/lib/apt/lists/*
+	(cd "$r" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$work/image" ||
+		die "cannot pack the root file system"
+	mv -f "$work/image" "$out/systemd.cpio.gz"
+}
+
+if [ $want_kernels = yes ] && ! { have generic/vmlinuz && have rt/vmlinuz; }; then
+	fetch_kernels
+	echo "$me: Debian 13's kernels in $out: $(cut -d' ' -f2 "$out/kernels.stamp" | tr '\n' ' ')"
+fi
+if [ $want_build = yes ] && ! have build.stamp; then
+	fetch_build
+	echo "$me: a Debian 13 build root in $out/build ($(du -sm "$out/build" | cut -f1) MB): $(tr '\n' ' ' <"$out/build.stamp")"
+fi
+if [ $want_systemd = yes ] && ! have systemd.cpio.gz; then
+	fetch_systemd
+	echo "$me: Debian 13 with systemd packed into $out/systemd.cpio.gz ($(du -m "$out/systemd.cpio.gz" | cut -f1) MB)"
+fi
