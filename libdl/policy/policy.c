@@ -615,17 +615,18 @@ static void rule_text(const struct dl_policy *pol, const struct rule *r, char *b
 }
 
 /*
- * The verdict for the caller c on nthreads threads of request p (already
- * normalized), the threads of rp replaced: 1 allowed, 0 refused, with
- * why; the deciding rule in *rule.  Negative: an error listing threads.
+ * The verdict on request p (normalized) alone, before any thread is
+ * counted: the rule that decides (*rule), its subject, the flags, one
+ * reservation's charge and the period.  1 allowed so far, 0 refused with
+ * why.
  */
-static int judge(const struct dl_policy *pol, const struct caller *c, const struct dl_params *p,
-		 uint64_t nthreads, const struct replaced *rp, const struct rule **rule, char *why, size_t len)
+static int judge_request(const struct dl_policy *pol, const struct caller *c, const struct dl_params *p,
+			 const struct rule **rule, char *why, size_t len)
 {
 	const struct rule *r = NULL;
-	char rt[512], a[32], b[32], d[32];
-	uint64_t bw, cost, held;
-	int err, m;
+	char rt[512], a[32], b[32];
+	uint64_t bw, cost;
+	int m;
 
 	for (size_t i = 0; i < pol->n && !r; i++) {
 		m = matches(pol, &pol->rules[i], c, why, len);
@@ -666,9 +667,24 @@ static int judge(const struct dl_policy *pol, const struct caller *c, const stru
 			 dl_time_format(p->period, a, sizeof(a)), dl_time_format(r->min_period, b, sizeof(b)), rt);
 		return 0;
 	}
-	err = user_bw(c->uid, rp, &held);
+	return 1;
+}
+
+/*
+ * The verdict on the user's sum under rule r: what the user's threads
+ * hold (but the threads of rp, replaced) and nthreads reservations of p.
+ * 1 allowed, 0 refused, with why; negative: an error listing threads.
+ */
+static int judge_sum(const struct dl_policy *pol, const struct rule *r, uid_t uid, const struct dl_params *p,
+		     uint64_t nthreads, const struct replaced *rp, char *why, size_t len)
+{
+	uint64_t cost = charge(p, dl_params_bw(p)), held;
+	char rt[512], a[32], b[32], d[32];
+	int err = user_bw(uid, rp, &held);
+
 	if (err)
 		return err;
+	rule_text(pol, r, rt, sizeof(rt));
 	if (held + nthreads * cost > r->max_user) {
 		snprintf(why, len, "refused: your deadline threads hold %s of a CPU, and %s more would pass the %s allowed in all by %s",
 			 dl_bw_format((int64_t)held, a, sizeof(a)), dl_bw_format((int64_t)(nthreads * cost), b, sizeof(b)),
@@ -715,7 +731,8 @@ DL_EXPORT int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_t
 			nthreads = n;
 		free(tids);
 	}
-	return judge(pol, &c, &norm, nthreads, &rp, &r, why, len);
+	err = judge_request(pol, &c, &norm, &r, why, len);
+	return err <= 0 ? err : judge_sum(pol, r, c.uid, &norm, nthreads, &rp, why, len);
 }
 
 /* The threads a request names, each held (bw/bw.h): the calling thread
@@ -787,6 +804,7 @@ DL_EXPORT int dl_policy_set(const struct dl_policy *pol, pid_t pid, bool all_thr
 	struct dl_turn turn;
 	struct replaced rp;
 	struct caller c;
+	char scratch[1024];
 	uint64_t total;
 	size_t n = 0, live = 0;
 	int err;
@@ -795,8 +813,14 @@ DL_EXPORT int dl_policy_set(const struct dl_policy *pol, pid_t pid, bool all_thr
 		*status = NULL;
 	if (count)
 		*count = 0;
-	if (!pol || !p || !why || len == 0 || pid < 0)
-		return dl_fail(-EINVAL, "no policy, parameters or buffer, or a negative pid");
+	if (!why || len == 0) {
+		/* No reason wanted: the verdict alone. */
+		why = scratch;
+		len = sizeof(scratch);
+	}
+	why[0] = '\0';
+	if (!pol || !p || pid < 0)
+		return dl_fail(-EINVAL, "dl_policy_set needs a policy and parameters, and a pid of 0 or more");
 	if (!caller_of(&c, why, len))
 		return 0;
 	if (c.uid == 0)
@@ -804,8 +828,13 @@ DL_EXPORT int dl_policy_set(const struct dl_policy *pol, pid_t pid, bool all_thr
 	err = dl_params_normalize(p, &norm);
 	if (err)
 		return err;
-	/* From the check to the count after the change, the user's only
-	 * change: what the check saw is what is changed. */
+	/* What the rules say of the request itself, first: a user they
+	 * refuse learns nothing of the threads named. */
+	err = judge_request(pol, &c, &norm, &r, why, len);
+	if (err <= 0)
+		return err;
+	/* From the sum to the count after the change, the user's only
+	 * change: what the sum saw is what is changed. */
 	err = dl_turn_take(&turn);
 	if (err)
 		return err;
@@ -815,7 +844,7 @@ DL_EXPORT int dl_policy_set(const struct dl_policy *pol, pid_t pid, bool all_thr
 	for (size_t i = 0; i < n; i++)
 		live += !h[i].gone;
 	rp = (struct replaced){ .held = h, .n = n };
-	err = judge(pol, &c, &norm, live, &rp, &r, why, len);
+	err = judge_sum(pol, r, c.uid, &norm, live, &rp, why, len);
 	if (err <= 0)
 		goto out;
 	/* Only the threads held and checked: one started since waits for the
