@@ -14,8 +14,8 @@
  * What a reservation is charged is what it can take: its bandwidth, or
  * with SCHED_FLAG_RECLAIM the most a reclaiming task may run, a CPU's
  * whole deadline share (docs/kernel-notes.md, "SCHED_FLAG_RECLAIM lets a
- * task run far past its reservation"), and reclaiming needs a rule that
- * allows it.  The user is one uid (a caller whose real and effective ids
+ * task run far past its reservation"), and reclaiming, like the
+ * utilization clamps, needs a rule that allows it.  The user is one uid (a caller whose real and effective ids
  * differ is refused), and the threads charged to them are the ones the
  * owner rule lets them change: real or effective uid theirs.  A user or
  * group that cannot be looked up fails closed.  dl_policy_set() makes
@@ -69,18 +69,20 @@ struct dl_policy {
 #define DEFAULT_MAX_USER (DL_BW_UNIT / 2)
 #define DEFAULT_MIN_PERIOD 1000000ULL
 
-/* The flags a reservation may carry only when its rule allows them:
- * reclaim alone.  Reset-on-fork and overrun-signal give a task nothing of
- * others', and the utilization clamps nothing at all to a deadline task
- * (the kernel lets any user set them on their own threads, and the
- * deadline class does not use them): those need no rule. */
+/* The flags a reservation may carry only when its rule allows them.
+ * Reclaim lets a task run far past its reservation.  The utilization
+ * clamps ask the kernel for CPU frequency rather than time: the deadline
+ * class does not apply them, but they stay on the thread when it leaves
+ * the class, so what a privileged program sets on a user's behalf is the
+ * administrator's to allow.  Reset-on-fork and overrun-signal give a
+ * task nothing of others': those need no rule. */
 static const struct {
 	const char *name;
 	uint64_t flag;
 } rule_flags[] = {
 	{ "reclaim", DL_FLAG_RECLAIM },
+	{ "util-clamp", DL_FLAG_UTIL_CLAMP_MIN | DL_FLAG_UTIL_CLAMP_MAX },
 };
-#define RULE_FLAGS DL_FLAG_RECLAIM
 
 /* allow-flags=NAME[,NAME...] */
 static int parse_flags(const char *s, uint64_t *flags, char *bad, size_t len)
@@ -190,7 +192,7 @@ static int parse_rule(struct dl_policy *pol, char *line, int lineno)
 			char bad[40];
 
 			if (parse_flags(eq, &r.flags, bad, sizeof(bad)) < 0)
-				return perr(pol->origin, lineno, "allow-flags=%.32s: \"%s\" is not a flag a rule allows (reclaim; reset-on-fork, overrun-signal and the utilization clamps need no rule)",
+				return perr(pol->origin, lineno, "allow-flags=%.32s: \"%s\" is not a flag a rule allows (reclaim, util-clamp; reset-on-fork and overrun-signal need no rule)",
 					    eq, bad);
 			continue;
 		}
@@ -603,14 +605,19 @@ static void rule_text(const struct dl_policy *pol, const struct rule *r, char *b
 		snprintf(buf, len, "%s, line %d (%s %s%s)", pol->origin, r->line, r->allow ? "allow" : "deny",
 			 r->subject == ALL ? "all" : r->subject == USER ? "user " : "group ", r->name);
 	if (r->allow) {
+		const char *sep = ", allow-flags ";
 		size_t used = strlen(buf);
 
 		used += (size_t)snprintf(buf + used, len - used, ": max-task %s, max-user %s, min-period %s",
 					 dl_bw_format((int64_t)r->max_task, t, sizeof(t)),
 					 dl_bw_format((int64_t)r->max_user, u, sizeof(u)),
 					 dl_time_format(r->min_period, pstr, sizeof(pstr)));
-		if (used < len && (r->flags & RULE_FLAGS))
-			snprintf(buf + used, len - used, ", allow-flags reclaim");
+		for (size_t i = 0; i < ARRAY_SIZE(rule_flags) && used < len; i++) {
+			if (!(r->flags & rule_flags[i].flag))
+				continue;
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", sep, rule_flags[i].name);
+			sep = ",";
+		}
 	}
 }
 
@@ -649,6 +656,12 @@ static int judge_request(const struct dl_policy *pol, const struct caller *c, co
 	if ((p->flags & DL_FLAG_RECLAIM) && !(r->flags & DL_FLAG_RECLAIM)) {
 		snprintf(why, len, "refused: the reclaim flag (SCHED_FLAG_RECLAIM) lets a reservation run up to %s of a CPU, whatever its runtime, and %s does not allow it: the administrator allows it with allow-flags=reclaim (dl-run.conf(5))",
 			 dl_bw_format((int64_t)reclaim_cap(), a, sizeof(a)), rt);
+		return 0;
+	}
+	if ((p->flags & (DL_FLAG_UTIL_CLAMP_MIN | DL_FLAG_UTIL_CLAMP_MAX)) &&
+	    (r->flags & (DL_FLAG_UTIL_CLAMP_MIN | DL_FLAG_UTIL_CLAMP_MAX)) == 0) {
+		snprintf(why, len, "refused: %s does not allow the utilization clamps (--util-min, --util-max): the administrator allows them with allow-flags=util-clamp (dl-run.conf(5))",
+			 rt);
 		return 0;
 	}
 	bw = dl_params_bw(p);

@@ -477,6 +477,29 @@ START_TEST(test_reclaim_needs_a_rule)
 END_TEST
 
 /*
+ * The utilization clamps need a rule too: refused by the built-in policy
+ * before the kernel is asked; with allow-flags=util-clamp, passed to the
+ * kernel (which sets them, or says it has no clamping).
+ */
+START_TEST(test_util_clamp_needs_a_rule)
+{
+	bool have = access("/proc/sys/kernel/sched_util_clamp_min", F_OK) == 0;
+	int rc;
+
+	rc = as_nobody((char *[]){ dlrun_pol, "--util-max", "512", "-r", "1ms", "-p", "100ms", "--", "/bin/true", NULL });
+	ck_assert_msg(rc == 1 && strstr(err, "does not allow the utilization clamps") &&
+		      strstr(err, "allow-flags=util-clamp"), "rc %d: %s", rc, err);
+	write_policy("allow user nobody allow-flags=util-clamp\n", 0644);
+	rc = as_nobody((char *[]){ dlrun_pol, "--util-min", "100", "--util-max", "512", "-r", "1ms", "-p", "100ms", "--",
+				   "/bin/true", NULL });
+	if (have)
+		ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	else
+		ck_assert_msg(rc == 1 && !strstr(err, "refused") && strstr(err, "CONFIG_UCLAMP_TASK"), "rc %d: %s", rc, err);
+}
+END_TEST
+
+/*
  * The policy charges the threads the owner rule lets the user change: a
  * process whose effective uid is the user's (its real uid root's) is
  * theirs to set, so its reservation counts toward max-user.
@@ -1049,6 +1072,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_policy_file);
 	tcase_add_test(tc, test_escaped_names);
 	tcase_add_test(tc, test_reclaim_needs_a_rule);
+	tcase_add_test(tc, test_util_clamp_needs_a_rule);
 	tcase_add_test(tc, test_charged_by_the_owner_rule);
 	tcase_add_test(tc, test_group_lookups_fail_closed);
 	tcase_add_test(tc, test_only_checked_threads_are_set);
