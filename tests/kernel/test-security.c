@@ -617,14 +617,16 @@ END_TEST
 /*
  * --all-threads sets the threads it checked, and no other.  The target's
  * second thread waits until the first is a deadline thread (dl-run has
- * checked, and is setting), stops that dl-run with SIGSTOP, as its user
- * may, starts 20 threads (reset-on-fork lets a deadline thread), and lets
- * dl-run go on.  The policy allows the two threads there were; the
- * process must never hold more, as the kernel reports it, sampled while
- * dl-run works.
+ * checked, and is setting), then starts 20 threads (reset-on-fork lets a
+ * deadline thread): in one try after stopping that dl-run with SIGSTOP,
+ * as its user may, and letting it go on; in the next while dl-run runs,
+ * one every 200 us, so that they land wherever dl-run's timing puts
+ * them.  The policy allows the two threads there were; the process must
+ * never hold more, as the kernel reports it, sampled while dl-run works.
  */
 static pid_t spawner_main;
 static int spawner_pipe[2];
+static bool spawner_stops;
 
 static void *idle_thread(void *arg)
 {
@@ -647,14 +649,19 @@ static void *spawner(void *arg)
 	pthread_attr_setstacksize(&a, 65536);
 	while (policy_of(spawner_main) != DL_SCHED_DEADLINE && dl_now_ns() < until)
 		;
-	kill(dlrun_pid, SIGSTOP);
+	if (spawner_stops)
+		kill(dlrun_pid, SIGSTOP);
 	for (int i = 0; i < 20; i++) {
 		pthread_t t;
 
 		pthread_create(&t, &a, idle_thread, NULL);
+		if (!spawner_stops)
+			usleep(200);
 	}
-	usleep(20000);
-	kill(dlrun_pid, SIGCONT);
+	if (spawner_stops) {
+		usleep(20000);
+		kill(dlrun_pid, SIGCONT);
+	}
 	for (;;)
 		pause();
 	return NULL;
@@ -704,10 +711,13 @@ START_TEST(test_only_checked_threads_are_set)
 
 	snprintf(file, sizeof(file), "%s/out", dir);
 	write_policy("allow user nobody max-task=0.01 max-user=0.005\n", 0644);
-	for (int round = 0; round < 3; round++) {
-		pid_t target = spawning_process(), run;
+	for (int round = 0; round < 12; round++) {
+		pid_t target, run;
 		uint64_t most = 0;
 		int n, most_n = 0;
+
+		spawner_stops = round % 2 == 0;
+		target = spawning_process();
 
 		snprintf(pid, sizeof(pid), "%d", (int)target);
 		run = start_as(nobody, nogroup, NULL, 0, NULL, 0,
@@ -731,8 +741,8 @@ START_TEST(test_only_checked_threads_are_set)
 		process_bw(target, &n);
 		tl_kill(target);
 		tl_settle();
-		ck_assert_msg(most <= limit, "round %d: %d deadline threads, %.4f of a CPU, past max-user=0.005: %s",
-			      round, most_n, (double)most / DL_BW_UNIT, err);
+		ck_assert_msg(most <= limit, "round %d (%s): %d deadline threads, %.4f of a CPU, past max-user=0.005: %s",
+			      round, spawner_stops ? "dl-run stopped" : "not stopped", most_n, (double)most / DL_BW_UNIT, err);
 		ck_assert_msg(n == 2, "round %d: %d threads set, not the 2 checked: %s", round, n, err);
 	}
 }
