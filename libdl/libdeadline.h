@@ -152,13 +152,17 @@ int dl_set_process(pid_t pid, const struct dl_params *p, unsigned int flags,
 /* Who may reserve how much through a program that holds CAP_SYS_NICE
  * for its users (dl-run.conf(5), dl_policy_read(3)).  A missing file is
  * the built-in default.  dl_policy_check(): 1 allowed, 0 refused, why
- * says why; for the calling process's real user, for pid (0: the calling
- * thread) or every thread of it. */
+ * says why; for the calling process's user, for pid (0: the calling
+ * thread) or every thread of it.  dl_policy_set(): the check and the
+ * change as one step of the user's (1 set, 0 refused, or a negative
+ * errno with nothing changed), on the threads it checked. */
 struct dl_policy;
 int dl_policy_read(const char *path, struct dl_policy **pol);
 int dl_policy_parse(const char *text, size_t len, const char *origin, struct dl_policy **pol);
 int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_threads,
 		    const struct dl_params *p, char *why, size_t len);
+int dl_policy_set(const struct dl_policy *pol, pid_t pid, bool all_threads, const struct dl_params *p,
+		  struct dl_thread_status **status, size_t *count, char *why, size_t len);
 void dl_policy_free(struct dl_policy *pol);
 
 /* Explanations: why a request failed, from the system as it is now. */

@@ -282,9 +282,13 @@ static int check_partitions(bool print)
 		if (!why)
 			continue;
 		bad++;
-		if (print)
+		if (print) {
+			char cg[1100], state[520];
+
 			printf("INVALID: partition %s (/%s): %s; it reads \"%s\": run dl-part destroy, then create again\n",
-			       p->name, p->cgroup, why, p->state);
+			       p->name, dl_str_escape(p->cgroup, cg, sizeof(cg)), why,
+			       dl_str_escape(p->state, state, sizeof(state)));
+		}
 	}
 	dl_layout_free(l);
 	free(info);

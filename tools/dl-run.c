@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "json-writer.h"
@@ -341,7 +342,8 @@ static int check(const struct dl_run *ctl)
 	return ret && pol ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
-/* A caller that is not root: the policy first (dl-run.conf(5)). */
+/* A caller that is not root, placing a task in a partition: the policy
+ * first (dl-run.conf(5)); joining a partition needs root anyway. */
 static void enforce_policy(const struct dl_run *ctl)
 {
 	char why[1024], text[256];
@@ -355,6 +357,77 @@ static void enforce_policy(const struct dl_run *ctl)
 	if (ret == 0)
 		die(EXIT_FAILURE, "will not set SCHED_DEADLINE (%s): %s",
 		    params_text(&ctl->params, text, sizeof(text)), why);
+}
+
+/* The threads of a failed --all-threads that the kernel refused, each
+ * explained; then the failure.  why is the library's message, saved before
+ * dl_explain() can set another. */
+static void all_threads_failed(const struct dl_run *ctl, const struct dl_thread_status *st, size_t n,
+			       bool owned, const char *why)
+{
+	char text[256];
+
+	for (size_t i = 0; i < n; i++) {
+		char one[1024];
+
+		if (!st[i].err || (st[i].err == -EPERM && owned))
+			continue;
+		dl_explain(st[i].err, st[i].tid, &ctl->params, one, sizeof(one));
+		warnx_("thread %d of pid %d failed: %s", (int)st[i].tid, (int)ctl->pid, one);
+	}
+	warnx_("cannot set SCHED_DEADLINE on the threads of pid %d (%s): %s", (int)ctl->pid,
+	       params_text(&ctl->params, text, sizeof(text)), why);
+}
+
+/*
+ * --all-threads holds each thread by a descriptor of its /proc directory
+ * until its change is final (dl_set_process(3)): a process of more
+ * threads than the soft limit of open files allows needs the hard one.
+ */
+static void files_for_threads(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/*
+ * A caller that is not root: the policy's check and the change as one step
+ * of the user's (dl_policy_set(3)), on the threads that were checked;
+ * pid 0 is dl-run itself, before the exec.
+ */
+static int set_by_policy(const struct dl_run *ctl)
+{
+	struct dl_thread_status *st = NULL;
+	char why[1024], text[256];
+	size_t n = 0;
+	int ret;
+
+	params_text(&ctl->params, text, sizeof(text));
+	ret = dl_policy_set(ctl->policy, ctl->pid, ctl->all_threads, &ctl->params, &st, &n, why, sizeof(why));
+	if (ret == 0)
+		die(EXIT_FAILURE, "will not set SCHED_DEADLINE (%s): %s", text, why);
+	if (ret < 0) {
+		snprintf(why, sizeof(why), "%s", dl_errmsg());
+		if (ctl->pid && ctl->all_threads)
+			all_threads_failed(ctl, st, n, true, why);
+		else if (ctl->pid)
+			warnx_("cannot set SCHED_DEADLINE on pid %d (%s): %s", (int)ctl->pid, text, why);
+		else
+			warnx_("cannot set SCHED_DEADLINE (%s): %s", text, why);
+		free(st);
+		return EXIT_FAILURE;
+	}
+	if (ctl->verbose && st)
+		for (size_t i = 0; i < n; i++)
+			report(st[i].tid);
+	else if (ctl->verbose)
+		report(ctl->pid);
+	free(st);
+	return EXIT_SUCCESS;
 }
 
 static int set_pid(const struct dl_run *ctl)
@@ -385,18 +458,8 @@ static int set_pid(const struct dl_run *ctl)
 	if (err < 0) {
 		char why[1024];
 
-		/* Before dl_explain() below can set another message. */
 		snprintf(why, sizeof(why), "%s", dl_errmsg());
-
-		for (size_t i = 0; i < n; i++) {
-			char one[1024];
-
-			if (!st[i].err || (st[i].err == -EPERM && (flags & DL_PROC_OWNED)))
-				continue;
-			dl_explain(st[i].err, st[i].tid, &ctl->params, one, sizeof(one));
-			warnx_("thread %d of pid %d failed: %s", (int)st[i].tid, (int)ctl->pid, one);
-		}
-		warnx_("cannot set SCHED_DEADLINE on the threads of pid %d (%s): %s", (int)ctl->pid, text, why);
+		all_threads_failed(ctl, st, n, flags & DL_PROC_OWNED, why);
 		free(st);
 		return EXIT_FAILURE;
 	}
@@ -441,20 +504,30 @@ int main(int argc, char **argv)
 		dl_policy_free(ctl.policy);
 		return ret;
 	}
-	enforce_policy(&ctl);
-	if (ctl.pid) {
-		ret = set_pid(&ctl);
+	if (ctl.all_threads)
+		files_for_threads();
+	if (ctl.policy && !ctl.place) {
+		/* The user's turn: check, change, count again (dl_policy_set). */
+		ret = set_by_policy(&ctl);
 		dl_policy_free(ctl.policy);
-		return ret;
+		if (ctl.pid || ret != EXIT_SUCCESS)
+			return ret;
+	} else {
+		/* Root, or a partition (which only root may join). */
+		enforce_policy(&ctl);
+		if (ctl.pid) {
+			ret = set_pid(&ctl);
+			dl_policy_free(ctl.policy);
+			return ret;
+		}
+		dl_policy_free(ctl.policy);
+		/* Into the partition's cpuset first, then the reservation there. */
+		if ((ctl.place ? dl_part_set(ctl.place, 0, &ctl.params) : dl_set(0, &ctl.params)) < 0)
+			die(EXIT_FAILURE, "cannot set SCHED_DEADLINE (%s): %s",
+			    params_text(&ctl.params, text, sizeof(text)), dl_errmsg());
+		if (ctl.verbose)
+			report(0);
 	}
-	dl_policy_free(ctl.policy);
-
-	/* Into the partition's cpuset first, then the reservation there. */
-	if ((ctl.place ? dl_part_set(ctl.place, 0, &ctl.params) : dl_set(0, &ctl.params)) < 0)
-		die(EXIT_FAILURE, "cannot set SCHED_DEADLINE (%s): %s",
-		    params_text(&ctl.params, text, sizeof(text)), dl_errmsg());
-	if (ctl.verbose)
-		report(0);
 	if (dl_caps_drop() < 0)
 		die(EXIT_FAILURE, "will not run %s: %s", ctl.command[0], dl_errmsg());
 	execvp(ctl.command[0], ctl.command);

@@ -78,6 +78,31 @@ const char *tool_text(const char *msg, char *buf, size_t len)
 	return buf;
 }
 
+/* Every byte a terminal could take for a command (a control character,
+ * DEL, and the bytes above, which 8-bit terminals read as C1 controls)
+ * as \xNN, in place.  Messages name things users chose (cgroups, files,
+ * threads): the library escapes those it knows of, and this is the last
+ * line for the rest.  Backslashes stay, so escaped text is unchanged. */
+static void escape_controls(char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	char out[4096];
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p && o + 5 < sizeof(out); p++) {
+		if (*p >= 0x20 && *p < 0x7f) {
+			out[o++] = (char)*p;
+			continue;
+		}
+		out[o++] = '\\';
+		out[o++] = 'x';
+		out[o++] = hex[*p >> 4];
+		out[o++] = hex[*p & 15];
+	}
+	out[o] = '\0';
+	snprintf(s, len, "%s", out);
+}
+
 /* One message, one write: messages of processes that share a stderr
  * (a script's, a log's) never interleave. */
 static void vmsg(const char *fmt, va_list ap)
@@ -89,6 +114,7 @@ static void vmsg(const char *fmt, va_list ap)
 		n = 0;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	tool_text(msg, buf + n, sizeof(buf) - (size_t)n - 1);
+	escape_controls(buf + n, sizeof(buf) - (size_t)n - 1);
 	n = (int)strlen(buf);
 	buf[n++] = '\n';
 	fwrite(buf, 1, (size_t)n, stderr);

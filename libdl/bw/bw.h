@@ -10,6 +10,32 @@
 
 #include "cgroup/cg.h"
 
+/* set.c: threads held from their check to their rollback, each by a
+ * descriptor of its /proc directory (a thread's id goes to another thread
+ * once it exits; the descriptor does not).  dl_held_open: 0, or -ESRCH
+ * (gone) or -EMFILE; with DL_PROC_OWNED a thread that is not the caller's
+ * is marked foreign.  dl_held_set: p on it, its old attributes kept.
+ * dl_held_restore: every one set put back, newest first, when it is
+ * still alive and (DL_PROC_OWNED) still the caller's.  dl_held_finish:
+ * the status list, and on a failure the first one explained and (without
+ * DL_PROC_PARTIAL) the rest restored: the count of live threads or the
+ * negative errno.  dl_held_close: the descriptors, and h itself. */
+struct dl_held {
+	pid_t tid;
+	int fd;
+	int err;      /* 0, or why it was not set */
+	bool foreign; /* refused: not the caller's */
+	bool set;     /* changed: restore it on rollback */
+	bool gone;    /* exited meanwhile: not reported */
+	struct dl_sched_attr old;
+};
+int dl_held_open(pid_t pid, pid_t tid, unsigned int flags, struct dl_held *h);
+void dl_held_set(struct dl_held *h, const struct dl_params *p, unsigned int flags);
+void dl_held_restore(struct dl_held *h, size_t n, unsigned int flags);
+int dl_held_finish(pid_t pid, struct dl_held *h, size_t n, const struct dl_params *p, unsigned int flags,
+		   struct dl_thread_status **status, size_t *count);
+void dl_held_close(struct dl_held *h, size_t n);
+
 /* explain.c: dl_explain's text as the failure message of err. */
 int dl_explain_set_failure(int err, pid_t tid, const struct dl_params *p);
 

@@ -275,6 +275,9 @@ DL_EXPORT int dl_snapshot(pid_t pid, struct dl_task **tasks, size_t *ntasks,
 	if (nrds)
 		*nrds = 0;
 	err = dl_rd_spans(&spans, &nspans);
+	/* A cpuset tree too deep to follow: the walk said where. */
+	if (err == -ELOOP || err == -ENAMETOOLONG)
+		return dl_fail_ctx(err, "cannot work out the root domains");
 	if (err)
 		return dl_fail(err, "cannot work out the root domains: %s", strerror(-err));
 	/* Every root domain's bandwidth needs every task, whatever the filter. */

@@ -49,17 +49,86 @@ DL_EXPORT int dl_set_owned(pid_t tid, const struct dl_params *p)
 	return err;
 }
 
-/* What a thread had before dl_set_process() changed it. */
-struct saved {
-	pid_t tid;
-	int err;
-	bool foreign; /* refused: not the caller's (DL_PROC_OWNED) */
-	bool set;  /* we changed it: restore it on rollback */
-	bool gone; /* exited during the walk: not reported */
-	struct dl_sched_attr old;
-};
+/*
+ * A thread is held from its check to its rollback by a descriptor of its
+ * /proc directory: its id may go to another thread once it exits, the
+ * descriptor stops answering instead.  A rollback so restores only the
+ * threads that are still alive and, for DL_PROC_OWNED, still the
+ * caller's.
+ */
+int dl_held_open(pid_t pid, pid_t tid, unsigned int flags, struct dl_held *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->tid = tid;
+	h->fd = dl_thread_open(pid, tid);
+	if (h->fd < 0) {
+		h->gone = true;
+		return h->fd;
+	}
+	if ((flags & DL_PROC_OWNED) && !dl_owner_is_caller(h->fd)) {
+		h->err = -EPERM;
+		h->foreign = true;
+	}
+	return 0;
+}
 
-static bool seen(const struct saved *s, size_t n, pid_t tid)
+void dl_held_set(struct dl_held *h, const struct dl_params *p, unsigned int flags)
+{
+	struct dl_sched_attr attr;
+
+	if (h->gone || h->err)
+		return;
+	h->err = dl_sys_getattr(h->tid, &h->old);
+	if (!h->err) {
+		dl_attr_from_params(&attr, p);
+		h->err = dl_sys_setattr(h->tid, &attr);
+	}
+	if (!h->err && (flags & DL_PROC_OWNED) && dl_owner_after(h->fd, h->tid, p) < 0)
+		h->err = -ESRCH; /* not ours to keep or restore */
+	if (h->err == -ESRCH) {
+		h->gone = true;
+		h->err = 0;
+	}
+	h->set = !h->err && !h->gone;
+}
+
+void dl_held_restore(struct dl_held *h, size_t n, unsigned int flags)
+{
+	if (dl_test_hooks && dl_test_hooks->before_restore)
+		dl_test_hooks->before_restore();
+	for (size_t i = n; i-- > 0;) {
+		struct dl_params old;
+
+		if (!h[i].set)
+			continue;
+		h[i].set = false;
+		/* Exited: its reservation went with it, and its id may be
+		 * another thread's now.  No longer the caller's (it changed its
+		 * uid): not the caller's to change back. */
+		if (!dl_thread_alive(h[i].fd) || ((flags & DL_PROC_OWNED) && !dl_owner_is_caller(h[i].fd)))
+			continue;
+		if (h[i].old.sched_policy != DL_SCHED_DEADLINE) {
+			dl_sys_leave(h[i].tid, &h[i].old);
+			continue;
+		}
+		dl_sys_setattr(h[i].tid, &h[i].old);
+		/* Exited between the check and the call: a thread that took its
+		 * id and is not the caller's loses what was meant for ours. */
+		dl_params_from_attr(&old, &h[i].old);
+		if (flags & DL_PROC_OWNED)
+			dl_owner_after(h[i].fd, h[i].tid, &old);
+	}
+}
+
+void dl_held_close(struct dl_held *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (h[i].fd >= 0)
+			close(h[i].fd);
+	free(h);
+}
+
+static bool seen(const struct dl_held *s, size_t n, pid_t tid)
 {
 	for (size_t i = 0; i < n; i++)
 		if (s[i].tid == tid)
@@ -67,44 +136,9 @@ static bool seen(const struct saved *s, size_t n, pid_t tid)
 	return false;
 }
 
-static void set_one(pid_t pid, struct saved *s, const struct dl_params *p, unsigned int flags)
-{
-	struct dl_sched_attr attr;
-	int fd = -1;
-
-	if (flags & DL_PROC_OWNED) {
-		fd = dl_thread_open(pid, s->tid);
-		if (fd < 0) {
-			s->gone = true;
-			return;
-		}
-		if (dl_owner_check(fd, s->tid) < 0) {
-			s->err = -EPERM;
-			s->foreign = true;
-			close(fd);
-			return;
-		}
-	}
-	s->err = dl_sys_getattr(s->tid, &s->old);
-	if (!s->err) {
-		dl_attr_from_params(&attr, p);
-		s->err = dl_sys_setattr(s->tid, &attr);
-	}
-	if (fd >= 0) {
-		if (!s->err && dl_owner_after(fd, s->tid, p) < 0)
-			s->err = -ESRCH; /* not ours to keep or restore */
-		close(fd);
-	}
-	if (s->err == -ESRCH) {
-		s->gone = true;
-		s->err = 0;
-	}
-	s->set = !s->err && !s->gone;
-}
-
 /* One pass over /proc/PID/task; returns how many new threads it found. */
 static int set_pass(pid_t pid, const struct dl_params *p, unsigned int flags,
-		    struct saved **sv, size_t *n, size_t *cap)
+		    struct dl_held **sv, size_t *n, size_t *cap)
 {
 	pid_t *tids;
 	size_t count;
@@ -119,7 +153,7 @@ static int set_pass(pid_t pid, const struct dl_params *p, unsigned int flags,
 			continue;
 		if (*n == *cap) {
 			size_t ncap = *cap ? *cap * 2 : 16;
-			struct saved *ns = realloc(*sv, ncap * sizeof(**sv));
+			struct dl_held *ns = realloc(*sv, ncap * sizeof(**sv));
 
 			if (!ns) {
 				free(tids);
@@ -128,34 +162,74 @@ static int set_pass(pid_t pid, const struct dl_params *p, unsigned int flags,
 			*sv = ns;
 			*cap = ncap;
 		}
-		memset(&(*sv)[*n], 0, sizeof(**sv));
-		(*sv)[*n].tid = tid;
-		set_one(pid, &(*sv)[(*n)++], p, flags);
+		err = dl_held_open(pid, tid, flags, &(*sv)[(*n)++]);
+		if (err == -EMFILE) {
+			free(tids);
+			return err;
+		}
+		dl_held_set(&(*sv)[*n - 1], p, flags);
 		found++;
 	}
 	free(tids);
 	return found;
 }
 
-static void restore(struct saved *sv, size_t n)
+int dl_held_finish(pid_t pid, struct dl_held *sv, size_t n, const struct dl_params *p, unsigned int flags,
+		   struct dl_thread_status **status, size_t *count)
 {
-	for (size_t i = n; i-- > 0;) {
-		if (!sv[i].set)
+	struct dl_thread_status *st = NULL;
+	struct dl_held *first = NULL;
+	size_t live = 0, nfailed = 0, k = 0;
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		if (sv[i].gone)
 			continue;
-		if (sv[i].old.sched_policy == DL_SCHED_DEADLINE)
-			dl_sys_setattr(sv[i].tid, &sv[i].old);
-		else
-			dl_sys_leave(sv[i].tid, &sv[i].old);
+		live++;
+		if (sv[i].err && nfailed++ == 0)
+			first = &sv[i];
 	}
+	if (live == 0)
+		return dl_fail(-ESRCH, "process %d exited", (int)pid);
+	if (status) {
+		st = calloc(live, sizeof(*st));
+		if (!st) {
+			dl_held_restore(sv, n, flags);
+			return dl_fail(-ENOMEM, "out of memory");
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (sv[i].gone)
+				continue;
+			st[k].tid = sv[i].tid;
+			st[k++].err = sv[i].err;
+		}
+		*status = st;
+	}
+	if (count)
+		*count = live;
+	if (!nfailed)
+		return (int)live;
+	/* Explain the first failure; every one is in the status list. */
+	if (first->foreign) {
+		err = dl_owner_check(first->fd, first->tid);
+		if (!err)
+			err = dl_fail(-EPERM, "thread %d is not the caller's", (int)first->tid);
+	} else {
+		err = dl_explain_set_failure(first->err, first->tid, p);
+	}
+	if (!(flags & DL_PROC_PARTIAL))
+		dl_held_restore(sv, n, flags);
+	return dl_fail_ctx(err, "%zu of %zu threads of process %d failed (thread %d: the first)%s",
+			   nfailed, live, (int)pid, (int)first->tid,
+			   flags & DL_PROC_PARTIAL ? "" : "; the others were restored");
 }
 
 DL_EXPORT int dl_set_process(pid_t pid, const struct dl_params *p, unsigned int flags,
 			     struct dl_thread_status **status, size_t *count)
 {
-	struct dl_thread_status *st = NULL;
-	struct saved *sv = NULL, *first = NULL;
+	struct dl_held *sv = NULL;
 	struct dl_params norm;
-	size_t n = 0, cap = 0, live = 0, nfailed = 0, k = 0;
+	size_t n = 0, cap = 0;
 	int err, found;
 
 	if (status)
@@ -176,62 +250,16 @@ DL_EXPORT int dl_set_process(pid_t pid, const struct dl_params *p, unsigned int 
 		found = set_pass(pid, &norm, flags, &sv, &n, &cap);
 	} while (found > 0);
 	if (found < 0 && !(found == -ESRCH && n > 0)) {
-		restore(sv, n);
-		free(sv);
+		dl_held_restore(sv, n, flags);
+		dl_held_close(sv, n);
 		if (found == -ESRCH)
 			return dl_fail(found, "no process %d", (int)pid);
-		return dl_fail(found, "cannot list the threads of process %d: %s",
-			       (int)pid, strerror(-found));
+		if (found == -EMFILE)
+			return dl_fail(found, "cannot hold the threads of process %d: this process may open no more files (each thread is held by a descriptor of its /proc directory until its change is final; raise ulimit -n)",
+				       (int)pid);
+		return dl_fail(found, "cannot list the threads of process %d: %s", (int)pid, strerror(-found));
 	}
-
-	for (size_t i = 0; i < n; i++) {
-		if (sv[i].gone)
-			continue;
-		live++;
-		if (sv[i].err && nfailed++ == 0)
-			first = &sv[i];
-	}
-	if (live == 0) {
-		free(sv);
-		return dl_fail(-ESRCH, "process %d exited", (int)pid);
-	}
-	if (status) {
-		st = calloc(live, sizeof(*st));
-		if (!st) {
-			restore(sv, n);
-			free(sv);
-			return dl_fail(-ENOMEM, "out of memory");
-		}
-		for (size_t i = 0; i < n; i++) {
-			if (sv[i].gone)
-				continue;
-			st[k].tid = sv[i].tid;
-			st[k++].err = sv[i].err;
-		}
-		*status = st;
-	}
-	if (count)
-		*count = live;
-	if (nfailed) {
-		/* Explain the first failure; every one is in the status list. */
-		if (first->foreign) {
-			int fd = dl_thread_open(pid, first->tid);
-
-			err = fd >= 0 ? dl_owner_check(fd, first->tid) : -EPERM;
-			if (fd >= 0)
-				close(fd);
-			if (!err)
-				err = dl_fail(-EPERM, "thread %d is not the caller's", (int)first->tid);
-		} else
-			err = dl_explain_set_failure(first->err, first->tid, &norm);
-		if (!(flags & DL_PROC_PARTIAL))
-			restore(sv, n);
-		dl_fail_ctx(err, "%zu of %zu threads of process %d failed (thread %d: the first)%s",
-			    nfailed, live, (int)pid, (int)first->tid,
-			    flags & DL_PROC_PARTIAL ? "" : "; the others were restored");
-		free(sv);
-		return err;
-	}
-	free(sv);
-	return (int)live;
+	err = dl_held_finish(pid, sv, n, &norm, flags, status, count);
+	dl_held_close(sv, n);
+	return err;
 }

@@ -51,8 +51,12 @@ int dl_cs_effective(const char *name, dl_cpus_t *set);
  * depth (0: name's own children), and answers DL_CS_NEXT to go on to the
  * next sibling, DL_CS_DESCEND to visit the child's children first,
  * DL_CS_STOP to end the walk, or a negative errno to end it with that.
- * dl_cs_walk returns 0 or that errno. */
+ * dl_cs_walk returns 0 or that errno; -ELOOP (or -ENAMETOOLONG), with a
+ * message naming the place, for a tree deeper than DL_CS_MAX_DEPTH levels
+ * below name (or one whose path is too long to open), which it does not
+ * follow.  It keeps its place on the heap: no depth costs stack. */
 enum { DL_CS_NEXT, DL_CS_DESCEND, DL_CS_STOP };
+#define DL_CS_MAX_DEPTH 256
 typedef int dl_cs_visit(const char *name, int depth, void *arg);
 int dl_cs_walk(const char *name, dl_cs_visit *fn, void *arg);
 /* A flag file (cpu_exclusive, sched_load_balance) that reads "1". */

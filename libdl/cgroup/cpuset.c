@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -62,32 +63,127 @@ bool dl_cs_flag(const char *name, const char *file)
 	return dl_cs_read(name, file, buf, sizeof(buf)) == 0 && strcmp(buf, "1") == 0;
 }
 
-/* Depth first, in readdir order: a child, then (DL_CS_DESCEND) its own. */
-static int walk(const char *name, int depth, dl_cs_visit *fn, void *arg)
-{
-	char path[4096], child[4200];
-	struct dirent *de;
-	DIR *d;
-	int ret = DL_CS_NEXT;
+/*
+ * The walk keeps its place on the heap, not the stack: each level it goes
+ * down holds the names of one cgroup's children, read whole and closed
+ * (so neither the stack nor the open descriptors grow with the depth).
+ * A user with a delegated subtree can nest cgroups as deep as they like,
+ * and root's tools walk the whole tree: below DL_CS_MAX_DEPTH levels, or
+ * past what a path can hold, the walk stops and says where.
+ */
+struct level {
+	char *name;  /* this cgroup, below the hierarchy's root ("" the root) */
+	char **kids; /* its child cgroups' names, in directory order */
+	size_t n, next;
+};
 
-	if (dl_cs_path(name, NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
-		return DL_CS_NEXT; /* removed meanwhile */
-	while (ret == DL_CS_NEXT && (de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
-		    dl_pathf(child, sizeof(child), "%s%s%s", name, *name ? "/" : "", de->d_name) < 0)
-			continue;
-		ret = fn(child, depth, arg);
-		if (ret == DL_CS_DESCEND)
-			ret = walk(child, depth + 1, fn, arg);
-	}
-	closedir(d);
-	return ret;
+static void level_free(struct level *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->kids[i]);
+	free(l->kids);
+	free(l->name);
 }
 
+/* The child cgroups of name; none when it was removed meanwhile. */
+static int level_read(struct level *l)
+{
+	char path[4096];
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+
+	if (dl_cs_path(l->name, NULL, path, sizeof(path)) < 0 || !(d = opendir(path)))
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (l->n == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			char **v = realloc(l->kids, ncap * sizeof(*v));
+
+			if (!v)
+				break;
+			l->kids = v;
+			cap = ncap;
+		}
+		if (!(l->kids[l->n] = strdup(de->d_name)))
+			break;
+		l->n++;
+	}
+	closedir(d);
+	return de ? dl_fail(-ENOMEM, "out of memory") : 0;
+}
+
+/* A cgroup path as a message shows it: escaped (users name their
+ * delegated cgroups), and its middle cut when long. */
+static const char *shown(const char *name, char *buf, size_t len)
+{
+	char head[64], tail[64], h[200], t[200];
+	size_t n = strlen(name);
+
+	if (n < 120)
+		return dl_str_escape(name, buf, len);
+	snprintf(head, sizeof(head), "%.48s", name);
+	snprintf(tail, sizeof(tail), "%s", name + n - 48);
+	snprintf(buf, len, "%s/.../%s (%zu characters)", dl_str_escape(head, h, sizeof(h)),
+		 dl_str_escape(tail, t, sizeof(t)), n);
+	return buf;
+}
+
+/* Depth first, in readdir order: a child, then (DL_CS_DESCEND) its own. */
 int dl_cs_walk(const char *name, dl_cs_visit *fn, void *arg)
 {
-	int ret = walk(name ? name : "", 0, fn, arg);
+	struct level *stack = calloc(DL_CS_MAX_DEPTH, sizeof(*stack));
+	char path[4096], where[400];
+	int depth = 0, ret = DL_CS_NEXT;
 
+	if (!stack)
+		return dl_fail(-ENOMEM, "out of memory");
+	if (!(stack[0].name = strdup(name ? name : "")))
+		ret = dl_fail(-ENOMEM, "out of memory");
+	else
+		ret = level_read(&stack[0]);
+	while (ret == DL_CS_NEXT && depth >= 0) {
+		struct level *l = &stack[depth];
+		char *child;
+		size_t len;
+
+		if (l->next == l->n) {
+			level_free(l);
+			memset(l, 0, sizeof(*l));
+			depth--;
+			continue;
+		}
+		len = strlen(l->name) + 1 + strlen(l->kids[l->next]) + 1;
+		if (!(child = malloc(len))) {
+			ret = dl_fail(-ENOMEM, "out of memory");
+			break;
+		}
+		snprintf(child, len, "%s%s%s", l->name, *l->name ? "/" : "", l->kids[l->next++]);
+		if (dl_cs_path(child, NULL, path, sizeof(path)) == -ENAMETOOLONG) {
+			ret = dl_fail(-ENAMETOOLONG, "cgroup /%s, %d levels down, has a path longer than %d characters: libdl does not follow it, and cannot tell the root domains or the cpusets that conflict with a layout; remove or flatten that subtree",
+				      shown(child, where, sizeof(where)), depth + 1, (int)sizeof(path) - 1);
+			free(child);
+			break;
+		}
+		ret = fn(child, depth, arg);
+		if (ret != DL_CS_DESCEND) {
+			free(child);
+			continue;
+		}
+		if (depth + 1 == DL_CS_MAX_DEPTH) {
+			ret = dl_fail(-ELOOP, "the cgroup tree is deeper than %d levels at /%s: libdl does not follow it, and cannot tell the root domains or the cpusets that conflict with a layout; remove or flatten that subtree",
+				      DL_CS_MAX_DEPTH, shown(child, where, sizeof(where)));
+			free(child);
+			break;
+		}
+		stack[++depth].name = child;
+		ret = level_read(&stack[depth]);
+	}
+	for (; depth >= 0; depth--)
+		level_free(&stack[depth]);
+	free(stack);
 	return ret == DL_CS_STOP ? 0 : ret;
 }
 

@@ -472,14 +472,15 @@ int dl_sd_attach(const char *member, pid_t pid)
 	if (strcmp(member, DL_CLUSTER) == 0) {
 		/* The cluster is the rest of the machine: any unit outside the
 		 * layout's slice is in it already. */
-		char path[64], now[4200];
+		char path[64], now[4200], shown[1100];
 
 		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 		if (dl_read_file(path, now, sizeof(now)) < 0)
 			return dl_fail(-ESRCH, "no process %d", (int)pid);
+		/* The cgroup's path is its owner's choice: escaped. */
 		if (strstr(now, "::/" DL_SD_PARENT ".slice/"))
 			return dl_fail(-EBUSY, "process %d runs in a partition (%s): on a systemd host the cluster is every unit outside " DL_SD_PARENT ".slice; start it outside the partition",
-				       (int)pid, now + 3);
+				       (int)pid, dl_str_escape(now + 3, shown, sizeof(shown)));
 		return 0;
 	}
 	unit_name(slice, sizeof(slice), member);

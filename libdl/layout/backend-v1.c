@@ -21,7 +21,7 @@
 static int v1_conflict(const char *child, int depth, void *arg)
 {
 	const struct dl_cs_conflict *w = arg;
-	char c[DL_CPUS_STRLEN], o[DL_CPUS_STRLEN];
+	char c[DL_CPUS_STRLEN], o[DL_CPUS_STRLEN], name[1100];
 	dl_cpus_t cpus;
 	bool excl;
 	int err = DL_CS_NEXT;
@@ -31,23 +31,25 @@ static int v1_conflict(const char *child, int depth, void *arg)
 		return DL_CS_NEXT;
 	excl = dl_cs_flag(child, "cpuset.cpu_exclusive");
 	dl_cpus_format(&cpus, c, sizeof(c));
+	/* A name anyone with a delegated cpuset chose: escaped. */
+	dl_str_escape(child, name, sizeof(name));
 	/* The layout's parent is exclusive (its children must be): no
 	 * top-level sibling may share its CPUs, exclusive or not. */
 	if (depth == 0 && dl_cpus_intersects(&cpus, &w->all))
 		return dl_fail(-EBUSY, "cpuset /%s has CPUs %s%s, which the layout needs (CPUs %s): a cgroup v1 exclusive cpuset shares no CPU with its siblings; remove /%s or narrow its cpuset.cpus",
-			       child, c, excl ? " and is cpu_exclusive" : "",
-			       dl_cpus_format(&w->all, o, sizeof(o)), child);
+			       name, c, excl ? " and is cpu_exclusive" : "",
+			       dl_cpus_format(&w->all, o, sizeof(o)), name);
 	if (!dl_cs_flag(child, "cpuset.sched_load_balance"))
 		return DL_CS_DESCEND;
 	for (size_t i = 0; i < w->l->nparts; i++) {
 		if (dl_cpus_intersects(&cpus, &w->l->parts[i].cpus))
 			err = dl_fail(-EBUSY, "cpuset /%s is load-balanced with CPUs %s: with the root's balancing off the kernel would put them and partition %s's in one root domain; remove it or set its cpuset.sched_load_balance to 0",
-				      child, c, w->l->parts[i].name);
+				      name, c, w->l->parts[i].name);
 	}
 	if (!err && dl_cpus_intersects(&cpus, &w->l->cluster) &&
 	    !dl_cpus_subset(&cpus, &w->l->cluster))
 		err = dl_fail(-EBUSY, "cpuset /%s is load-balanced with CPUs %s, partly outside the cluster (CPUs %s): the kernel would widen the cluster's root domain; remove it or set its cpuset.sched_load_balance to 0",
-			      child, c, dl_cpus_format(&w->l->cluster, o, sizeof(o)));
+			      name, c, dl_cpus_format(&w->l->cluster, o, sizeof(o)));
 	return err; /* the kernel looks no deeper */
 }
 

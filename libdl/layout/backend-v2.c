@@ -19,7 +19,7 @@
 int dl_v2_conflict(const char *child, int depth, void *arg)
 {
 	const struct dl_cs_conflict *w = arg;
-	char c[DL_CPUS_STRLEN];
+	char c[DL_CPUS_STRLEN], name[1100];
 	dl_cpus_t cpus;
 
 	(void)depth;
@@ -29,7 +29,8 @@ int dl_v2_conflict(const char *child, int depth, void *arg)
 	for (size_t i = 0; i < w->l->nparts; i++)
 		if (dl_cpus_intersects(&cpus, &w->l->parts[i].cpus))
 			return dl_fail(-EBUSY, "cgroup /%s has cpuset.cpus %s, which partition %s needs: the kernel would make the partition invalid; empty its cpuset.cpus or give it other CPUs",
-				       child, dl_cpus_format(&cpus, c, sizeof(c)), w->l->parts[i].name);
+				       dl_str_escape(child, name, sizeof(name)), dl_cpus_format(&cpus, c, sizeof(c)),
+				       w->l->parts[i].name);
 	return DL_CS_NEXT; /* top level only */
 }
 

@@ -112,8 +112,13 @@ static int move_tasks(const char *from, const char *to, const struct dl_layout *
 				 * (kthreadd). */
 				skip(&skipped, tids[i], res);
 			} else {
-				err = dl_fail(e, "cannot move task %d from cpuset /%s to /%s: %s",
-					      (int)tids[i], from, where, dl_cg_why(e));
+				char f[1100], t[1100];
+
+				/* where is a task's origin, a cgroup its owner
+				 * may have named: escaped. */
+				err = dl_fail(e, "cannot move task %d from cpuset /%s to /%s: %s", (int)tids[i],
+					      dl_str_escape(from, f, sizeof(f)), dl_str_escape(where, t, sizeof(t)),
+					      dl_cg_why(e));
 			}
 		}
 		free(tids);

@@ -34,6 +34,8 @@ int dl_thread_open(pid_t pid, pid_t tid)
 	else
 		snprintf(path, sizeof(path), "/proc/%d", (int)tid);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+		return dl_fail(-EMFILE, "cannot hold thread %d: no more files may be opened (raise ulimit -n)", (int)tid);
 	if (fd < 0)
 		return dl_fail(-ESRCH, "no thread %d", (int)tid);
 	return fd;
@@ -56,6 +58,16 @@ static const char *user_name(uid_t uid, char *buf, size_t len)
 	else
 		snprintf(buf, len, "uid %u", (unsigned)uid);
 	return buf;
+}
+
+bool dl_owner_is_caller(int dirfd)
+{
+	unsigned long long ids[2];
+	uid_t euid = geteuid();
+
+	if (euid == 0)
+		return true; /* root may change any thread, with or without the rule */
+	return dl_status_ids(dirfd, "status", "Uid", ids, 2) == 0 && (ids[0] == euid || ids[1] == euid);
 }
 
 int dl_owner_check(int dirfd, pid_t tid)

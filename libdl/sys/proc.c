@@ -13,16 +13,13 @@
 
 #include "sys/sys.h"
 
-int dl_task_stat_field(pid_t tid, int n, unsigned long long *val)
+/* Field n of a stat file's text (the command, field 2, may hold spaces
+ * and parentheses). */
+static int stat_field(char *buf, int n, unsigned long long *val)
 {
-	char path[64], buf[1024], *p;
+	char *p = strrchr(buf, ')');
 	int field = 2;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	if (dl_read_file(path, buf, sizeof(buf)) < 0)
-		return -ESRCH;
-	/* The command (field 2) may hold spaces and parentheses. */
-	p = strrchr(buf, ')');
 	if (!p)
 		return -EINVAL;
 	for (p++; *p; p++) {
@@ -32,6 +29,32 @@ int dl_task_stat_field(pid_t tid, int n, unsigned long long *val)
 		}
 	}
 	return -EINVAL;
+}
+
+int dl_task_stat_field(pid_t tid, int n, unsigned long long *val)
+{
+	char path[64], buf[1024];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	if (dl_read_file(path, buf, sizeof(buf)) < 0)
+		return -ESRCH;
+	return stat_field(buf, n, val);
+}
+
+int dl_stat_field_at(int dirfd, int n, unsigned long long *val)
+{
+	char buf[1024];
+	ssize_t got;
+	int fd = openat(dirfd, "stat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -ESRCH;
+	got = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (got <= 0)
+		return -ESRCH;
+	buf[got] = '\0';
+	return stat_field(buf, n, val);
 }
 
 /* A /proc directory name or a user's argument as a pid: digits only,

@@ -72,6 +72,8 @@ int dl_read_cpus(const char *path, dl_cpus_t *set);
 /* proc.c: what /proc says of threads. */
 /* Field n of /proc/TID/stat, counted as in proc(5) (3 and above). */
 int dl_task_stat_field(pid_t tid, int n, unsigned long long *val);
+/* The same, of the thread whose /proc directory dirfd is. */
+int dl_stat_field_at(int dirfd, int n, unsigned long long *val);
 /* The one pid parser: digits only, 1..INT_MAX, else -1. */
 pid_t dl_parse_pid(const char *s);
 /* The first n numbers of line `name` of a status file (openat(dirfd, file)). */
@@ -116,7 +118,8 @@ void dl_attr_from_params(struct dl_sched_attr *a, const struct dl_params *p);
 void dl_params_from_attr(struct dl_params *p, const struct dl_sched_attr *a);
 
 /* owner.c: the kernel's owner rule for callers holding CAP_SYS_NICE.
- * dl_thread_open: a descriptor of /proc/[PID/task/]TID; dl_owner_check:
+ * dl_thread_open: a descriptor of /proc/[PID/task/]TID (-EMFILE when
+ * no more files may be opened, else -ESRCH); dl_owner_check:
  * 0 when the caller may change the thread, else -EPERM saying whose it
  * is; dl_owner_after: after a change, 0 when the thread lived through it
  * (else a thread that took over its id and is not the caller's is set
@@ -124,6 +127,9 @@ void dl_params_from_attr(struct dl_params *p, const struct dl_sched_attr *a);
 int dl_thread_open(pid_t pid, pid_t tid);
 bool dl_thread_alive(int dirfd);
 int dl_owner_check(int dirfd, pid_t tid);
+/* The same rule, quietly (no message): the thread is alive and the
+ * caller's. */
+bool dl_owner_is_caller(int dirfd);
 int dl_owner_after(int dirfd, pid_t tid, const struct dl_params *p);
 
 /* params.c: parameters as the kernel checks them (units.c writes and
@@ -173,6 +179,9 @@ struct dl_test_hooks {
 	const char *state_dir; /* instead of /run/libdl */
 	const char *libsystemd; /* the soname cg-systemd.c loads instead of libsystemd.so.0 */
 	const char *libcgroup;  /* the soname cgroup.c loads instead of libcgroup's */
+	/* Before a failed change of threads is rolled back (bw/set.c): the
+	 * tests end and reuse a thread's id there. */
+	void (*before_restore)(void);
 };
 extern const struct dl_test_hooks *dl_test_hooks;
 

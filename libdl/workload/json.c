@@ -8,8 +8,14 @@
  * nesting at most DL_JSON_MAX_DEPTH deep.  \u0000 is refused too: the
  * strings become C strings.  No dependency, because a task set is small
  * and its errors must name the line.
+ *
+ * The files are anyone's (dl-part plan reads a user's), so no input may
+ * cost more than linear-logarithmic time: arrays and objects grow by
+ * doubling, and an object's duplicate keys are found by sorting its
+ * members once it is read, not by comparing each key with all before.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +25,7 @@ struct jp {
 	const char *s, *end;
 	const char *origin;
 	int line;
+	uint64_t compares; /* key comparisons of the duplicate check */
 };
 
 static int jfail(struct jp *p, const char *what)
@@ -266,20 +273,27 @@ static int parse_number(struct jp *p, struct dl_jval *v)
 
 static int parse_value(struct jp *p, struct dl_jval *v, int depth);
 
-static int append(struct dl_jval *v, struct dl_jval **item)
+/* One more element or member, the array doubling when full (*cap is
+ * its room, kept by the caller while the value is read). */
+static int append(struct dl_jval *v, size_t *cap, struct dl_jval **item)
 {
-	struct dl_jval *items = realloc(v->items, (v->n + 1) * sizeof(*items));
+	if (v->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 4;
+		struct dl_jval *items = realloc(v->items, ncap * sizeof(*items));
 
-	if (!items)
-		return dl_fail(-ENOMEM, "out of memory");
-	v->items = items;
-	*item = memset(&items[v->n++], 0, sizeof(*items));
+		if (!items)
+			return dl_fail(-ENOMEM, "out of memory");
+		v->items = items;
+		*cap = ncap;
+	}
+	*item = memset(&v->items[v->n++], 0, sizeof(**item));
 	return 0;
 }
 
 static int parse_array(struct jp *p, struct dl_jval *v, int depth)
 {
 	struct dl_jval *item;
+	size_t cap = 0;
 	int err;
 
 	v->type = DL_JARR;
@@ -289,7 +303,7 @@ static int parse_array(struct jp *p, struct dl_jval *v, int depth)
 		return 0;
 	}
 	for (;;) {
-		if ((err = append(v, &item)) || (err = parse_value(p, item, depth + 1)))
+		if ((err = append(v, &cap, &item)) || (err = parse_value(p, item, depth + 1)))
 			return err;
 		skip_ws(p);
 		if (p->s < p->end && *p->s == ',') {
@@ -307,10 +321,67 @@ static int parse_array(struct jp *p, struct dl_jval *v, int depth)
 	}
 }
 
+struct key_order {
+	const struct dl_jval *items;
+	uint64_t *compares;
+};
+
+/* By key, then by place in the object: equal keys end up side by side,
+ * the first written first. */
+static int key_cmp(const void *a, const void *b, void *arg)
+{
+	const struct key_order *o = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int c = strcmp(o->items[i].key, o->items[j].key);
+
+	(*o->compares)++;
+	if (c)
+		return c;
+	return i < j ? -1 : i > j;
+}
+
+/* A key that appears twice in the object v, read whole: the message names
+ * the one written second that comes first in the text, as a reader finds
+ * it, and both lines.  O(n log n) comparisons. */
+static int check_duplicates(struct jp *p, const struct dl_jval *v, const int *key_line)
+{
+	struct key_order o = { .items = v->items, .compares = &p->compares };
+	size_t *idx, dup = SIZE_MAX, first = 0;
+	char msg[200];
+
+	if (v->n < 2)
+		return 0;
+	idx = malloc(v->n * sizeof(*idx));
+	if (!idx)
+		return dl_fail(-ENOMEM, "out of memory");
+	for (size_t i = 0; i < v->n; i++)
+		idx[i] = i;
+	qsort_r(idx, v->n, sizeof(*idx), key_cmp, &o);
+	for (size_t i = 1; i < v->n; i++) {
+		/* The run's first is idx[i - 1] when idx[i] is its second. */
+		if (strcmp(v->items[idx[i - 1]].key, v->items[idx[i]].key) != 0 ||
+		    (i >= 2 && strcmp(v->items[idx[i - 2]].key, v->items[idx[i]].key) == 0))
+			continue;
+		if (idx[i] < dup) {
+			dup = idx[i];
+			first = idx[i - 1];
+		}
+	}
+	free(idx);
+	if (dup == SIZE_MAX)
+		return 0;
+	snprintf(msg, sizeof(msg), "\"%.64s\" appears twice in one object (lines %d and %d): keep one",
+		 v->items[dup].key, key_line[first], key_line[dup]);
+	p->line = key_line[dup];
+	return jfail(p, msg);
+}
+
 static int parse_object(struct jp *p, struct dl_jval *v, int depth)
 {
 	struct dl_jval *item;
-	char *key, msg[160];
+	int *key_line = NULL; /* each member's key's line, for the duplicate check */
+	size_t cap = 0, kcap = 0;
+	char *key;
 	int err;
 
 	v->type = DL_JOBJ;
@@ -321,30 +392,39 @@ static int parse_object(struct jp *p, struct dl_jval *v, int depth)
 	}
 	for (;;) {
 		skip_ws(p);
-		if (p->s >= p->end || *p->s != '"')
-			return jfail(p, p->s < p->end && *p->s == '}' ? "a comma before '}': remove it"
-								     : "expected a member's key in double quotes");
+		if (p->s >= p->end || *p->s != '"') {
+			err = jfail(p, p->s < p->end && *p->s == '}' ? "a comma before '}': remove it"
+								    : "expected a member's key in double quotes");
+			break;
+		}
 		p->s++;
 		if ((err = parse_string(p, &key)))
-			return err;
-		for (size_t i = 0; i < v->n; i++) {
-			if (strcmp(v->items[i].key, key) == 0) {
-				snprintf(msg, sizeof(msg), "\"%.64s\" appears twice in one object: keep one", key);
-				free(key);
-				return jfail(p, msg);
-			}
-		}
-		if ((err = append(v, &item))) {
+			break;
+		if ((err = append(v, &cap, &item))) {
 			free(key);
-			return err;
+			break;
+		}
+		if (v->n > kcap) {
+			int *kl = realloc(key_line, cap * sizeof(*kl));
+
+			if (!kl) {
+				free(key);
+				err = dl_fail(-ENOMEM, "out of memory");
+				break;
+			}
+			key_line = kl;
+			kcap = cap;
 		}
 		item->key = key;
+		key_line[v->n - 1] = p->line;
 		skip_ws(p);
-		if (p->s >= p->end || *p->s != ':')
-			return jfail(p, "expected ':' after a member's key");
+		if (p->s >= p->end || *p->s != ':') {
+			err = jfail(p, "expected ':' after a member's key");
+			break;
+		}
 		p->s++;
 		if ((err = parse_value(p, item, depth + 1)))
-			return err;
+			break;
 		skip_ws(p);
 		if (p->s < p->end && *p->s == ',') {
 			p->s++;
@@ -352,10 +432,14 @@ static int parse_object(struct jp *p, struct dl_jval *v, int depth)
 		}
 		if (p->s < p->end && *p->s == '}') {
 			p->s++;
-			return 0;
+			err = check_duplicates(p, v, key_line);
+			break;
 		}
-		return jfail(p, "expected ',' or '}' after an object member");
+		err = jfail(p, "expected ',' or '}' after an object member");
+		break;
 	}
+	free(key_line);
+	return err;
 }
 
 static int literal(struct jp *p, struct dl_jval *v, const char *word, enum dl_jtype t)
@@ -401,12 +485,15 @@ static int parse_value(struct jp *p, struct dl_jval *v, int depth)
 	}
 }
 
-int dl_json_parse(const char *text, size_t len, const char *origin, struct dl_jval **out)
+int dl_json_parse_counted(const char *text, size_t len, const char *origin, struct dl_jval **out,
+			  uint64_t *compares)
 {
 	struct jp p = { .s = text, .end = text + len, .origin = origin, .line = 1 };
 	struct dl_jval *v = calloc(1, sizeof(*v));
 	int err;
 
+	if (compares)
+		*compares = 0;
 	if (!v)
 		return dl_fail(-ENOMEM, "out of memory");
 	err = parse_value(&p, v, 0);
@@ -415,10 +502,17 @@ int dl_json_parse(const char *text, size_t len, const char *origin, struct dl_jv
 		if (p.s < p.end)
 			err = jfail(&p, "more text after the JSON value: a file holds one value");
 	}
+	if (compares)
+		*compares = p.compares;
 	if (err) {
 		dl_json_free(v);
 		return err;
 	}
 	*out = v;
 	return 0;
+}
+
+int dl_json_parse(const char *text, size_t len, const char *origin, struct dl_jval **out)
+{
+	return dl_json_parse_counted(text, len, origin, out, NULL);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "testlib.h"
+#include "cgroup/cg.h"
 
 #define MS 1000000ULL
 #define CPUSET "/sys/fs/cgroup/cpuset"
@@ -23,6 +24,39 @@
 static char out[16384], err[16384];
 static char root_lb[16];
 static char before[16384];
+
+/* The deep test's chain: DEEP/d/d/..., DEEP_LEVELS cpusets below DEEP. */
+#define DEEP CPUSET "/libdl-test-deep"
+#define DEEP_LEVELS 1200
+
+static void deep_path(char *buf, size_t len, int levels)
+{
+	size_t n = (size_t)snprintf(buf, len, "%s", DEEP);
+
+	for (int i = 0; i < levels && n + 2 < len; i++, n += 2)
+		memcpy(buf + n, "/d", 3);
+}
+
+/* The chain, deepest first (whatever a failed test left of it). */
+static void remove_deep(void)
+{
+	char path[4096];
+	int levels = 0;
+
+	deep_path(path, sizeof(path), 0);
+	if (access(path, F_OK) != 0)
+		return;
+	for (;; levels++) {
+		deep_path(path, sizeof(path), levels + 1);
+		if (levels == DEEP_LEVELS + 8 || access(path, F_OK) != 0)
+			break;
+	}
+	for (; levels >= 0; levels--) {
+		deep_path(path, sizeof(path), levels);
+		if (rmdir(path) < 0)
+			tl_note("cleanup: rmdir %s: %s", path, strerror(errno));
+	}
+}
 
 static void snapshot(char *buf, size_t len)
 {
@@ -53,8 +87,10 @@ static int dl_part_test(char *const args[])
  * test case in the suite's own process, and at the end of main(). */
 static void restore_machine(void)
 {
+	remove_deep();
 	tl_layout_restore(root_lb);
 	rmdir(CPUSET "/libdl-test-conflict");
+	rmdir(CPUSET "/libdl-test-\033[2J\033]0;x\007");
 }
 
 static void setup(void)
@@ -274,6 +310,94 @@ START_TEST(test_conflicting_cpuset_named)
 	ck_assert_msg(strstr(err, "remove /libdl-test-conflict or narrow its cpuset.cpus"), "%s", err);
 	assert_unchanged("a conflicting cpuset");
 	ck_assert_int_eq(rmdir(CPUSET "/libdl-test-conflict"), 0);
+}
+END_TEST
+
+/* A cpuset named with terminal escapes (a user can name a delegated one
+ * so): the refusal prints the name escaped, in the library's message and
+ * in dl-part's. */
+START_TEST(test_conflicting_cpuset_escaped)
+{
+	const char *evil = CPUSET "/libdl-test-\033[2J\033]0;x\007";
+	const char *shown = "cpuset /libdl-test-\\x1b[2J\\x1b]0;x\\x07 has CPUs 0";
+	struct dl_layout *lay = dl_layout_new();
+	char file[300];
+	dl_cpus_t cpu0;
+
+	ck_assert_int_eq(mkdir(evil, 0755), 0);
+	snprintf(file, sizeof(file), "%s/cpuset.cpus", evil);
+	ck_assert_int_eq(dl_write_file(file, "0"), 0);
+	snapshot(before, sizeof(before));
+	ck_assert_int_eq(DL_PART("create", "--partition", "0", "--no-move"), 1);
+	ck_assert_msg(strstr(err, shown), "%s", err);
+	ck_assert_msg(!strchr(err, '\033') && !strchr(err, '\007'), "a raw escape in: %s", err);
+	dl_cpus_zero(&cpu0);
+	dl_cpus_set(&cpu0, 0);
+	ck_assert_int_eq(dl_layout_add_partition(lay, "partition0", &cpu0), 0);
+	ck_assert_int_eq(dl_layout_set_flags(lay, DL_LAYOUT_NO_MOVE), 0);
+	ck_assert_int_eq(dl_layout_create(lay, NULL), -EBUSY);
+	dl_layout_free(lay);
+	ck_assert_msg(strstr(dl_errmsg(), shown) && !strchr(dl_errmsg(), '\033'), "%s", dl_errmsg());
+	assert_unchanged("a conflicting cpuset with escapes in its name");
+	ck_assert_int_eq(rmdir(evil), 0);
+}
+END_TEST
+
+static int descend(const char *name, int depth, void *arg)
+{
+	int *deepest = arg;
+
+	(void)name;
+	if (depth > *deepest)
+		*deepest = depth;
+	return DL_CS_DESCEND;
+}
+
+/*
+ * A chain of 1,200 cpusets, as a user with a delegated subtree can make:
+ * the walk of the cpuset tree, which recursed with 8 KB of stack a level,
+ * stops at DL_CS_MAX_DEPTH and says where, and dl-part status and create
+ * report it instead of crashing.  Each level is made with balancing off
+ * before it has CPUs, so that making it rebuilds no sched domain.
+ */
+START_TEST(test_deep_cpuset_tree)
+{
+	char path[4096], file[4200], cpus[64], mems[64];
+	int deepest = -1, rc;
+
+	ck_assert_int_eq(dl_read_file(CPUSET "/cpuset.cpus", cpus, sizeof(cpus)), 0);
+	ck_assert_int_eq(dl_read_file(CPUSET "/cpuset.mems", mems, sizeof(mems)), 0);
+	for (int level = 0; level <= DEEP_LEVELS; level++) {
+		deep_path(path, sizeof(path), level);
+		ck_assert_msg(mkdir(path, 0755) == 0, "mkdir level %d: %s", level, strerror(errno));
+		snprintf(file, sizeof(file), "%s/cpuset.sched_load_balance", path);
+		ck_assert_int_eq(dl_write_file(file, "0"), 0);
+		snprintf(file, sizeof(file), "%s/cpuset.cpus", path);
+		ck_assert_int_eq(dl_write_file(file, cpus), 0);
+		snprintf(file, sizeof(file), "%s/cpuset.mems", path);
+		ck_assert_int_eq(dl_write_file(file, mems), 0);
+	}
+
+	/* The walker itself: every level down to its limit, then -ELOOP. */
+	ck_assert_int_eq(dl_cs_walk("libdl-test-deep", descend, &deepest), -ELOOP);
+	ck_assert_int_eq(deepest, DL_CS_MAX_DEPTH - 1);
+	ck_assert_msg(strstr(dl_errmsg(), "deeper than 256 levels at /libdl-test-deep/d/d/d/") &&
+		      strstr(dl_errmsg(), "remove or flatten that subtree"), "%s", dl_errmsg());
+
+	/* With the root's balancing off, the root domains come from the walk:
+	 * dl-part status reports the tree it does not follow. */
+	ck_assert_int_eq(dl_write_file(CPUSET "/cpuset.sched_load_balance", "0"), 0);
+	rc = DL_PART("status");
+	dl_write_file(CPUSET "/cpuset.sched_load_balance", root_lb);
+	ck_assert_msg(rc == 1, "dl-part status: exit %d (a signal above 128): %s%s", rc, out, err);
+	ck_assert_msg(strstr(err, "deeper than 256 levels at /libdl-test-deep/d/d/d/"), "%s", err);
+	/* create refuses too, and makes nothing. */
+	rc = DL_PART("create", "--partition", "0", "--no-move");
+	ck_assert_msg(rc == 1, "dl-part create: exit %d: %s%s", rc, out, err);
+	ck_assert_msg(access("/run/libdl/layout", F_OK) != 0 && access(CPUSET "/libdl", F_OK) != 0,
+		      "create left a layout behind");
+	remove_deep();
+	ck_assert_int_ne(access(DEEP, F_OK), 0);
 }
 END_TEST
 
@@ -619,15 +743,16 @@ START_TEST(test_concurrent_creates)
 
 		pa = fork();
 		if (pa == 0) {
-			freopen(log, "w", stderr);
-			freopen("/dev/null", "w", stdout);
+			if (!freopen(log, "w", stderr) || !freopen("/dev/null", "w", stdout))
+				_exit(126);
 			execv(a[0], a);
 			_exit(127);
 		}
 		pb = fork();
 		if (pb == 0) {
-			freopen("/tmp/libdl-test-concurrent2.err", "w", stderr);
-			freopen("/dev/null", "w", stdout);
+			if (!freopen("/tmp/libdl-test-concurrent2.err", "w", stderr) ||
+			    !freopen("/dev/null", "w", stdout))
+				_exit(126);
 			execv(b[0], b);
 			_exit(127);
 		}
@@ -713,6 +838,8 @@ static Suite *make(void)
 	tcase_add_test(tc, test_census_sees_deadline_threads);
 	tcase_add_loop_test(tc, test_bad_input, 0, ARRAY_SIZE(bad));
 	tcase_add_test(tc, test_conflicting_cpuset_named);
+	tcase_add_test(tc, test_conflicting_cpuset_escaped);
+	tcase_add_test(tc, test_deep_cpuset_tree);
 	tcase_add_test(tc, test_existing_layout_refused);
 	tcase_add_test(tc, test_destroy_after_cgroups_removed);
 	tcase_add_test(tc, test_move_without_libcgroup);

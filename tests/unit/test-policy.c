@@ -4,7 +4,9 @@
  * and processes are in tests/kernel/test-security.c.
  */
 #include <errno.h>
+#include <grp.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -32,6 +34,9 @@ START_TEST(test_good)
 	ck_assert_int_eq(parse("allow group realtime max-task=30%\tmax-user=100%\n"), 0);
 	ck_assert_int_eq(parse("allow user 1000\ndeny group 27\ndeny all\n"), 0);
 	ck_assert_int_eq(parse("allow all max-task=.5"), 0);
+	ck_assert_int_eq(parse("allow group rt allow-flags=reclaim max-task=1 max-user=1\n"), 0);
+	ck_assert_int_eq(parse("allow all allow-flags=reclaim,reclaim"), 0);
+	ck_assert_int_eq(parse("allow all allow-flags=util-clamp,reclaim max-task=1 max-user=1"), 0);
 }
 END_TEST
 
@@ -59,6 +64,11 @@ START_TEST(test_bad)
 	BAD("allow all max-user=", "max-user=");
 	BAD("allow all min-period=fast", "min-period=fast: not a time");
 	BAD("allow all a b c d e f g h i j k l m n o p q", "too many words");
+	BAD("allow all allow-flags=", "allow-flags=: \"\" is not a flag a rule allows (reclaim, util-clamp;");
+	BAD("allow all allow-flags=reclaim,overrun-signal", "\"overrun-signal\" is not a flag a rule allows");
+	BAD("allow all allow-flags=util-min", "\"util-min\" is not a flag a rule allows");
+	BAD("deny all allow-flags=reclaim", "a deny rule takes no limits");
+	BAD("allow all max=0.1", "(max-task, max-user, min-period, allow-flags)");
 }
 END_TEST
 
@@ -77,6 +87,93 @@ START_TEST(test_limits)
 	/* A missing file is the built-in default. */
 	ck_assert_int_eq(dl_policy_read("/nonexistent/libdl/dl-run.conf", &pol), 0);
 	dl_policy_free(pol);
+}
+END_TEST
+
+/* dl_policy_check() of text for the reservation p, as a user who is not
+ * root (run as root, in a child that becomes nobody): the verdict, why
+ * into why. */
+static int check_params_as_user(const char *text, struct dl_params p, char *why, size_t len)
+{
+	struct dl_policy *pol = NULL;
+	int fds[2], status, ret;
+	pid_t pid;
+
+	ck_assert_int_eq(dl_policy_parse(text, strlen(text), "t.conf", &pol), 0);
+	if (getuid() != 0) {
+		ret = dl_policy_check(pol, 0, false, &p, why, len);
+		dl_policy_free(pol);
+		return ret;
+	}
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(120);
+		ret = dl_policy_check(pol, 0, false, &p, why, len);
+		(void)!write(fds[1], why, strlen(why) + 1);
+		_exit(ret < 0 ? 99 : ret);
+	}
+	close(fds[1]);
+	why[0] = '\0';
+	ck_assert_int_ge(read(fds[0], why, len - 1), 0);
+	why[len - 1] = '\0';
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	dl_policy_free(pol);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) <= 1);
+	return WEXITSTATUS(status);
+}
+
+/* The same for a 1 ms / 10 ms reservation. */
+static int check_as_user(const char *text, char *why, size_t len)
+{
+	return check_params_as_user(text, (struct dl_params){ .runtime = 1000000, .period = 10000000 }, why, len);
+}
+
+/* The flags that let a reservation take more than its bandwidth, or ask
+ * for more than time, need a rule: reclaim and the utilization clamps,
+ * each refused by a rule that does not name it. */
+START_TEST(test_flags_need_a_rule)
+{
+	struct dl_params clamp = { .runtime = 1000000, .period = 10000000, .flags = DL_FLAG_UTIL_CLAMP_MAX, .util_max = 512 };
+	struct dl_params reclaim = { .runtime = 1000000, .period = 10000000, .flags = DL_FLAG_RECLAIM };
+	char why[1024];
+
+	ck_assert_int_eq(check_params_as_user("allow all\n", clamp, why, sizeof(why)), 0);
+	ck_assert_msg(strstr(why, "does not allow the utilization clamps") && strstr(why, "allow-flags=util-clamp"),
+		      "%s", why);
+	clamp.flags = DL_FLAG_UTIL_CLAMP_MIN;
+	clamp.util_min = 100;
+	ck_assert_int_eq(check_params_as_user("allow all allow-flags=reclaim max-task=1 max-user=1\n", clamp, why, sizeof(why)),
+			 0);
+	ck_assert_msg(strstr(why, "allow-flags=util-clamp"), "%s", why);
+	ck_assert_int_eq(check_params_as_user("allow all allow-flags=util-clamp\n", clamp, why, sizeof(why)), 1);
+	ck_assert_msg(strstr(why, "allow-flags util-clamp"), "%s", why);
+	ck_assert_int_eq(check_params_as_user("allow all allow-flags=util-clamp\n", reclaim, why, sizeof(why)), 0);
+	ck_assert_msg(strstr(why, "allow-flags=reclaim"), "%s", why);
+	ck_assert_int_eq(check_params_as_user("allow all allow-flags=reclaim,util-clamp max-task=1 max-user=1\n",
+					      reclaim, why, sizeof(why)),
+			 1);
+	ck_assert_msg(strstr(why, "allow-flags reclaim,util-clamp"), "%s", why);
+}
+END_TEST
+
+/* A deny rule naming a user the system does not know refuses: a name
+ * service that failed may answer "no such user".  An allow rule for one
+ * just does not match. */
+START_TEST(test_unknown_names_fail_closed)
+{
+	char why[1024];
+
+	ck_assert_int_eq(check_as_user("deny user libdl-no-such-user\nallow all\n", why, sizeof(why)), 0);
+	ck_assert_msg(strstr(why, "t.conf, line 1 denies user libdl-no-such-user, which cannot be looked up") &&
+		      strstr(why, "fails closed"), "%s", why);
+	ck_assert_int_eq(check_as_user("allow group libdl-no-such-group\ndeny all\n", why, sizeof(why)), 0);
+	ck_assert_msg(strstr(why, "refused by t.conf, line 2 (deny all)"), "%s", why);
+	/* Control: a user that exists and is not the caller. */
+	ck_assert_int_eq(check_as_user("deny user root\nallow all\n", why, sizeof(why)), 1);
+	ck_assert_msg(strstr(why, "allowed by t.conf, line 2 (allow all)"), "%s", why);
 }
 END_TEST
 
@@ -105,6 +202,8 @@ static Suite *make(void)
 	tcase_add_test(tc, test_bad);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_root_not_limited);
+	tcase_add_test(tc, test_unknown_names_fail_closed);
+	tcase_add_test(tc, test_flags_need_a_rule);
 	suite_add_tcase(s, tc);
 	return s;
 }

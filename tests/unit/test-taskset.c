@@ -198,6 +198,8 @@ static const struct {
 	{ "[{\"name\": \"a\", \"runtime\": \"1ms\", \"period\": \"10ms\"},]", { "t.tasks:1: JSON:", "comma before ']'" } },
 	{ "[{\"name\": \"a\", \"runtime\": \"1ms\", \"period\": \"10ms\",}]", { "t.tasks:1: JSON:", "comma before '}'" } },
 	{ "[{\"name\": \"a\", \"name\": \"b\"}]", { "t.tasks:1: JSON:", "\"name\" appears twice" } },
+	{ "[{\"a\": 1,\n \"b\": 2,\n \"b\": 3,\n \"a\": 4, \"a\": 5}]",
+	  { "t.tasks:3: JSON:", "\"b\" appears twice in one object (lines 2 and 3)" } },
 	{ "[\n// comment\n]", { "t.tasks:2: JSON:", "expected a value" } },
 	{ "[{'name': 1}]", { "t.tasks:1: JSON:", "key in double quotes" } },
 	{ "[01]", { "t.tasks:1: JSON:", "leading zero" } },
@@ -269,6 +271,57 @@ START_TEST(test_count_limit)
 	ck_assert_str_eq(dl_taskset_task(ts, 1023)->name, "more.24");
 	ck_assert_int_eq(dl_taskset_task(ts, 1023)->line, 2);
 	dl_taskset_free(ts);
+}
+END_TEST
+
+/*
+ * A task object of 92,000 keys in 1 MB, as anyone may hand to dl-part plan:
+ * read in O(n log n) key comparisons, not the n^2/2 (4.2 billion, 13 s
+ * of CPU) of comparing each key with every one before it.  The count, not
+ * a time, is the assertion (speed figures are make bench's).
+ */
+#include "workload/taskset.h"
+
+static char *many_keys(size_t n, bool duplicate, size_t *len)
+{
+	char *text = malloc(n * 16 + 64), *p = text;
+
+	p += sprintf(p, "{\"tasks\": [{");
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%s\"k%zu\":%zu", i ? "," : "", duplicate && i == n - 1 ? (size_t)7 : i, i % 10);
+	p += sprintf(p, "}]}");
+	*len = (size_t)(p - text);
+	return text;
+}
+
+START_TEST(test_many_keys)
+{
+	const size_t n = 92000;
+	struct dl_taskset *ts = NULL;
+	struct dl_jval *v = NULL;
+	uint64_t compares, bound = 0;
+	size_t len;
+	char *text = many_keys(n, false, &len);
+
+	for (size_t k = n; k > 1; k /= 2)
+		bound += 2 * n; /* 2 n log2(n): a sort's worst case, with room */
+	ck_assert_uint_ge(len, 900000);
+	ck_assert_msg(dl_json_parse_counted(text, len, "big.json", &v, &compares) == 0, "%s", dl_errmsg());
+	ck_assert_uint_eq(v->items[0].items[0].n, n);
+	ck_assert_msg(compares <= bound, "%llu key comparisons for %zu keys (at most %llu)",
+		      (unsigned long long)compares, n, (unsigned long long)bound);
+	dl_json_free(v);
+	/* As a task set it is refused, at its first unknown key. */
+	ck_assert_int_eq(dl_taskset_parse(text, len, "big.json", &ts), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "k0"), "%s", dl_errmsg());
+	free(text);
+
+	/* The one duplicate, last: found, with both lines, as cheaply. */
+	text = many_keys(n, true, &len);
+	ck_assert_int_eq(dl_json_parse_counted(text, len, "big.json", &v, &compares), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "\"k7\" appears twice in one object (lines 1 and 1)"), "%s", dl_errmsg());
+	ck_assert_uint_le(compares, bound);
+	free(text);
 }
 END_TEST
 
@@ -440,6 +493,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_good_lines);
 	tcase_add_test(tc, test_good_json);
 	tcase_add_test(tc, test_count_limit);
+	tcase_add_test(tc, test_many_keys);
 	tcase_add_test(tc, test_api);
 	tcase_add_test(tc, test_period_limits_of_the_platform);
 	suite_add_tcase(s, tc);
