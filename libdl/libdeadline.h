@@ -260,14 +260,15 @@ struct dl_rd {
 	int ncpus;
 	uint64_t cpu_bw;     /* rt_runtime/rt_period per CPU, DL_BW units; 0 if unlimited */
 	uint64_t capacity;   /* cpu_bw x ncpus */
-	uint64_t fair_bw;    /* the fair servers' reservation (kernel 6.12+) */
+	uint64_t fair_bw;    /* the fair servers' reservation the kernel counts (6.12+) */
 	uint64_t tasks_bw;   /* sum of the live deadline tasks' bandwidth */
 	uint64_t ntasks;     /* live deadline threads */
 	int64_t total_bw;    /* admitted: the kernel's total_bw, or computed */
 	int64_t free_bw;     /* capacity - total_bw: what the next task may take */
 	bool from_kernel;    /* total_bw and cpu_bw read from debugfs */
 	bool unlimited;      /* sched_rt_runtime_us = -1: no admission test */
-	uint64_t reserved[8];
+	uint64_t uncounted_fair_bw; /* fair servers that run but are not counted now (6.12, 6.13) */
+	uint64_t reserved[7];
 };
 int dl_rd_list(struct dl_rd **rds, size_t *count);
 int dl_rd_of_cpu(int cpu, struct dl_rd *rd);

@@ -39,6 +39,10 @@ int64_t *dl_kernel_bw_read(void); /* 2 x DL_CPUS_MAX: bw, then total_bw; NULL */
 int64_t *dl_kernel_bw_census(int *ndeadline);
 int dl_debugfs_path(char *buf, size_t len);
 int dl_fair_server_bw(int cpu, uint64_t *bw);
+/* Whether this kernel's rebuilds may leave the fair servers out of a
+ * root domain's total_bw (6.12, 6.13), and the rule by release. */
+bool dl_fair_droppable(void);
+bool dl_fair_droppable_release(int major, int minor);
 int dl_rt_bw(uint64_t *bw, bool *unlimited);
 /* sched_rt_runtime_us and sched_rt_period_us as a CPU's capacity. */
 void dl_rt_ratio(int64_t runtime_us, int64_t period_us, uint64_t *bw, bool *unlimited);
@@ -46,6 +50,9 @@ void dl_rt_ratio(int64_t runtime_us, int64_t period_us, uint64_t *bw, bool *unli
 /* account.c: the accounting of a root domain. */
 void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *tasks,
 		size_t ntasks, const int64_t *kbw, const int64_t *ktotal);
+/* Which of rd's fair servers the kernel's total_bw holds: fair_bw those
+ * it counts, uncounted_fair_bw the rest (droppable: dl_fair_droppable). */
+void dl_rd_fair_counted(struct dl_rd *rd, bool droppable);
 /* The drift verdict (DL_DRIFT_*) once a high count had its time to
  * settle, or not yet; the one rule behind dl_rd_drift and dl_drift_check. */
 int dl_bw_verdict(const struct dl_rd *rd, bool settled);
