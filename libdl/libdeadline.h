@@ -407,6 +407,10 @@ int dl_part_set(const char *name, pid_t tid, const struct dl_params *p);
  * in. */
 int dl_part_set_process(const char *name, pid_t pid, const struct dl_params *p,
 			unsigned int flags, struct dl_thread_status **status, size_t *count);
+/* dl_predict_verdict() for pid placed in member name first, as
+ * dl_part_set() places it: judged in that member's root domain. */
+int dl_part_predict(const char *name, pid_t pid, bool all_threads, const struct dl_params *p,
+		    struct dl_verdict *v, char *why, size_t len);
 
 /*
  * Schedulability analysis (dl_edf_test(3), dl_global_test(3)) and partition

@@ -196,8 +196,6 @@ static void parse_args(struct dl_run *ctl, int argc, char **argv)
 		usage_error("no COMMAND to run (or --pid PID to change)");
 	if (ctl->json && !ctl->check)
 		usage_error("--json goes with --check");
-	if (ctl->place && ctl->check)
-		usage_error("--check does not take --partition or --cluster (see dl-part status)");
 }
 
 static const char *flags_text(uint64_t flags, char *buf, size_t len)
@@ -287,6 +285,10 @@ static void check_json(const struct dl_run *ctl, const struct dl_verdict *v, boo
 	json_uint(&j, "need_bw", v->need);
 	json_uint(&j, "old_bw", v->old);
 	json_obj_end(&j);
+	if (ctl->place)
+		json_str(&j, "member", ctl->place);
+	else
+		json_null(&j, "member");
 	if (v->cpu >= 0 && v->rd.ncpus > 0) {
 		json_int(&j, "cpu", v->cpu);
 		json_obj_begin(&j, "root_domain");
@@ -309,8 +311,9 @@ static void check_json(const struct dl_run *ctl, const struct dl_verdict *v, boo
 	json_end(&j);
 }
 
-/* --check: the library's prediction from the root domain's figures;
- * nothing is changed, nothing is run. */
+/* --check: the library's prediction from the root domain's figures (of
+ * the member's root domain with --partition or --cluster, as if the
+ * thread had joined it first); nothing is changed, nothing is run. */
 static int check(const struct dl_run *ctl)
 {
 	char why[1024], shown[1024], text[256];
@@ -319,7 +322,8 @@ static int check(const struct dl_run *ctl)
 	int ret, pol = 1;
 
 	dl_debugfs_mount(); /* the kernel's figures, when root */
-	ret = dl_predict_verdict(ctl->pid, ctl->all_threads, &ctl->params, &v, why, sizeof(why));
+	ret = ctl->place ? dl_part_predict(ctl->place, ctl->pid, ctl->all_threads, &ctl->params, &v, why, sizeof(why))
+			 : dl_predict_verdict(ctl->pid, ctl->all_threads, &ctl->params, &v, why, sizeof(why));
 	if (ret < 0)
 		die(EXIT_FAILURE, "cannot tell: %s", dl_errmsg());
 	if (ctl->policy) {

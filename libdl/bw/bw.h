@@ -82,6 +82,17 @@ struct dl_admission {
 /* 0 with the verdict in a, or a negative errno when the thread or its
  * root domain cannot be found (after the capability test). */
 int dl_admit(pid_t tid, uint64_t need, uint64_t old, struct dl_admission *a);
+/* The rule on a->rd, a->affinity (when a->have_affinity), a->need and
+ * a->old, as filled in: the step in a->step. */
+void dl_admit_decide(struct dl_admission *a);
+
+/* explain.c: the threads a request covers (all: every thread of pid)
+ * and the bandwidth they hold now; and a verdict as dl_predict_verdict(3)
+ * gives it, from the admission a of n threads of pid (1 admitted, 0
+ * refused). */
+int dl_threads_bw(pid_t pid, bool all, uint64_t *n, uint64_t *old);
+int dl_verdict_render(pid_t pid, uint64_t n, const struct dl_admission *a, struct dl_verdict *v,
+		      char *why, size_t len);
 
 /* drift.c: wait until no exited deadline task still holds bandwidth. */
 int dl_wait_quiet(unsigned int timeout_ms);

@@ -143,7 +143,7 @@ DL_EXPORT int dl_explain(int err, pid_t tid, const struct dl_params *p, char *bu
 }
 
 /* The threads the request covers, and the bandwidth they hold now. */
-static int threads_of(pid_t pid, bool all, uint64_t *n, uint64_t *old)
+int dl_threads_bw(pid_t pid, bool all, uint64_t *n, uint64_t *old)
 {
 	pid_t *tids;
 	size_t count;
@@ -184,7 +184,6 @@ static int threads_of(pid_t pid, bool all, uint64_t *n, uint64_t *old)
 DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_params *p,
 				 struct dl_verdict *v, char *why, size_t len)
 {
-	char need_s[32], old_s[64], rdt[768], corrupt[256] = "";
 	struct dl_verdict local;
 	struct dl_admission a;
 	struct dl_params norm;
@@ -204,12 +203,22 @@ DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_pa
 		v->step = DL_VERDICT_INVALID;
 		return 0;
 	}
-	err = threads_of(pid, all_threads, &n, &old);
+	err = dl_threads_bw(pid, all_threads, &n, &old);
 	if (err)
 		return err;
 	err = dl_admit(pid, n * dl_params_bw(&norm), old, &a);
 	if (err)
 		return err;
+	return dl_verdict_render(pid, n, &a, v, why, len);
+}
+
+int dl_verdict_render(pid_t pid, uint64_t n, const struct dl_admission *ap, struct dl_verdict *v,
+		      char *why, size_t len)
+{
+	char need_s[32], old_s[64], rdt[768], corrupt[256] = "";
+	struct dl_admission a = *ap;
+	uint64_t old = a.old;
+
 	v->cpu = a.cpu;
 	v->threads = (uint32_t)n;
 	v->need = a.need;
