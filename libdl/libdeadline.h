@@ -227,6 +227,9 @@ int dl_taskset_parse(const char *text, size_t len, const char *origin, struct dl
 size_t dl_taskset_count(const struct dl_taskset *ts);
 const struct dl_taskspec *dl_taskset_task(const struct dl_taskset *ts, size_t i);
 void dl_taskset_free(struct dl_taskset *ts);
+/* How long the file asks the set to run (an rt-app file's global
+ * duration), in ns; 0: it does not say. */
+uint64_t dl_taskset_duration(const struct dl_taskset *ts);
 /* Where task i runs (DL_CLUSTER, a partition's name, or NULL: anywhere),
  * e.g. as a plan places it. */
 int dl_taskset_set_place(struct dl_taskset *ts, size_t i, const char *place);
