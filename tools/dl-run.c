@@ -198,28 +198,6 @@ static void parse_args(struct dl_run *ctl, int argc, char **argv)
 		usage_error("--json goes with --check");
 }
 
-static const char *flags_text(uint64_t flags, char *buf, size_t len)
-{
-	static const struct {
-		uint64_t flag;
-		const char *name;
-	} names[] = {
-		{ DL_FLAG_RESET_ON_FORK, "reset-on-fork" },
-		{ DL_FLAG_RECLAIM, "reclaim" },
-		{ DL_FLAG_DL_OVERRUN, "overrun-signal" },
-	};
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (flags & names[i].flag)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s",
-						 used ? "," : "", names[i].name);
-	if (!used)
-		snprintf(buf, len, "none");
-	return buf;
-}
-
 static const char *params_text(const struct dl_params *p, char *buf, size_t len)
 {
 	char r[32], d[32], t[32], u[32], f[64];
@@ -227,7 +205,7 @@ static const char *params_text(const struct dl_params *p, char *buf, size_t len)
 	snprintf(buf, len, "runtime %s, deadline %s, period %s (%s of a CPU), flags %s",
 		 fmt_time(p->runtime, r), fmt_time(p->deadline, d), fmt_time(p->period, t),
 		 dl_bw_format((int64_t)dl_params_bw(p), u, sizeof(u)),
-		 flags_text(p->flags, f, sizeof(f)));
+		 tool_flags_text(p->flags, f, sizeof(f)));
 	return buf;
 }
 
