@@ -181,6 +181,21 @@ int dl_threads_bw(pid_t pid, bool all, uint64_t *n, uint64_t *old)
 	return 0;
 }
 
+int dl_verdict_begin(struct dl_verdict *v, const struct dl_params *p, struct dl_params *norm, char *why,
+		     size_t len)
+{
+	memset(v, 0, sizeof(*v));
+	v->cpu = -1;
+	if (!why || len == 0)
+		return dl_fail(-EINVAL, "no buffer for the reason");
+	if (dl_params_normalize(p, norm) < 0) {
+		snprintf(why, len, "%s", dl_errmsg());
+		v->step = DL_VERDICT_INVALID;
+		return 0;
+	}
+	return 1;
+}
+
 DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_params *p,
 				 struct dl_verdict *v, char *why, size_t len)
 {
@@ -188,21 +203,12 @@ DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_pa
 	struct dl_admission a;
 	struct dl_params norm;
 	uint64_t n, old;
-	int err;
+	int err = dl_verdict_begin(v ? v : (v = &local), p, &norm, why, len);
 
-	if (!v)
-		v = &local;
-	memset(v, 0, sizeof(*v));
-	v->cpu = -1;
-	if (!why || len == 0)
-		return dl_fail(-EINVAL, "no buffer for the reason");
+	if (err <= 0)
+		return err;
 	if (pid == 0)
 		pid = gettid();
-	if (dl_params_normalize(p, &norm) < 0) {
-		snprintf(why, len, "%s", dl_errmsg());
-		v->step = DL_VERDICT_INVALID;
-		return 0;
-	}
 	err = dl_threads_bw(pid, all_threads, &n, &old);
 	if (err)
 		return err;

@@ -35,21 +35,12 @@ DL_EXPORT int dl_part_predict(const char *name, pid_t pid, bool all_threads, con
 	struct dl_params norm;
 	dl_cpus_t mine;
 	uint64_t n, old;
-	int err, ret, at;
+	int ret, at, err = dl_verdict_begin(v ? v : (v = &local), p, &norm, why, len);
 
-	if (!v)
-		v = &local;
-	memset(v, 0, sizeof(*v));
-	v->cpu = -1;
-	if (!why || len == 0)
-		return dl_fail(-EINVAL, "no buffer for the reason");
+	if (err <= 0)
+		return err;
 	if (pid == 0)
 		pid = gettid();
-	if (dl_params_normalize(p, &norm) < 0) {
-		snprintf(why, len, "%s", dl_errmsg());
-		v->step = DL_VERDICT_INVALID;
-		return 0;
-	}
 	err = dl_layout_member_cgroup(name, cg, sizeof(cg), NULL);
 	if (err)
 		return err;

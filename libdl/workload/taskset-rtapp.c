@@ -54,7 +54,7 @@ static const char *event_refusal(const char *event)
 	for (size_t i = 0; i < ARRAY_SIZE(why); i++)
 		if (strcmp(why[i].event, event) == 0)
 			return why[i].why;
-	return "tasks that wait for each other (locks, conditions, barriers, suspend and resume, semaphores): dl-load runs independent periodic tasks";
+	return "tasks that wait for each other (locks, conditions, barriers, suspend and resume, semaphores): the tasks of a task set are independent and periodic";
 }
 
 /* rt-app's settings of its own run in "global" that describe no task:
@@ -241,6 +241,16 @@ static int rt_keys(const struct rt_file *f, const struct dl_jval *obj, const cha
 	return 0;
 }
 
+/* One of the reservation's times, and the line it came from. */
+static int rt_param(const struct rt_file *f, const struct dl_jval *v, const char *path, uint64_t *ns, int *line)
+{
+	char at[600];
+
+	snprintf(at, sizeof(at), "%s.%s", path, v->key);
+	*line = v->line;
+	return rt_us(f, v, at, ns);
+}
+
 /* The task's reservation, with rt-app's defaults (parse_sched_data()):
  * period = runtime, deadline = period; the older names where the new
  * ones are absent. */
@@ -263,7 +273,7 @@ static int rt_params(const struct rt_file *f, const struct dl_jval *task, const 
 			if (strcmp(policies[i], policy) == 0)
 				return rerr(f, pol ? pol : f->default_at ? f->default_at : task,
 					    pol ? at : f->default_at ? "global.default_policy" : path,
-					    "%s%s: dl-load runs SCHED_DEADLINE tasks only; give the task \"policy\": \"SCHED_DEADLINE\"",
+					    "%s%s: a task set holds SCHED_DEADLINE tasks only; give the task \"policy\": \"SCHED_DEADLINE\"",
 					    policy, pol || f->default_at ? "" : " (rt-app's default policy)");
 		return rerr(f, pol ? pol : f->default_at, pol ? at : "global.default_policy",
 			    "\"%.40s\" is not a policy rt-app knows (SCHED_OTHER, SCHED_BATCH, SCHED_IDLE, SCHED_RR, SCHED_FIFO, SCHED_DEADLINE)",
@@ -278,26 +288,17 @@ static int rt_params(const struct rt_file *f, const struct dl_jval *task, const 
 	}
 	if (!rt)
 		return rerr(f, task, path, "no \"dl-runtime\": a deadline task needs its runtime (microseconds)");
-	snprintf(at, sizeof(at), "%s.%s", path, rt->key);
-	if ((err = rt_us(f, rt, at, &raw->params.runtime)))
+	if ((err = rt_param(f, rt, path, &raw->params.runtime, &raw->at[DL_RF_RUNTIME])))
 		return err;
-	raw->at[DL_RF_RUNTIME] = rt->line;
 	raw->params.period = raw->params.runtime;
 	*period_at = rt;
-	if (pd) {
-		snprintf(at, sizeof(at), "%s.%s", path, pd->key);
-		if ((err = rt_us(f, pd, at, &raw->params.period)))
-			return err;
-		raw->at[DL_RF_PERIOD] = pd->line;
+	if (pd && (err = rt_param(f, pd, path, &raw->params.period, &raw->at[DL_RF_PERIOD])))
+		return err;
+	if (pd)
 		*period_at = pd;
-	}
 	raw->params.deadline = raw->params.period;
-	if (dd) {
-		snprintf(at, sizeof(at), "%s.%s", path, dd->key);
-		if ((err = rt_us(f, dd, at, &raw->params.deadline)))
-			return err;
-		raw->at[DL_RF_DEADLINE] = dd->line;
-	}
+	if (dd && (err = rt_param(f, dd, path, &raw->params.deadline, &raw->at[DL_RF_DEADLINE])))
+		return err;
 	if (s->reclaim) {
 		if (s->reclaim->type != DL_JTRUE && s->reclaim->type != DL_JFALSE)
 			return rerr(f, s->reclaim, (snprintf(at, sizeof(at), "%s.dl-reclaim", path), at),
@@ -575,7 +576,7 @@ int dl_taskset_from_rtapp(struct dl_taskset *ts, const char *text, size_t len, c
 			/* Kept by rt-app for older files; it makes its
 			 * resources from the events that use them. */
 			if (!(m->type == DL_JOBJ && m->n == 0) && !(m->type == DL_JNUM && strcmp(m->text, "0") == 0))
-				err = rerr(&f, m, "resources", "resources (mutexes, conditions, timers shared between tasks): dl-load runs independent periodic tasks");
+				err = rerr(&f, m, "resources", "resources (mutexes, conditions, timers shared between tasks): the tasks of a task set are independent and periodic");
 		} else {
 			err = rerr(&f, m, m->key, "not a key of an rt-app file (tasks, global, resources)");
 		}

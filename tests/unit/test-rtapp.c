@@ -304,7 +304,7 @@ static const struct {
 	{ "{\"tasks\": {}, \"global\": {\"duration\": 0}}", { "global.duration:", "0: give the run's seconds" } },
 	{ "{\"tasks\": {}, \"global\": {\"lang\": \"C\"}}", { "global.lang:", "not a key rt-app knows in \"global\"" } },
 	{ "{\"tasks\": {}, \"global\": []}", { "global:", "expected an object" } },
-	{ "{\"tasks\": {}, \"resources\": {\"m\": {\"type\": \"mutex\"}}}", { "resources:", "independent periodic tasks" } },
+	{ "{\"tasks\": {}, \"resources\": {\"m\": {\"type\": \"mutex\"}}}", { "resources:", "independent and periodic" } },
 	{ "{\"tasks\": {}, \"global\": {}, \"extra\": 1}", { "extra:", "not a key of an rt-app file" } },
 	{ "{\"global\": {}}", { "tasks:", "no \"tasks\"" } },
 	{ "{\"global\": {}, \"tasks\": [1]}", { "tasks:", "object of tasks by name" } },
