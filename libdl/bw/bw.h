@@ -91,8 +91,8 @@ void dl_admit_decide(struct dl_admission *a);
  * gives it, from the admission a of n threads of pid (1 admitted, 0
  * refused). */
 int dl_threads_bw(pid_t pid, bool all, uint64_t *n, uint64_t *old);
-/* A verdict's start: v zeroed, p normalized into norm; 1 to go on, 0
- * with v->step DL_VERDICT_INVALID and why said, or -EINVAL (no buffer). */
+/* A verdict's start: v zeroed, p normalized into norm; 1 to go on, or 0
+ * with v->step DL_VERDICT_INVALID and why said (why must not be NULL). */
 int dl_verdict_begin(struct dl_verdict *v, const struct dl_params *p, struct dl_params *norm, char *why,
 		     size_t len);
 int dl_verdict_render(pid_t pid, uint64_t n, const struct dl_admission *a, struct dl_verdict *v,

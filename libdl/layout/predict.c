@@ -29,14 +29,20 @@ static void member_text(const char *name, const char *cg, char *buf, size_t len)
 DL_EXPORT int dl_part_predict(const char *name, pid_t pid, bool all_threads, const struct dl_params *p,
 			      struct dl_verdict *v, char *why, size_t len)
 {
-	char cg[4200], who[4300], text[1024], cpus[256], span[256];
+	char cg[4200], who[4300], text[1024], cpus[DL_CPUS_STRLEN], span[DL_CPUS_STRLEN], scratch[1024];
 	struct dl_verdict local;
 	struct dl_admission a;
 	struct dl_params norm;
 	dl_cpus_t mine;
 	uint64_t n, old;
-	int ret, at, err = dl_verdict_begin(v ? v : (v = &local), p, &norm, why, len);
+	int ret, at, err;
 
+	if (!why || len == 0) {
+		/* No reason wanted: the verdict alone. */
+		why = scratch;
+		len = sizeof(scratch);
+	}
+	err = dl_verdict_begin(v ? v : (v = &local), p, &norm, why, len);
 	if (err <= 0)
 		return err;
 	if (pid == 0)

@@ -487,8 +487,10 @@ static int rt_task(struct dl_taskset *ts, const struct rt_file *f, const struct 
 			    "no work: give the job a \"run\" (or \"runtime\") of some microseconds");
 	raw.work = job->work;
 	raw.at[DL_RF_WORK] = job->first_work->line;
-	/* The kernel's rules, said with rt-app's names. */
-	if (dl_params_normalize(&raw.params, &norm) < 0) {
+	/* The kernel's rules, said with rt-app's names; the period limits
+	 * are checked where the set meets a machine, as for the other
+	 * formats. */
+	if (dl_params_normalize_rules(&raw.params, &norm) < 0) {
 		enum dl_rawfield bad = dl_taskset_bad_field(&raw.params);
 		const char *name = bad == DL_RF_RUNTIME ? "dl-runtime" : bad == DL_RF_DEADLINE ? "dl-deadline" : "dl-period";
 		char why[512];
