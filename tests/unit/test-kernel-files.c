@@ -167,21 +167,21 @@ START_TEST(test_fair_counted)
 		struct dl_rd rd = { .ncpus = fair_cases[_i].ncpus[c], .from_kernel = true };
 		int64_t fair_all = has_fair ? fair_cases[_i].ncpus[c] * fair() : 0;
 
-		rd.fair_bw = (uint64_t)fair_all;
-		rd.tasks_bw = (uint64_t)expected(fair_cases[_i].tasks[c]);
+		rd.fair_bw = fair_all;
+		rd.tasks_bw = expected(fair_cases[_i].tasks[c]);
 		rd.total_bw = ktotal[c];
 		dl_rd_fair_counted(&rd, fair_cases[_i].droppable);
-		ck_assert_msg(rd.fair_bw + rd.uncounted_fair_bw == (uint64_t)fair_all, "%s CPU %d", fair_cases[_i].file, c);
-		ck_assert_msg(rd.fair_bw == (fair_cases[_i].counted[c] ? (uint64_t)fair_all : 0),
-			      "%s CPU %d: fair servers %llu counted of %lld", fair_cases[_i].file, c,
-			      (unsigned long long)rd.fair_bw, (long long)fair_all);
+		ck_assert_msg(rd.fair_bw + rd.uncounted_fair_bw == fair_all, "%s CPU %d", fair_cases[_i].file, c);
+		ck_assert_msg(rd.fair_bw == (fair_cases[_i].counted[c] ? fair_all : 0),
+			      "%s CPU %d: fair servers %lld counted of %lld", fair_cases[_i].file, c,
+			      (long long)rd.fair_bw, (long long)fair_all);
 		ck_assert_msg(dl_bw_verdict(&rd, false) == fair_cases[_i].verdict[c], "%s CPU %d: verdict %d",
 			      fair_cases[_i].file, c, dl_bw_verdict(&rd, false));
 		ck_assert_msg(dl_bw_verdict(&rd, true) == fair_cases[_i].settled[c], "%s CPU %d: settled verdict %d",
 			      fair_cases[_i].file, c, dl_bw_verdict(&rd, true));
 		/* Read again, the same: the split is of what the kernel says. */
 		dl_rd_fair_counted(&rd, fair_cases[_i].droppable);
-		ck_assert(rd.fair_bw == (fair_cases[_i].counted[c] ? (uint64_t)fair_all : 0));
+		ck_assert(rd.fair_bw == (fair_cases[_i].counted[c] ? fair_all : 0));
 	}
 }
 END_TEST
