@@ -197,7 +197,6 @@ int dl_verdict_begin(struct dl_verdict *v, const struct dl_params *p, struct dl_
 DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_params *p,
 				 struct dl_verdict *v, char *why, size_t len)
 {
-	char scratch[1024];
 	struct dl_verdict local;
 	struct dl_admission a;
 	struct dl_params norm;
@@ -205,9 +204,10 @@ DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_pa
 	int err;
 
 	if (!why || len == 0) {
+		char scratch[1024];
+
 		/* No reason wanted: the verdict alone. */
-		why = scratch;
-		len = sizeof(scratch);
+		return dl_predict_verdict(pid, all_threads, p, v, scratch, sizeof(scratch));
 	}
 	err = dl_verdict_begin(v ? v : (v = &local), p, &norm, why, len);
 	if (err <= 0)

@@ -29,7 +29,7 @@ static void member_text(const char *name, const char *cg, char *buf, size_t len)
 DL_EXPORT int dl_part_predict(const char *name, pid_t pid, bool all_threads, const struct dl_params *p,
 			      struct dl_verdict *v, char *why, size_t len)
 {
-	char cg[4200], who[4300], text[1024], cpus[DL_CPUS_STRLEN], span[DL_CPUS_STRLEN], scratch[1024];
+	char cg[4200], who[4300], text[1024], cpus[DL_CPUS_STRLEN], span[DL_CPUS_STRLEN];
 	struct dl_verdict local;
 	struct dl_admission a;
 	struct dl_params norm;
@@ -38,9 +38,10 @@ DL_EXPORT int dl_part_predict(const char *name, pid_t pid, bool all_threads, con
 	int ret, at, err;
 
 	if (!why || len == 0) {
-		/* No reason wanted: the verdict alone. */
-		why = scratch;
-		len = sizeof(scratch);
+		char scratch[1024];
+
+		/* No reason wanted: the verdict alone, as dl_predict_verdict(3). */
+		return dl_part_predict(name, pid, all_threads, p, v, scratch, sizeof(scratch));
 	}
 	err = dl_verdict_begin(v ? v : (v = &local), p, &norm, why, len);
 	if (err <= 0)
