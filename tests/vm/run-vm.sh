@@ -74,7 +74,8 @@
 # cpio of this run's files appended (the kernel unpacks both; merged /usr:
 # --bin programs go to /usr/bin, libraries to /usr/lib/..., so /bin/NAME
 # works).  systemd's generators are masked there (they make nothing in a
-# VM and would run again at every daemon-reload), and getty-static.service.  SCRIPT runs as /test.sh from libdl-vm-test.service, a oneshot
+# VM and would run again at every daemon-reload), and
+# getty-static.service.  SCRIPT runs as /test.sh from libdl-vm-test.service, a oneshot
 # service ordered after multi-user.target, by /bin/sh (dash) with its
 # stdout and stderr on the guest's second serial port, /dev/ttyS1, whose
 # output alone goes to stdout; the marker line follows, then `systemctl
@@ -515,11 +516,17 @@ EOF
 		hard "cannot pack this run's files"
 	cat "$image" "$tmp/overlay.gz" >"$tmp/initrd.gz" || hard "cannot build the initramfs"
 	rm -f "$tmp/overlay.gz"
-	boot "$tmp/qemu.log" -accel "$accel" -smp "$smp" -m "$mem" \
-		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
-		-append "console=ttyS0 rdinit=/sbin/init panic=-1 quiet$append" \
-		-nodefaults -no-user-config -display none -no-reboot \
-		-serial "file:$tmp/console.raw" -serial "file:$tmp/out"
+	# As below: a boot that panicked before the suite began, once more.
+	for try in 1 2; do
+		boot "$tmp/qemu.log" -accel "$accel" -smp "$smp" -m "$mem" \
+			-kernel "$kernel" -initrd "$tmp/initrd.gz" \
+			-append "console=ttyS0 rdinit=/sbin/init panic=-1 quiet$append" \
+			-nodefaults -no-user-config -display none -no-reboot \
+			-serial "file:$tmp/console.raw" -serial "file:$tmp/out"
+		[ -s "$tmp/out" ] || ! grep -q "Kernel panic" "$tmp/console.raw" ||
+			[ -e "$tmp/timedout" ] || [ $try = 2 ] && break
+		say "the kernel panicked while it booted, before the suite began: booting again"
+	done
 	tr -d '\r' <"$tmp/out" >"$tmp/out.txt" 2>/dev/null
 	status=$(sed -n "s/^$marker \([0-9][0-9]*\)\$/\1/p" "$tmp/out.txt" | tail -n 1)
 	sed "/^$marker /d" "$tmp/out.txt"
@@ -564,6 +571,7 @@ mount -t debugfs debugfs /sys/kernel/debug || fail debugfs
 $cgroup_mount
 ${ldpath:+export LD_LIBRARY_PATH=$(shq "$ldpath")}
 cd /
+echo "$marker-START"
 sh /test.sh$args </dev/null
 status=\$?
 echo
@@ -576,14 +584,21 @@ chmod 755 "$root/init"
 	hard "cannot build the initramfs"
 
 mkfifo "$tmp/console" || hard "cannot create a fifo in $tmp"
-tr -d '\r' <"$tmp/console" | tee "$tmp/console.log" &
-rpid=$!
-
-boot "$tmp/console" -accel "$accel" -smp "$smp" -m "$mem" \
-	-kernel "$kernel" -initrd "$tmp/initrd.gz" \
-	-append "console=ttyS0 quiet panic=-1$append" \
-	-nodefaults -no-user-config -display none -serial stdio -no-reboot
-wait "$rpid"
+# Debian 13's 6.12 under TCG oopses now and then while it boots (an int3
+# left by its own code patching, in the idle loop), before any test ran:
+# such a boot is booted once more, never one that reached the script.
+for try in 1 2; do
+	tr -d '\r' <"$tmp/console" | tee "$tmp/console.log" &
+	rpid=$!
+	boot "$tmp/console" -accel "$accel" -smp "$smp" -m "$mem" \
+		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
+		-append "console=ttyS0 quiet panic=-1$append" \
+		-nodefaults -no-user-config -display none -serial stdio -no-reboot
+	wait "$rpid"
+	grep -q "^$marker-START" "$tmp/console.log" || ! grep -q "Kernel panic" "$tmp/console.log" ||
+		[ -e "$tmp/timedout" ] || [ $try = 2 ] && break
+	say "the kernel panicked while it booted, before the suite began: booting again"
+done
 
 status=$(sed -n "s/^$marker \([0-9][0-9]*\)\$/\1/p" "$tmp/console.log" | tail -n 1)
 if [ -z "$status" ]; then
