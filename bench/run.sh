@@ -129,13 +129,14 @@ ver() { if have "$1"; then "$@" 2>&1 | head -1; else echo "not installed"; fi; }
 	echo "hyperfine,$(ver hyperfine --version)"
 	echo "ps (procps),$(ver ps --version)"
 	echo "gnuplot,$(ver gnuplot --version)"
+	echo "rt-app (Debian 13's root),$(sed -n 's/^rt-app //p' "${LIBDL_VM_CACHE:-$top/tests/vm/cache}/trixie/build.stamp" 2>/dev/null | grep . || echo not installed)"
 } >"$out/environment.csv"
 drift_guard start 0
 
 if [ "$quick" = 1 ]; then
-	R1=1 D1=4 R2=1 D2=3 R3=2 N3=50 R4=5 SCAN_ROUNDS=5
+	R1=1 D1=4 R2=1 D2=3 R3=2 N3=50 R4=5 SCAN_ROUNDS=5 R7=2 D7=3
 else
-	R1=3 D1=8 R2=3 D2=5 R3=6 N3=100 R4=15 SCAN_ROUNDS=15
+	R1=3 D1=8 R2=3 D2=5 R3=6 N3=100 R4=15 SCAN_ROUNDS=15 R7=6 D7=6
 fi
 
 # ------------------------------------------------ 1. deadlines (Dhall)
@@ -413,6 +414,17 @@ gp "set terminal png size 900,560; set output '$out/acceptance.png';
 	plot for [c=2:10] '$out/acceptance.dat' using 1:c with linespoints title word(names, c-1)"
 drift_guard scale 1
 
+# ----------------------------------------------- 7. rt-app as the peer
+# One rt-app workload file (written by bench/rtapp-peer.sh, which says how
+# each figure is taken) run by rt-app 1.0 from Debian 13's root file
+# system (chrooted, on this kernel) and by dl-load, alternating.
+say "7. one rt-app file under rt-app and under dl-load, $R7 rounds of ${D7}s"
+"$top/bench/rtapp-peer.sh" "$build" "$out" "$R7" "$D7" >"$work/rtapp.out" 2>"$work/rtapp.err"
+sed 's/^/   /' "$work/rtapp.out" "$work/rtapp.err"
+have_rtapp=0
+grep -q '^rt-app ' "$work/rtapp.out" && have_rtapp=1
+drift_guard rtapp 1
+
 # ------------------------------------------------------------ the report
 say "writing $out/report.md"
 t_end=$(date +%s)
@@ -472,6 +484,10 @@ have chrt || missing="$missing chrt (util-linux)"
 [ "$have_cset" = 1 ] || missing="$missing cset (cpuset)"
 [ "$have_hf" = 1 ] || missing="$missing hyperfine"
 have gnuplot || missing="$missing gnuplot (no plots)"
+[ "$have_rtapp" = 1 ] || missing="$missing rt-app (tests/vm/fetch-trixie.sh build)"
+# Experiment 7: TOOL jobs misses per1000 resp_p50 resp_p99 wake_p50 wake_p99 cpu_per_job.
+read -r _ r7_j r7_m r7_k r7_rp r7_rq r7_wp r7_wq r7_c < <(grep '^rt-app ' "$work/rtapp.out" || echo "rt-app 0 0 nan nan nan nan nan nan")
+read -r _ d7_j d7_m d7_k d7_rp d7_rq d7_wp d7_wq d7_c < <(grep '^dl-load ' "$work/rtapp.out" || echo "dl-load 0 0 nan nan nan nan nan nan")
 
 {
 cat <<EOF
@@ -497,6 +513,9 @@ ${missing:+**Peers missing, their halves not measured:**$missing (\`./bootstrap.
 | 5 | planner, 1,000 tasks / 64 CPUs, worst median (ms) | $(plan_worst 1000) | | | < 100 ms |
 | 5 | planner, 10,000 tasks / 256 CPUs, worst median (ms) | $(plan_worst 10000) | | | < 1000 ms |
 | 6 | launch rounds leaving total_bw drifted | dl-run $(drift_runs dl-run) | chrt $(drift_runs chrt) | | a result; libdl no worse |
+| 7 | one rt-app file: misses per 1000 jobs | dl-load $(num "$d7_k" %.1f) ($d7_m of $d7_j) | rt-app $(num "$r7_k" %.1f) ($r7_m of $r7_j) | | the same within noise |
+| 7 | response p50 / p99, wake-up p50 / p99 (us) | $(num "$d7_rp" %.0f) / $(num "$d7_rq" %.0f), $(num "$d7_wp" %.0f) / $(num "$d7_wq" %.0f) | $(num "$r7_rp" %.0f) / $(num "$r7_rq" %.0f), $(num "$r7_wp" %.0f) / $(num "$r7_wq" %.0f) | $(ratio "$d7_rp" "$r7_rp") / $(ratio "$d7_rq" "$r7_rq"), $(ratio "$d7_wp" "$r7_wp") / $(ratio "$d7_wq" "$r7_wq") | a result |
+| 7 | CPU per job (us) | dl-load $(num "$d7_c" %.1f) | rt-app $(num "$r7_c" %.1f) | $(ratio "$d7_c" "$r7_c") | <= 1.00 |
 
 Every check of the kernel's accounting in this run: $drifts_total drifted of $checks_total ([drift.csv](drift.csv)); each drift was repaired by a root-domain rebuild (dl-part repair) before the next experiment.
 
@@ -709,6 +728,23 @@ $(drift_runs dl-run), chrt $(drift_runs chrt).  The same kernel drift was seen w
 chrt under hyperfine in 8 of 13 runs of 50 to 300 launches: it is the kernel's, and
 libdl's own launches must not make it more frequent.  Every check of the run:
 [drift.csv](drift.csv).
+
+## 7. rt-app as the peer of dl-load
+
+One rt-app workload file, [rtapp-peer.json](rtapp-peer.json) (a control loop of 2 ms every
+10 ms and two I/O threads of 0.8 ms every 5 ms, SCHED_DEADLINE, absolute timers),
+run by rt-app 1.0 (Debian 13's, from its root file system, chrooted, on this
+kernel) and by \`dl-load\` reading the very same file, $R7 rounds of ${D7} s each,
+alternating.  Per job from each tool's own records (rt-app's logs, dl-load
+--csv): a **miss** ended after its deadline, the **response** runs from the
+release to the job's end, the **wake-up latency** from the release to the thread
+running after its sleep; **CPU per job** is the tool's whole CPU time over its
+jobs.  Per round: [rtapp.csv](rtapp.csv); pooled: [rtapp-jobs.csv](rtapp-jobs.csv).
+
+| tool | jobs | misses (per 1000) | response p50 / p99 (us) | wake-up p50 / p99 (us) | CPU per job (us) |
+|---|---|---|---|---|---|
+| dl-load | $d7_j | $d7_m ($(num "$d7_k" %.1f)) | $(num "$d7_rp" %.0f) / $(num "$d7_rq" %.0f) | $(num "$d7_wp" %.0f) / $(num "$d7_wq" %.0f) | $(num "$d7_c" %.1f) |
+| rt-app | $r7_j | $r7_m ($(num "$r7_k" %.1f)) | $(num "$r7_rp" %.0f) / $(num "$r7_rq" %.0f) | $(num "$r7_wp" %.0f) / $(num "$r7_wq" %.0f) | $(num "$r7_c" %.1f) |
 
 ## Reproduce
 

@@ -251,6 +251,9 @@ int dl_taskset_parse(const char *text, size_t len, const char *origin, struct dl
 size_t dl_taskset_count(const struct dl_taskset *ts);
 const struct dl_taskspec *dl_taskset_task(const struct dl_taskset *ts, size_t i);
 void dl_taskset_free(struct dl_taskset *ts);
+/* How long the file asks the set to run (an rt-app file's global
+ * duration), in ns; 0: it does not say. */
+uint64_t dl_taskset_duration(const struct dl_taskset *ts);
 /* Where task i runs (DL_CLUSTER, a partition's name, or NULL: anywhere),
  * e.g. as a plan places it. */
 int dl_taskset_set_place(struct dl_taskset *ts, size_t i, const char *place);
@@ -284,14 +287,15 @@ struct dl_rd {
 	int ncpus;
 	int64_t cpu_bw;      /* rt_runtime/rt_period per CPU, DL_BW units; 0 if unlimited */
 	int64_t capacity;    /* cpu_bw x ncpus */
-	int64_t fair_bw;     /* the fair servers' reservation (kernel 6.12+) */
+	int64_t fair_bw;     /* the fair servers' reservation the kernel counts (6.12+) */
 	int64_t tasks_bw;    /* sum of the live deadline tasks' bandwidth */
 	uint64_t ntasks;     /* live deadline threads */
 	int64_t total_bw;    /* admitted: the kernel's total_bw, or computed */
 	int64_t free_bw;     /* capacity - total_bw: what the next task may take */
 	bool from_kernel;    /* total_bw and cpu_bw read from debugfs */
 	bool unlimited;      /* sched_rt_runtime_us = -1: no admission test */
-	uint64_t reserved[8];
+	int64_t uncounted_fair_bw; /* fair servers that run but are not counted now (6.12, 6.13) */
+	uint64_t reserved[7];
 };
 int dl_rd_list(struct dl_rd **rds, size_t *count);
 int dl_rd_of_cpu(int cpu, struct dl_rd *rd);
@@ -430,6 +434,10 @@ int dl_part_set(const char *name, pid_t tid, const struct dl_params *p);
  * in. */
 int dl_part_set_process(const char *name, pid_t pid, const struct dl_params *p,
 			unsigned int flags, struct dl_thread_status **status, size_t *count);
+/* dl_predict_verdict() for pid placed in member name first, as
+ * dl_part_set() places it: judged in that member's root domain. */
+int dl_part_predict(const char *name, pid_t pid, bool all_threads, const struct dl_params *p,
+		    struct dl_verdict *v, char *why, size_t len);
 
 /*
  * Schedulability analysis (dl_edf_test(3), dl_global_test(3)) and partition

@@ -28,6 +28,7 @@ struct dl_loadctl {
 	bool ignore_place;
 	bool plan;    /* --plan: the set runs in the layout libdl's plan makes */
 	bool no_move; /* with --plan: leave the root cpuset's tasks (v1) */
+	bool print;   /* --print-taskset: print the set in the line form, run nothing */
 	const char *csv;
 	const char *file;
 };
@@ -37,14 +38,14 @@ static noreturn void usage(void)
 	printf("Usage:\n"
 	       " %1$s [options] TASKSET\n"
 	       "\n"
-	       "Run the periodic deadline tasks of TASKSET (a file, or - for stdin; its\n"
-	       "format is libdl-taskset(5)) from one common start, each job burning the\n"
-	       "task's work of CPU time, and print per task: jobs, deadline misses, miss\n"
-	       "ratio, response p50/p99/max, worst tardiness, skipped periods, overruns\n"
-	       "and the kernel's re-anchorings.\n"
+	       "Run the periodic deadline tasks of TASKSET (a file, or - for stdin, in a\n"
+	       "format of libdl-taskset(5): libdl's own or rt-app's JSON) from one common\n"
+	       "start, each job burning the task's work of CPU time, and print per task:\n"
+	       "jobs, deadline misses, miss ratio, response p50/p99/max, worst tardiness,\n"
+	       "skipped periods, overruns and the kernel's re-anchorings.\n"
 	       "\n"
 	       "Options:\n"
-	       " -t, --duration TIME     run that long (default 5s)\n"
+	       " -t, --duration TIME     run that long (default: the file's, else 5s)\n"
 	       " -n, --jobs N            run N jobs of each task instead\n"
 	       " -m, --mode MODE         sleep: releases on an absolute grid (default);\n"
 	       "                         yield: sched_yield() ends a job, the kernel's\n"
@@ -55,6 +56,8 @@ static noreturn void usage(void)
 	       "     --plan              run the set in the layout of libdl's plan for it\n"
 	       "                         (dl-part plan), made first and destroyed after\n"
 	       "     --no-move           with --plan: leave the root cpuset's tasks (v1)\n"
+	       "     --print-taskset     print TASKSET as dl-load reads it, one task a line\n"
+	       "                         in libdl's line form (count= for copies); run nothing\n"
 	       " -h, --help              display this help\n"
 	       " -V, --version           display the version\n"
 	       "\n"
@@ -70,7 +73,7 @@ static noreturn void usage(void)
 	exit(EXIT_SUCCESS);
 }
 
-enum { OPT_JSON = 0x100, OPT_CSV, OPT_IGNORE_PLACE, OPT_PLAN, OPT_NO_MOVE };
+enum { OPT_JSON = 0x100, OPT_CSV, OPT_IGNORE_PLACE, OPT_PLAN, OPT_NO_MOVE, OPT_PRINT };
 
 static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 {
@@ -83,6 +86,7 @@ static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 		{ "ignore-place", no_argument, NULL, OPT_IGNORE_PLACE },
 		{ "plan", no_argument, NULL, OPT_PLAN },
 		{ "no-move", no_argument, NULL, OPT_NO_MOVE },
+		{ "print-taskset", no_argument, NULL, OPT_PRINT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -124,6 +128,9 @@ static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 		case OPT_NO_MOVE:
 			ctl->no_move = true;
 			break;
+		case OPT_PRINT:
+			ctl->print = true;
+			break;
 		case 'h':
 			usage();
 		case 'V':
@@ -138,8 +145,8 @@ static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 		usage_error("--no-move goes with --plan");
 	if (ctl->duration && ctl->jobs)
 		usage_error("give --duration or --jobs, not both");
-	if (!ctl->duration && !ctl->jobs)
-		ctl->duration = 5000000000ULL;
+	if (ctl->print && (ctl->duration || ctl->jobs || ctl->json || ctl->csv || ctl->plan || ctl->ignore_place))
+		usage_error("--print-taskset runs nothing: give it the TASKSET alone");
 	if (optind == argc)
 		usage_error("no TASKSET: give a task-set file (see libdl-taskset(5))");
 	if (optind + 1 < argc)
@@ -292,6 +299,85 @@ static int write_csv(const char *path, const struct dl_load *l)
 	return 0;
 }
 
+/* A word of the line form, quoted when it needs to be (libdl-taskset(5)). */
+static void print_word(const char *w)
+{
+	if (*w && strpbrk(w, " \t#'\"\\") == NULL) {
+		fputs(w, stdout);
+		return;
+	}
+	if (!strchr(w, '\'')) {
+		printf("'%s'", w);
+		return;
+	}
+	putchar('"');
+	for (; *w; w++) {
+		if (*w == '"' || *w == '\\')
+			putchar('\\');
+		putchar(*w);
+	}
+	putchar('"');
+}
+
+/* Tasks i.. that are the copies of one count= task: the names
+ * NAME.1..NAME.N of one line, with the same reservation. */
+static size_t copies(const struct dl_taskset *ts, size_t i, size_t *base_len)
+{
+	const struct dl_taskspec *t = dl_taskset_task(ts, i), *u;
+	const char *dot = strrchr(t->name, '.');
+	size_t n = 1;
+
+	*base_len = strlen(t->name);
+	if (!dot || strcmp(dot, ".1") != 0 || t->line == 0)
+		return 1;
+	*base_len = (size_t)(dot - t->name);
+	while ((u = dl_taskset_task(ts, i + n)) && u->line == t->line &&
+	       strncmp(u->name, t->name, *base_len) == 0 && u->name[*base_len] == '.' &&
+	       (size_t)atol(u->name + *base_len + 1) == n + 1 &&
+	       memcmp(&u->params, &t->params, sizeof(t->params)) == 0 && u->work == t->work)
+		n++;
+	if (n == 1)
+		*base_len = strlen(t->name);
+	return n;
+}
+
+/* --print-taskset: the set as it will run, in the line form. */
+static void print_taskset(const struct dl_taskset *ts)
+{
+	char a[32], b[32], c[32], w[32], f[64];
+
+	if (dl_taskset_duration(ts))
+		printf("# the file asks for a run of %s (dl-load's default duration)\n",
+		       dl_time_format(dl_taskset_duration(ts), a, sizeof(a)));
+	printf("# NAME RUNTIME DEADLINE PERIOD KEYS\n");
+	for (size_t i = 0, n, len; i < dl_taskset_count(ts); i += n) {
+		const struct dl_taskspec *t = dl_taskset_task(ts, i);
+
+		n = copies(ts, i, &len);
+		printf("%.*s %s %s %s work=%s", (int)len, t->name,
+		       dl_time_format(t->params.runtime, a, sizeof(a)),
+		       dl_time_format(t->params.deadline, b, sizeof(b)),
+		       dl_time_format(t->params.period, c, sizeof(c)),
+		       dl_time_format(t->work, w, sizeof(w)));
+		if (n > 1)
+			printf(" count=%zu", n);
+		if (t->offset)
+			printf(" offset=%s", dl_time_format(t->offset, a, sizeof(a)));
+		if (t->params.flags)
+			printf(" flags=%s", tool_flags_text(t->params.flags, f, sizeof(f)));
+		if (t->place)
+			printf(" place=%s", t->place);
+		if (t->argv) {
+			fputs(" --", stdout);
+			for (size_t k = 0; t->argv[k]; k++) {
+				putchar(' ');
+				print_word(t->argv[k]);
+			}
+		}
+		putchar('\n');
+	}
+}
+
 /*
  * --plan: libdl's plan for the set on this machine (dl_plan_taskset(3)),
  * its layout made, and every task placed where the plan puts it.  Returns
@@ -361,6 +447,15 @@ int main(int argc, char **argv)
 	parse_args(&ctl, argc, argv);
 	if (dl_taskset_read(ctl.file, &ts) < 0)
 		die(EXIT_USAGE, "%s", dl_errmsg());
+	if (ctl.print) {
+		print_taskset(ts);
+		dl_taskset_free(ts);
+		return EXIT_SUCCESS;
+	}
+	/* The run's length: the option's, else the file's (rt-app's
+	 * duration), else 5 s. */
+	if (!ctl.duration && !ctl.jobs)
+		ctl.duration = dl_taskset_duration(ts) ? dl_taskset_duration(ts) : 5000000000ULL;
 	if (ctl.csv)
 		flags |= DL_LOAD_KEEP_JOBS;
 	if (ctl.ignore_place)

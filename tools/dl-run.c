@@ -197,30 +197,6 @@ static void parse_args(struct dl_run *ctl, int argc, char **argv)
 		usage_error("no COMMAND to run (or --pid PID to change)");
 	if (ctl->json && !ctl->check)
 		usage_error("--json goes with --check");
-	if (ctl->place && ctl->check)
-		usage_error("--check does not take --partition or --cluster (see dl-part status)");
-}
-
-static const char *flags_text(uint64_t flags, char *buf, size_t len)
-{
-	static const struct {
-		uint64_t flag;
-		const char *name;
-	} names[] = {
-		{ DL_FLAG_RESET_ON_FORK, "reset-on-fork" },
-		{ DL_FLAG_RECLAIM, "reclaim" },
-		{ DL_FLAG_DL_OVERRUN, "overrun-signal" },
-	};
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (flags & names[i].flag)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s",
-						 used ? "," : "", names[i].name);
-	if (!used)
-		snprintf(buf, len, "none");
-	return buf;
 }
 
 static const char *params_text(const struct dl_params *p, char *buf, size_t len)
@@ -230,7 +206,7 @@ static const char *params_text(const struct dl_params *p, char *buf, size_t len)
 	snprintf(buf, len, "runtime %s, deadline %s, period %s (%s of a CPU), flags %s",
 		 fmt_time(p->runtime, r), fmt_time(p->deadline, d), fmt_time(p->period, t),
 		 dl_bw_format((int64_t)dl_params_bw(p), u, sizeof(u)),
-		 flags_text(p->flags, f, sizeof(f)));
+		 tool_flags_text(p->flags, f, sizeof(f)));
 	return buf;
 }
 
@@ -288,6 +264,10 @@ static void check_json(const struct dl_run *ctl, const struct dl_verdict *v, boo
 	json_uint(&j, "need_bw", v->need);
 	json_uint(&j, "old_bw", v->old);
 	json_obj_end(&j);
+	if (ctl->place)
+		json_str(&j, "member", ctl->place);
+	else
+		json_null(&j, "member");
 	if (v->cpu >= 0 && v->rd.ncpus > 0) {
 		json_int(&j, "cpu", v->cpu);
 		json_obj_begin(&j, "root_domain");
@@ -310,8 +290,9 @@ static void check_json(const struct dl_run *ctl, const struct dl_verdict *v, boo
 	json_end(&j);
 }
 
-/* --check: the library's prediction from the root domain's figures;
- * nothing is changed, nothing is run. */
+/* --check: the library's prediction from the root domain's figures (of
+ * the member's root domain with --partition or --cluster, as if the
+ * thread had joined it first); nothing is changed, nothing is run. */
 static int check(const struct dl_run *ctl)
 {
 	char why[1024], shown[1024], text[256];
@@ -320,7 +301,8 @@ static int check(const struct dl_run *ctl)
 	int ret, pol = 1;
 
 	dl_debugfs_mount(); /* the kernel's figures, when root */
-	ret = dl_predict_verdict(ctl->pid, ctl->all_threads, &ctl->params, &v, why, sizeof(why));
+	ret = ctl->place ? dl_part_predict(ctl->place, ctl->pid, ctl->all_threads, &ctl->params, &v, why, sizeof(why))
+			 : dl_predict_verdict(ctl->pid, ctl->all_threads, &ctl->params, &v, why, sizeof(why));
 	if (ret < 0)
 		die(EXIT_FAILURE, "cannot tell: %s", dl_errmsg());
 	if (ctl->policy) {

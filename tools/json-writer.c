@@ -119,6 +119,7 @@ void json_rd_fields(struct json *j, const struct dl_rd *rd)
 	json_int(j, "cpu_bw", rd->cpu_bw);
 	json_int(j, "capacity", rd->capacity);
 	json_int(j, "fair_bw", rd->fair_bw);
+	json_int(j, "uncounted_fair_bw", rd->uncounted_fair_bw);
 	json_int(j, "tasks_bw", rd->tasks_bw);
 	json_uint(j, "deadline_threads", rd->ntasks);
 	json_int(j, "total_bw", rd->total_bw);

@@ -20,6 +20,9 @@ void show_rd_table(FILE *o, const struct dl_rd *rds, size_t n, const int *drift,
 		       dl_bw_format(rds[i].total_bw, d, sizeof(d)),
 		       rds[i].unlimited ? "unlimited" : dl_bw_format(rds[i].free_bw, e, sizeof(e)),
 		       rds[i].ntasks, computed ? "  (computed)" : "");
+		if (rds[i].uncounted_fair_bw)
+			fprintf(o, "    the kernel does not count the fair servers' %s now (Linux 6.12 drops them when a rebuild keeps the root domain); the next rebuild that makes it counts them again\n",
+				dl_bw_format((int64_t)rds[i].uncounted_fair_bw, a, sizeof(a)));
 		if (drift[i] != DL_DRIFT_NONE) {
 			int64_t expected = dl_rd_expected(&rds[i]);
 

@@ -221,3 +221,26 @@ void sleep_ns(uint64_t ns)
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
+
+/* dl-run's flag options by name, "reset-on-fork,reclaim", or "none". */
+const char *tool_flags_text(uint64_t flags, char *buf, size_t len)
+{
+	static const struct {
+		uint64_t flag;
+		const char *name;
+	} names[] = {
+		{ DL_FLAG_RESET_ON_FORK, "reset-on-fork" },
+		{ DL_FLAG_RECLAIM, "reclaim" },
+		{ DL_FLAG_DL_OVERRUN, "overrun-signal" },
+	};
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (flags & names[i].flag)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 used ? "," : "", names[i].name);
+	if (!used)
+		snprintf(buf, len, "none");
+	return buf;
+}

@@ -46,4 +46,8 @@ void sleep_ns(uint64_t ns);
 /* "200ms" and friends, into the caller's buffer. */
 const char *fmt_time(uint64_t ns, char buf[DL_TIME_STRLEN]);
 
+/* DL_FLAG_RESET_ON_FORK and friends by dl-run's option names, joined by
+ * commas ("reset-on-fork,reclaim"), or "none". */
+const char *tool_flags_text(uint64_t flags, char *buf, size_t len);
+
 #endif

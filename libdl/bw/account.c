@@ -55,6 +55,7 @@ void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *t
 		rd->unlimited = kbw[first] == -1;
 		rd->cpu_bw = rd->unlimited ? (int64_t)DL_BW_UNIT : kbw[first];
 		rd->total_bw = ktotal[first];
+		dl_rd_fair_counted(rd, dl_fair_droppable());
 	} else {
 		uint64_t cap;
 
@@ -68,8 +69,32 @@ void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *t
 	rd->free_bw = dl_bw_free(rd);
 }
 
-/* What the kernel's count should be: the fair servers and the live
- * deadline tasks (what dl_rebuild_rd_accounting() recounts). */
+/*
+ * Which fair servers the kernel's count holds (docs/kernel-notes.md,
+ * "The fair server").  From 6.14 a root domain always counts its CPUs'
+ * fair servers.  On 6.12 and 6.13 (droppable) a rebuild that keeps a
+ * root domain drops them and one that makes it counts them, and nothing
+ * but total_bw shows which: a count below the fair servers and live tasks
+ * is read as the fair servers left out.  That errs on the safe side: an
+ * exited task's bandwidth, still held until its 0-lag time, is then seen
+ * as settling, never as drift, so nothing rebuilds the root domains
+ * while it is held (docs/kernel-notes.md, "Exit before a rebuild"); a
+ * drift below the fair servers' share shows once it has lasted
+ * DL_DRIFT_SETTLE_MS, as a count above the live tasks.
+ */
+void dl_rd_fair_counted(struct dl_rd *rd, bool droppable)
+{
+	rd->fair_bw += rd->uncounted_fair_bw;
+	rd->uncounted_fair_bw = 0;
+	if (droppable && rd->from_kernel && rd->fair_bw &&
+	    rd->total_bw - (int64_t)rd->tasks_bw < (int64_t)rd->fair_bw) {
+		rd->uncounted_fair_bw = rd->fair_bw;
+		rd->fair_bw = 0;
+	}
+}
+
+/* What the kernel's count should be: the fair servers it counts and the
+ * live deadline tasks (what dl_rebuild_rd_accounting() recounts). */
 DL_EXPORT int64_t dl_rd_expected(const struct dl_rd *rd)
 {
 	return rd->fair_bw + rd->tasks_bw;

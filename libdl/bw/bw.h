@@ -65,6 +65,10 @@ int64_t *dl_kernel_bw_read(void); /* 2 x DL_CPUS_MAX: bw, then total_bw; NULL */
 int64_t *dl_kernel_bw_census(int *ndeadline);
 int dl_debugfs_path(char *buf, size_t len);
 int dl_fair_server_bw(int cpu, uint64_t *bw);
+/* Whether this kernel's rebuilds may leave the fair servers out of a
+ * root domain's total_bw (6.12, 6.13), and the rule by release. */
+bool dl_fair_droppable(void);
+bool dl_fair_droppable_release(int major, int minor);
 int dl_rt_bw(uint64_t *bw, bool *unlimited);
 /* sched_rt_runtime_us and sched_rt_period_us as a CPU's capacity. */
 void dl_rt_ratio(int64_t runtime_us, int64_t period_us, uint64_t *bw, bool *unlimited);
@@ -72,6 +76,9 @@ void dl_rt_ratio(int64_t runtime_us, int64_t period_us, uint64_t *bw, bool *unli
 /* account.c: the accounting of a root domain. */
 void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *tasks,
 		size_t ntasks, const int64_t *kbw, const int64_t *ktotal);
+/* Which of rd's fair servers the kernel's total_bw holds: fair_bw those
+ * it counts, uncounted_fair_bw the rest (droppable: dl_fair_droppable). */
+void dl_rd_fair_counted(struct dl_rd *rd, bool droppable);
 /* The drift verdict (DL_DRIFT_*) once a high count had its time to
  * settle, or not yet; the one rule behind dl_rd_drift and dl_drift_check. */
 int dl_bw_verdict(const struct dl_rd *rd, bool settled);
@@ -101,6 +108,21 @@ struct dl_admission {
 /* 0 with the verdict in a, or a negative errno when the thread or its
  * root domain cannot be found (after the capability test). */
 int dl_admit(pid_t tid, uint64_t need, uint64_t old, struct dl_admission *a);
+/* The rule on a->rd, a->affinity (when a->have_affinity), a->need and
+ * a->old, as filled in: the step in a->step. */
+void dl_admit_decide(struct dl_admission *a);
+
+/* explain.c: the threads a request covers (all: every thread of pid)
+ * and the bandwidth they hold now; and a verdict as dl_predict_verdict(3)
+ * gives it, from the admission a of n threads of pid (1 admitted, 0
+ * refused). */
+int dl_threads_bw(pid_t pid, bool all, uint64_t *n, uint64_t *old);
+/* A verdict's start: v zeroed, p normalized into norm; 1 to go on, or 0
+ * with v->step DL_VERDICT_INVALID and why said (why must not be NULL). */
+int dl_verdict_begin(struct dl_verdict *v, const struct dl_params *p, struct dl_params *norm, char *why,
+		     size_t len);
+int dl_verdict_render(pid_t pid, uint64_t n, const struct dl_admission *a, struct dl_verdict *v,
+		      char *why, size_t len);
 
 /* drift.c: wait until no exited deadline task still holds bandwidth. */
 int dl_wait_quiet(unsigned int timeout_ms);

@@ -143,7 +143,7 @@ DL_EXPORT int dl_explain(int err, pid_t tid, const struct dl_params *p, char *bu
 }
 
 /* The threads the request covers, and the bandwidth they hold now. */
-static int threads_of(pid_t pid, bool all, uint64_t *n, uint64_t *old)
+int dl_threads_bw(pid_t pid, bool all, uint64_t *n, uint64_t *old)
 {
 	pid_t *tids;
 	size_t count;
@@ -181,38 +181,55 @@ static int threads_of(pid_t pid, bool all, uint64_t *n, uint64_t *old)
 	return 0;
 }
 
+int dl_verdict_begin(struct dl_verdict *v, const struct dl_params *p, struct dl_params *norm, char *why,
+		     size_t len)
+{
+	memset(v, 0, sizeof(*v));
+	v->cpu = -1;
+	if (dl_params_normalize(p, norm) < 0) {
+		snprintf(why, len, "%s", dl_errmsg());
+		v->step = DL_VERDICT_INVALID;
+		return 0;
+	}
+	return 1;
+}
+
 DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_params *p,
 				 struct dl_verdict *v, char *why, size_t len)
 {
-	char need_s[DL_BW_STRLEN], old_s[64], rdt[768], corrupt[256] = "", scratch[1024];
 	struct dl_verdict local;
 	struct dl_admission a;
 	struct dl_params norm;
 	uint64_t n, old;
 	int err;
 
-	if (!v)
-		v = &local;
-	memset(v, 0, sizeof(*v));
-	v->cpu = -1;
 	if (!why || len == 0) {
+		char scratch[1024];
+
 		/* No reason wanted: the verdict alone. */
-		why = scratch;
-		len = sizeof(scratch);
+		return dl_predict_verdict(pid, all_threads, p, v, scratch, sizeof(scratch));
 	}
+	err = dl_verdict_begin(v ? v : (v = &local), p, &norm, why, len);
+	if (err <= 0)
+		return err;
 	if (pid == 0)
 		pid = gettid();
-	if (dl_params_normalize(p, &norm) < 0) {
-		snprintf(why, len, "%s", dl_errmsg());
-		v->step = DL_VERDICT_INVALID;
-		return 0;
-	}
-	err = threads_of(pid, all_threads, &n, &old);
+	err = dl_threads_bw(pid, all_threads, &n, &old);
 	if (err)
 		return err;
 	err = dl_admit(pid, n * dl_params_bw(&norm), old, &a);
 	if (err)
 		return err;
+	return dl_verdict_render(pid, n, &a, v, why, len);
+}
+
+int dl_verdict_render(pid_t pid, uint64_t n, const struct dl_admission *ap, struct dl_verdict *v,
+		      char *why, size_t len)
+{
+	char need_s[DL_BW_STRLEN], old_s[64], rdt[768], corrupt[256] = "";
+	struct dl_admission a = *ap;
+	uint64_t old = a.old;
+
 	v->cpu = a.cpu;
 	v->threads = (uint32_t)n;
 	v->need = a.need;

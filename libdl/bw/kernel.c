@@ -118,8 +118,10 @@ int64_t *dl_kernel_bw_read(void)
 }
 
 /* Linux 6.12 added the fair server (kernel/sched/deadline.c): a
- * property of the running kernel, looked up once a process. */
-static bool fair_server;
+ * property of the running kernel, looked up once a process; and whether
+ * a root-domain rebuild may leave the fair servers out of total_bw
+ * (docs/kernel-notes.md, "The fair server"). */
+static bool fair_server, fair_droppable;
 static pthread_once_t fair_once = PTHREAD_ONCE_INIT;
 
 static void fair_server_probe(void)
@@ -127,16 +129,39 @@ static void fair_server_probe(void)
 	struct utsname u;
 	int major = 0, minor = 0;
 
+	if (uname(&u) == 0)
+		sscanf(u.release, "%d.%d", &major, &minor);
 	if (access(DEBUGFS "/sched/fair_server", F_OK) == 0)
 		fair_server = true;
-	else if (uname(&u) == 0 && sscanf(u.release, "%d.%d", &major, &minor) == 2)
+	else
 		fair_server = major > 6 || (major == 6 && minor >= 12);
+	fair_droppable = fair_server && dl_fair_droppable_release(major, minor);
 }
 
 static bool have_fair_server(void)
 {
 	pthread_once(&fair_once, fair_server_probe);
 	return fair_server;
+}
+
+/*
+ * Linux 6.12 and 6.13: dl_clear_root_domain() sets the total_bw of a
+ * root domain that a rebuild keeps (same CPUs) to 0 and the rebuild adds
+ * back only the tasks, while a root domain the rebuild makes counts the
+ * fair servers of the CPUs attached to it (rq_attach_root()).  Later
+ * kernels restore them in dl_clear_root_domain() ("sched/deadline:
+ * Restore dl_server bandwidth on non-destructive root domain changes");
+ * docs/kernel-notes.md, "The fair server".
+ */
+bool dl_fair_droppable_release(int major, int minor)
+{
+	return major == 6 && (minor == 12 || minor == 13);
+}
+
+bool dl_fair_droppable(void)
+{
+	pthread_once(&fair_once, fair_server_probe);
+	return fair_droppable;
 }
 
 /* One CPU's fair server; its files may refuse reads, then the default. */

@@ -331,17 +331,25 @@ DL_EXPORT int dl_tasks_list(pid_t pid, struct dl_task **tasks, size_t *count)
 
 char *dl_rd_text(const struct dl_rd *rd, char *buf, size_t len)
 {
-	char cpus[DL_CPUS_STRLEN], freebw[DL_BW_STRLEN], cap[DL_BW_STRLEN], per[DL_BW_STRLEN], total[DL_BW_STRLEN], fair[DL_BW_STRLEN], tasks[DL_BW_STRLEN];
+	char cpus[DL_CPUS_STRLEN], freebw[DL_BW_STRLEN], cap[DL_BW_STRLEN], per[DL_BW_STRLEN], total[DL_BW_STRLEN], fair[DL_BW_STRLEN], tasks[DL_BW_STRLEN], left[160] = "";
 
+	/* 6.12's fair servers left out by a rebuild come back with the next
+	 * one that makes the root domain: say so beside the free figure. */
+	if (rd->uncounted_fair_bw) {
+		char u[DL_BW_STRLEN];
+
+		snprintf(left, sizeof(left), " (not counting fair servers of %s, which the next rebuild of the root domains adds back)",
+			 dl_bw_format(rd->uncounted_fair_bw, u, sizeof(u)));
+	}
 	snprintf(buf, len,
-		 "root domain CPUs %s has about %s free (capacity %s = %d x %s; admitted %s%s: fair servers %s, %" PRIu64 " deadline thread%s %s)",
+		 "root domain CPUs %s has about %s free (capacity %s = %d x %s; admitted %s%s: fair servers %s%s, %" PRIu64 " deadline thread%s %s)",
 		 dl_cpus_format(&rd->cpus, cpus, sizeof(cpus)),
 		 dl_bw_format(rd->free_bw, freebw, sizeof(freebw)),
 		 dl_bw_format((int64_t)rd->capacity, cap, sizeof(cap)), rd->ncpus,
 		 dl_bw_format((int64_t)rd->cpu_bw, per, sizeof(per)),
 		 dl_bw_format(rd->total_bw, total, sizeof(total)),
 		 rd->from_kernel ? "" : " (computed)",
-		 dl_bw_format((int64_t)rd->fair_bw, fair, sizeof(fair)),
+		 dl_bw_format((int64_t)rd->fair_bw, fair, sizeof(fair)), left,
 		 rd->ntasks, rd->ntasks == 1 ? "" : "s",
 		 dl_bw_format((int64_t)rd->tasks_bw, tasks, sizeof(tasks)));
 	return buf;

@@ -71,9 +71,11 @@ int dl_layout_check_bw(const struct dl_layout *l)
 		size_t used = 0;
 
 		/* The root domain the member will be, as the rebuild counts it
-		 * (dl_rebuild_rd_accounting()): its fair servers, then every
-		 * task that ends in it. */
+		 * (dl_rebuild_rd_accounting()): its fair servers (a root domain
+		 * a rebuild makes counts them, even on 6.12: rq_attach_root()),
+		 * then every task that ends in it. */
 		dl_rd_fill(&rd, cpus, NULL, 0, kbw, kbw + DL_CPUS_MAX);
+		dl_rd_fair_counted(&rd, false);
 		for (size_t i = 0; i < nt; i++) {
 			if (member_of(l, &tasks[i]) != m)
 				continue;

@@ -16,7 +16,7 @@
 #include "layout/systemd.h"
 
 /* The cgroup of member `name` of the layout in place. */
-static int member_cgroup(const char *name, char *buf, size_t len, struct dl_layout **out)
+int dl_layout_member_cgroup(const char *name, char *buf, size_t len, struct dl_layout **out)
 {
 	struct dl_layout *l;
 	char list[1024];
@@ -234,7 +234,7 @@ DL_EXPORT int dl_part_attach(const char *name, pid_t tid, unsigned int flags)
 	lock = dl_layout_lock(LOCK_WAIT_MS);
 	if (lock < 0)
 		return lock;
-	err = member_cgroup(name, cg, sizeof(cg), &l);
+	err = dl_layout_member_cgroup(name, cg, sizeof(cg), &l);
 	if (!err && l->systemd) {
 		/* Under systemd: a scope of the partition's slice, never a
 		 * move behind systemd's back (the scope ends with the process,
@@ -300,7 +300,7 @@ DL_EXPORT int dl_part_set(const char *name, pid_t tid, const struct dl_params *p
 	err = dl_params_normalize(p, &norm);
 	if (err)
 		return err;
-	err = member_cgroup(name, cg, sizeof(cg), NULL);
+	err = dl_layout_member_cgroup(name, cg, sizeof(cg), NULL);
 	if (err)
 		return err;
 	if (current_cpuset(tid, before, sizeof(before)) < 0)
@@ -335,7 +335,7 @@ DL_EXPORT int dl_part_set_process(const char *name, pid_t pid, const struct dl_p
 		return dl_fail(-EINVAL, "invalid process id %d", (int)pid);
 	if (geteuid() != 0)
 		return dl_fail(-EPERM, "moving tasks between cpusets needs root");
-	err = member_cgroup(name, cg, sizeof(cg), NULL);
+	err = dl_layout_member_cgroup(name, cg, sizeof(cg), NULL);
 	if (err)
 		return err;
 	err = threads_where(pid, &before, &n);

@@ -93,6 +93,11 @@ int dl_layout_parse(const char *text, size_t len, const char *origin, struct dl_
 int dl_layout_forget(void);
 int dl_layout_lock(unsigned int wait_ms);
 
+/* join.c: the cgroup of member name (a partition's, or DL_CLUSTER) of
+ * the layout in place, and with out the layout (the caller frees it);
+ * -ENOENT naming the members when there is no such member. */
+int dl_layout_member_cgroup(const char *name, char *buf, size_t len, struct dl_layout **out);
+
 /* admitted-fit.c: -EBUSY, naming the threads, when the admitted deadline
  * bandwidth would not fit a member's new root domain. */
 int dl_layout_check_bw(const struct dl_layout *l);

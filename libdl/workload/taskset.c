@@ -27,6 +27,7 @@ struct task {
 struct dl_taskset {
 	struct task **tasks; /* pointers: a spec stays put while the set grows */
 	size_t n, cap;
+	uint64_t duration;   /* ns the file asks the run to last (rt-app's); 0: none */
 	char *origin;        /* the file it came from, for messages; NULL: none */
 };
 
@@ -171,7 +172,7 @@ int dl_taskset_flags(const char *text, uint64_t *flags)
 }
 
 /* Which field dl_params_normalize() refused, for the message's line. */
-static enum dl_rawfield bad_field(const struct dl_params *in)
+enum dl_rawfield dl_taskset_bad_field(const struct dl_params *in)
 {
 	uint64_t deadline = in->deadline ? in->deadline : in->period;
 	uint64_t period = in->period ? in->period : in->deadline;
@@ -248,7 +249,7 @@ int dl_taskset_add_raw(struct dl_taskset *ts, const struct dl_rawtask *raw)
 	/* The period limits are a machine's sysctls: they are checked
 	 * where the set meets one (dl_taskset_check_periods()). */
 	if (dl_params_normalize_rules(&raw->params, &p) < 0)
-		return rfail(raw, bad_field(&raw->params), "task \"%s\": %s", raw->name, dl_errmsg());
+		return rfail(raw, dl_taskset_bad_field(&raw->params), "task \"%s\": %s", raw->name, dl_errmsg());
 	work = raw->at[DL_RF_WORK] ? raw->work : p.runtime / 10 * 9 + p.runtime % 10 * 9 / 10;
 	if (work > p.period)
 		return rfail(raw, DL_RF_WORK, "%s is longer than task \"%s\"'s period %s: a job cannot need more CPU than its period holds; give work <= period",
@@ -539,7 +540,9 @@ DL_EXPORT int dl_taskset_parse(const char *text, size_t len, const char *origin,
 		return -ENOMEM;
 	for (s = text; s < text + len && (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n'); s++)
 		;
-	if (s < text + len && (*s == '{' || *s == '['))
+	if (s < text + len && (*s == '{' || *s == '/') && dl_taskset_is_rtapp(text, len))
+		err = dl_taskset_from_rtapp(ts, text, len, origin);
+	else if (s < text + len && (*s == '{' || *s == '['))
 		err = dl_taskset_from_json(ts, text, len, origin);
 	else
 		err = from_lines(ts, text, len, origin);
@@ -608,6 +611,16 @@ out:
 		close(fd);
 	free(buf);
 	return err;
+}
+
+void dl_taskset_set_duration(struct dl_taskset *ts, uint64_t ns)
+{
+	ts->duration = ns;
+}
+
+DL_EXPORT uint64_t dl_taskset_duration(const struct dl_taskset *ts)
+{
+	return ts ? ts->duration : 0;
 }
 
 DL_EXPORT int dl_taskset_set_place(struct dl_taskset *ts, size_t i, const char *place)

@@ -68,4 +68,16 @@ const char *dl_json_type_name(enum dl_jtype t);
 /* taskset-json.c: the JSON form into ts. */
 int dl_taskset_from_json(struct dl_taskset *ts, const char *text, size_t len, const char *origin);
 
+/* taskset-rtapp.c: rt-app's workload files.  Whether a JSON-looking text
+ * is one; it into ts; and rt-app's text with its comments and trailing
+ * commas blanked (same length and lines; NULL: out of memory). */
+bool dl_taskset_is_rtapp(const char *text, size_t len);
+int dl_taskset_from_rtapp(struct dl_taskset *ts, const char *text, size_t len, const char *origin);
+char *dl_rtapp_clean(const char *text, size_t len);
+
+/* taskset.c: which field dl_params_normalize() refused in in (for the
+ * message's line); the run's length a file asks for (0: none). */
+enum dl_rawfield dl_taskset_bad_field(const struct dl_params *in);
+void dl_taskset_set_duration(struct dl_taskset *ts, uint64_t ns);
+
 #endif

@@ -8,7 +8,8 @@
  *  - a task whose work exceeds its runtime is throttled by the kernel:
  *    every job waits for a replenishment, its SIGXCPU overruns and its
  *    misses are counted;
- *  - a refused task stops the whole load, with the kernel's reason.
+ *  - a refused task stops the whole load, with the kernel's reason;
+ *  - rt-app's own examples of deadline tasks run as written.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -278,6 +279,69 @@ START_TEST(test_tool)
 }
 END_TEST
 
+/*
+ * rt-app's own examples of periodic deadline tasks (tests/unit/data/rt-app)
+ * run under dl-load unchanged, on the whole machine (no layout): each
+ * that fits runs every one of its tasks, the two of eleven threads of a
+ * third of a CPU are refused by the kernel with its reason, and a file's
+ * global duration is dl-load's default.
+ */
+static const struct {
+	const char *file;
+	int tasks; /* 0: refused by the kernel */
+} rtapp[] = {
+	{ "deadline.json", 1 },
+	{ "deadline_no_reclaim-1.json", 1 },
+	{ "deadline_reclaim-1.json", 1 },
+	{ "deadline_no_reclaim-3.json", 1 },
+	{ "deadline_reclaim-3.json", 1 },
+	{ "deadline_reclaim-4.json", 5 },
+	{ "deadline_no_reclaim-2.json", 0 },
+	{ "deadline_reclaim-2.json", 0 },
+};
+
+START_TEST(test_rtapp_examples)
+{
+	static char out[32768], err[8192];
+	char path[4096];
+	const char *p;
+	int rc, n = 0;
+
+	snprintf(path, sizeof(path), "%s/tests/unit/data/rt-app/deadline/%s", tl_srcdir(), rtapp[_i].file);
+	rc = tl_run_tool("dl-load", (char *[]){ "--jobs", "6", "--json", path, NULL }, out, sizeof(out), err, sizeof(err));
+	if (!rtapp[_i].tasks) {
+		ck_assert_msg(rc == 1, "%s: rc %d: %s", rtapp[_i].file, rc, out);
+		ck_assert_msg(strstr(err, "admission refused"), "%s: %s", rtapp[_i].file, err);
+		tl_settle();
+		return;
+	}
+	ck_assert_msg(rc == 0, "%s: rc %d: %s", rtapp[_i].file, rc, err);
+	for (p = out; (p = strstr(p, "\"jobs\":6,")); p++)
+		n++;
+	ck_assert_msg(n == rtapp[_i].tasks, "%s: %d tasks ran 6 jobs, not %d: %s", rtapp[_i].file, n, rtapp[_i].tasks, out);
+	tl_settle();
+}
+END_TEST
+
+START_TEST(test_rtapp_duration)
+{
+	static char out[32768], err[8192];
+	char path[4096];
+	const char *p;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/tests/unit/data/rt-app/deadline/deadline.json", tl_srcdir());
+	rc = tl_run_tool("dl-load", (char *[]){ "--json", path, NULL }, out, sizeof(out), err, sizeof(err));
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	ck_assert_msg(strstr(out, "\"duration\":2000000000,"), "%s", out);
+	/* 100 ms periods for 2 s. */
+	p = strstr(out, "\"jobs\":");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_msg(atoi(p + 7) >= 19 && atoi(p + 7) <= 21, "%s", out);
+	tl_settle();
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("load");
@@ -300,6 +364,12 @@ static Suite *make(void)
 	tcase_add_test(tc, test_overrun_yield);
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_tool);
+	suite_add_tcase(s, tc);
+	/* rt-app's files, as written: on the whole machine, no layout. */
+	tc = tcase_create("rt-app");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_rtapp_examples, 0, ARRAY_SIZE(rtapp));
+	tcase_add_test(tc, test_rtapp_duration);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -263,6 +263,105 @@ START_TEST(test_dl_run_partition_and_cluster)
 }
 END_TEST
 
+/* dl-run --check --partition and --cluster: the verdict of the member's
+ * root domain, then the kernel's own, for reservations of falling sizes
+ * until the member refuses each; and the affinity step of a partition
+ * that is no longer a root domain of its own. */
+static int check_in(const char *member, const char *r, const char *p, bool json)
+{
+	char *argv[12] = { (char *)tl_tool("dl-run"), "--check" };
+	int i = 2;
+
+	if (strcmp(member, DL_CLUSTER) == 0) {
+		argv[i++] = "--cluster";
+	} else {
+		argv[i++] = "--partition";
+		argv[i++] = (char *)member;
+	}
+	if (json)
+		argv[i++] = "--json";
+	argv[i++] = "-r";
+	argv[i++] = (char *)r;
+	argv[i++] = "-p";
+	argv[i++] = (char *)p;
+	argv[i] = NULL;
+	return tl_run(argv, out, sizeof(out), err, sizeof(err));
+}
+
+START_TEST(test_check_in_partition_and_cluster)
+{
+	static const char *const members[] = { "rt", DL_CLUSTER };
+	static const struct {
+		const char *r, *p;
+		uint64_t runtime, period;
+	} sizes[] = {
+		{ "30ms", "100ms", 30 * MS, 100 * MS },
+		{ "5ms", "50ms", 5 * MS, 50 * MS },
+		{ "2ms", "100ms", 2 * MS, 100 * MS },
+		{ "200us", "20ms", MS / 5, 20 * MS },
+	};
+	pid_t held[128];
+	int nheld = 0, asked = 0, admitted = 0;
+	char why[1024], want[64];
+	FILE *f;
+
+	ck_assert_msg(DL_PART("create", "--partition", "rt=0", "--no-move") == 0, "%s", err);
+	for (size_t m = 0; m < ARRAY_SIZE(members); m++) {
+		for (size_t k = 0; k < ARRAY_SIZE(sizes); k++) {
+			for (int n = 0; n < 40 && nheld < (int)ARRAY_SIZE(held); n++) {
+				int rc = check_in(members[m], sizes[k].r, sizes[k].p, false);
+				bool says = rc == 0;
+				pid_t pid;
+
+				ck_assert_msg(rc == 0 || rc == 1, "dl-run --check in %s: %d: %s", members[m], rc, err);
+				ck_assert_msg(strstr(out, m ? "the cluster (/libdl/cluster): " : "partition rt (/libdl/rt): "),
+					      "%s", out);
+				ck_assert_int_eq(check_in(members[m], sizes[k].r, sizes[k].p, true), rc);
+				snprintf(want, sizeof(want), "\"member\":\"%s\"", members[m]);
+				ck_assert_msg(strstr(out, want), "%s", out);
+				ck_assert_msg(strstr(out, says ? "\"kernel_admits\":true" : "\"kernel_admits\":false"), "%s", out);
+				pid = tl_dl_hog_in(members[m], sizes[k].runtime, sizes[k].period, why, sizeof(why));
+				asked++;
+				ck_assert_msg((pid > 0) == says, "%s -r %s -p %s: --check said %s, the kernel %s (%s)",
+					      members[m], sizes[k].r, sizes[k].p, says ? "admitted" : "refused",
+					      pid > 0 ? "admitted it" : "refused it", why);
+				if (pid <= 0)
+					break;
+				held[nheld++] = pid;
+				admitted++;
+			}
+		}
+	}
+	tl_note("%d requests in partition rt and the cluster, %d admitted: --check agreed with the kernel on each",
+		asked, admitted);
+	ck_assert_int_gt(admitted, 4);
+	ck_assert_int_gt(asked - admitted, 4);
+	for (int i = 0; i < nheld; i++)
+		tl_kill(held[i]);
+	tl_settle();
+
+	/* The root's balancing back on: CPU 0 is no longer a root domain of
+	 * its own, and the kernel refuses a task there (EPERM: its affinity,
+	 * CPU 0, does not cover CPUs 0-1). */
+	f = fopen(CPUSET "/cpuset.sched_load_balance", "we");
+	ck_assert_ptr_nonnull(f);
+	fputs("1", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(check_in("rt", "1ms", "10ms", false), 1);
+	ck_assert_msg(strstr(out, "not admissible") && strstr(out, "is not a root domain of its own now"), "%s", out);
+	ck_assert_int_eq(check_in("rt", "1ms", "10ms", true), 1);
+	ck_assert_msg(strstr(out, "\"verdict\":\"affinity\""), "%s", out);
+	ck_assert_int_lt(tl_dl_hog_in("rt", MS, 10 * MS, why, sizeof(why)), 0);
+	ck_assert_msg(strstr(why, "permission denied"), "%s", why);
+	f = fopen(CPUSET "/cpuset.sched_load_balance", "we");
+	ck_assert_ptr_nonnull(f);
+	fputs("0", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+	assert_unchanged("dl-run --check in a layout");
+}
+END_TEST
+
 static const struct {
 	const char *args[8];
 	int rc;
@@ -835,6 +934,7 @@ static Suite *make(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_partition_is_its_own_root_domain);
 	tcase_add_test(tc, test_dl_run_partition_and_cluster);
+	tcase_add_test(tc, test_check_in_partition_and_cluster);
 	tcase_add_test(tc, test_census_sees_deadline_threads);
 	tcase_add_loop_test(tc, test_bad_input, 0, ARRAY_SIZE(bad));
 	tcase_add_test(tc, test_conflicting_cpuset_named);

@@ -60,7 +60,7 @@ has "dl-stat: --watch and --watch=" "$(complete_line _dl_stat dl-stat --w)" --wa
 has "dl-stat --pid: this shell's PID" "$(complete_line _dl_stat dl-stat --pid '')" $$
 has "dl-run --check: --json" "$(complete_line _dl_run dl-run --check --j)" --json
 has "dl-load: its long options" "$(complete_line _dl_load dl-load --)" \
-	--duration --jobs --mode --json --csv --ignore-place --plan --no-move
+	--duration --jobs --mode --json --csv --ignore-place --plan --no-move --print-taskset
 has "dl-load --mode: the two modes" "$(complete_line _dl_load dl-load --mode '')" sleep yield
 pushd "$src/demo" >/dev/null || exit 1
 has "dl-load: a task-set file" "$(complete_line _dl_load dl-load art)" article.tasks

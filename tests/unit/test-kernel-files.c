@@ -78,6 +78,7 @@ static int64_t expected(int64_t code)
 	case -6: return fair() + bw(20, 100) - bw(1, 100);
 	case -7: return 2 * fair();
 	case -8: return 2 * fair() + bw(5, 50);
+	case -9: return bw(5, 50);
 	default: return code;
 	}
 }
@@ -116,6 +117,105 @@ START_TEST(test_sched_debug)
 	ck_assert_int_eq(dl_sched_debug_parse(f, kbw, ktotal, 1, NULL), 0);
 	fclose(f);
 	ck_assert_int_eq(ktotal[0], expected(cases[_i].total[0]));
+}
+END_TEST
+
+/*
+ * The fair servers' count read from each file as its kernel keeps it
+ * (docs/kernel-notes.md, "The fair server"): the root domain of each
+ * CPU, its fair servers (none on 6.1) and the tasks that ran, with the
+ * file's total_bw.  On 6.12 (droppable) a rebuild that kept the root
+ * domain left them out (the -tasks files); one that made it counts them
+ * (the -partition files); 6.18 always counts them.
+ */
+static const struct {
+	const char *file;
+	bool droppable;
+	int ncpus[2];            /* each CPU's root domain's CPUs */
+	int64_t tasks[2];        /* codes of expected(): the live tasks there */
+	bool counted[2];         /* the fair servers in total_bw */
+	int verdict[2], settled[2]; /* dl_bw_verdict before and after the settle time */
+} fair_cases[] = {
+	{ "6.1-tasks.txt", false, { 2, 2 }, { -1, -1 }, { false, false },
+	  { DL_DRIFT_NONE, DL_DRIFT_NONE }, { DL_DRIFT_NONE, DL_DRIFT_NONE } },
+	{ "6.12-tasks.txt", true, { 2, 2 }, { -1, -1 }, { false, false },
+	  { DL_DRIFT_NONE, DL_DRIFT_NONE }, { DL_DRIFT_NONE, DL_DRIFT_NONE } },
+	{ "6.12-rt-tasks.txt", true, { 2, 2 }, { -1, -1 }, { false, false },
+	  { DL_DRIFT_NONE, DL_DRIFT_NONE }, { DL_DRIFT_NONE, DL_DRIFT_NONE } },
+	{ "6.12-rt-partition.txt", true, { 1, 1 }, { -2, -3 }, { true, true },
+	  { DL_DRIFT_NONE, DL_DRIFT_NONE }, { DL_DRIFT_NONE, DL_DRIFT_NONE } },
+	/* CPU 1 lost an exited thread's 0.01: below its fair server's 0.05,
+	 * so it reads as the fair server left out and a count 0.04 above
+	 * the task: settling at first, drift once that lasts. */
+	{ "6.12-partition.txt", true, { 1, 1 }, { -2, -3 }, { true, false },
+	  { DL_DRIFT_NONE, DL_DRIFT_SETTLING }, { DL_DRIFT_NONE, DL_DRIFT_YES } },
+	{ "6.18-idle.txt", false, { 2, 2 }, { 0, 0 }, { true, true },
+	  { DL_DRIFT_NONE, DL_DRIFT_NONE }, { DL_DRIFT_NONE, DL_DRIFT_NONE } },
+	{ "6.18-tasks.txt", false, { 2, 2 }, { -9, -9 }, { true, true },
+	  { DL_DRIFT_NONE, DL_DRIFT_NONE }, { DL_DRIFT_NONE, DL_DRIFT_NONE } },
+};
+
+START_TEST(test_fair_counted)
+{
+	int64_t kbw[NCPUS], ktotal[NCPUS];
+	FILE *f = data("sched-debug", fair_cases[_i].file);
+	bool has_fair = strncmp(fair_cases[_i].file, "6.1-", 4) != 0;
+
+	ck_assert_int_eq(dl_sched_debug_parse(f, kbw, ktotal, NCPUS, NULL), 0);
+	fclose(f);
+	for (int c = 0; c < 2; c++) {
+		struct dl_rd rd = { .ncpus = fair_cases[_i].ncpus[c], .from_kernel = true };
+		int64_t fair_all = has_fair ? fair_cases[_i].ncpus[c] * fair() : 0;
+
+		rd.fair_bw = fair_all;
+		rd.tasks_bw = expected(fair_cases[_i].tasks[c]);
+		rd.total_bw = ktotal[c];
+		dl_rd_fair_counted(&rd, fair_cases[_i].droppable);
+		ck_assert_msg(rd.fair_bw + rd.uncounted_fair_bw == fair_all, "%s CPU %d", fair_cases[_i].file, c);
+		ck_assert_msg(rd.fair_bw == (fair_cases[_i].counted[c] ? fair_all : 0),
+			      "%s CPU %d: fair servers %lld counted of %lld", fair_cases[_i].file, c,
+			      (long long)rd.fair_bw, (long long)fair_all);
+		ck_assert_msg(dl_bw_verdict(&rd, false) == fair_cases[_i].verdict[c], "%s CPU %d: verdict %d",
+			      fair_cases[_i].file, c, dl_bw_verdict(&rd, false));
+		ck_assert_msg(dl_bw_verdict(&rd, true) == fair_cases[_i].settled[c], "%s CPU %d: settled verdict %d",
+			      fair_cases[_i].file, c, dl_bw_verdict(&rd, true));
+		/* Read again, the same: the split is of what the kernel says. */
+		dl_rd_fair_counted(&rd, fair_cases[_i].droppable);
+		ck_assert(rd.fair_bw == (fair_cases[_i].counted[c] ? fair_all : 0));
+	}
+}
+END_TEST
+
+/* Where the kernel always counts them, a count below the fair servers is
+ * drift at once, however it came (a lost task of exactly their share
+ * included); where a rebuild may drop them, the count is believed. */
+START_TEST(test_fair_droppable_rule)
+{
+	struct dl_rd rd = { .ncpus = 2, .from_kernel = true, .fair_bw = 2 * (uint64_t)fair(), .total_bw = 0 };
+
+	ck_assert(dl_fair_droppable_release(6, 12));
+	ck_assert(dl_fair_droppable_release(6, 13));
+	ck_assert(!dl_fair_droppable_release(6, 1));
+	ck_assert(!dl_fair_droppable_release(6, 14));
+	ck_assert(!dl_fair_droppable_release(6, 18));
+	ck_assert(!dl_fair_droppable_release(7, 12));
+	dl_rd_fair_counted(&rd, false);
+	ck_assert_int_eq(dl_bw_verdict(&rd, false), DL_DRIFT_YES);
+	ck_assert_uint_eq(rd.uncounted_fair_bw, 0);
+	dl_rd_fair_counted(&rd, true);
+	ck_assert_int_eq(dl_bw_verdict(&rd, false), DL_DRIFT_NONE);
+	ck_assert_uint_eq(rd.uncounted_fair_bw, 2 * (uint64_t)fair());
+	/* Below even the tasks: drift either way. */
+	rd.tasks_bw = (uint64_t)bw(10, 100);
+	rd.total_bw = bw(5, 100);
+	dl_rd_fair_counted(&rd, true);
+	ck_assert_int_eq(dl_bw_verdict(&rd, false), DL_DRIFT_YES);
+	ck_assert_int_eq(dl_rd_expected(&rd), bw(10, 100));
+	/* Above the tasks and the fair servers: counted, settling. */
+	rd.total_bw = bw(10, 100) + 2 * fair() + bw(1, 100);
+	dl_rd_fair_counted(&rd, true);
+	ck_assert_uint_eq(rd.fair_bw, 2 * (uint64_t)fair());
+	ck_assert_int_eq(dl_bw_verdict(&rd, false), DL_DRIFT_SETTLING);
 }
 END_TEST
 
@@ -215,6 +315,8 @@ static Suite *make(void)
 
 	tcase_add_loop_test(tc, test_sched_debug, 0, ARRAY_SIZE(cases));
 	tcase_add_test(tc, test_sched_debug_cut);
+	tcase_add_loop_test(tc, test_fair_counted, 0, ARRAY_SIZE(fair_cases));
+	tcase_add_test(tc, test_fair_droppable_rule);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("sysctl");
 	tcase_add_loop_test(tc, test_sysctls, 0, ARRAY_SIZE(sysctl_kernels));

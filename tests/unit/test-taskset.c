@@ -172,7 +172,7 @@ static const struct {
 	{ "{\"tasks\": [ ]}", { "t.tasks: no task" } },
 	{ "{\"task\": []}", { "t.tasks:1:", "one key, \"tasks\"" } },
 	{ "{\"tasks\": [], \"x\": 1}", { "t.tasks:1:", "one key, \"tasks\"" } },
-	{ "{\"tasks\": {}}", { "t.tasks:1: tasks:", "an array of tasks" } },
+	{ "{\"tasks\": 5}", { "t.tasks:1: tasks:", "an array of tasks" } },
 	{ "[1]", { "t.tasks:1:", "a task is an object", "a number" } },
 	{ "[{\"name\": \"a\",\n \"runtime\": \"1ms\", \"period\": \"10ms\",\n \"speed\": 2}]",
 	  { "t.tasks:3: speed:", "unknown key", "command" } },

@@ -16,7 +16,9 @@
 #   build/                            a root file system (a folder, for
 #                                     chroot) with gcc, autotools and every
 #                                     -dev and test package bootstrap.sh
-#                                     installs on the host, Debian 13's
+#                                     installs on the host, Debian 13's;
+#                                     and rt-app, which make bench runs
+#                                     there beside dl-load
 #   systemd.cpio.gz                   a minimal system with systemd as PID 1,
 #                                     libcgroup3, libcap2 and rt-app, as a
 #                                     gzip'd cpio that run-vm.sh --systemd
@@ -58,8 +60,10 @@ for w in "$@"; do
 	esac
 done
 have() { [ -s "$out/$1" ] || [ -d "$out/$1" ]; }
+# A build root made before rt-app was in its list is made again.
+have_build() { have build.stamp && [ -x "$out/build/usr/bin/rt-app" ]; }
 [ $want_kernels = no ] || { have generic/vmlinuz && have rt/vmlinuz; } || need=1
-[ $want_build = no ] || have build.stamp || need=1
+[ $want_build = no ] || have_build || need=1
 [ $want_systemd = no ] || have systemd.cpio.gz || need=1
 [ -n "${need:-}" ] || exit 0
 
@@ -138,14 +142,17 @@ debootstrap() {
 }
 
 # What the project needs to build and run make check there: the Debian 13
-# names of what bootstrap.sh installs on the host.
-build_pkgs=build-essential,autoconf,automake,libtool,pkg-config,libcgroup-dev,libcap-dev,check,libsystemd-dev,bash-completion,libcap2-bin,util-linux,procps,valgrind,binutils,abigail-tools,groff-base,file
+# names of what bootstrap.sh installs on the host; and rt-app, the peer
+# of dl-load that make bench runs in this root on the host's kernel (the
+# rt-app of the Debian that users of libdl's Debian 13 build run, with
+# its libjson-c 0.18, installed nowhere on the host).
+build_pkgs=build-essential,autoconf,automake,libtool,pkg-config,libcgroup-dev,libcap-dev,check,libsystemd-dev,bash-completion,libcap2-bin,util-linux,procps,valgrind,binutils,abigail-tools,groff-base,file,rt-app
 
 fetch_build() {
 	debootstrap buildd "$work/build" "$build_pkgs"
 	# Files made in the chroot for tests: like the host, root's /tmp.
 	chmod 1777 "$work/build/tmp"
-	chroot "$work/build" dpkg-query -W -f '${Package} ${Version}\n' libcgroup-dev gcc libc6 check \
+	chroot "$work/build" dpkg-query -W -f '${Package} ${Version}\n' libcgroup-dev gcc libc6 check rt-app \
 		>"$work/build/.libdl-build.stamp"
 	rm -rf "$out/build"
 	mv "$work/build" "$out/build"
@@ -176,7 +183,7 @@ if [ $want_kernels = yes ] && ! { have generic/vmlinuz && have rt/vmlinuz; }; th
 	fetch_kernels
 	echo "$me: Debian 13's kernels in $out: $(cut -d' ' -f2 "$out/kernels.stamp" | tr '\n' ' ')"
 fi
-if [ $want_build = yes ] && ! have build.stamp; then
+if [ $want_build = yes ] && ! have_build; then
 	fetch_build
 	echo "$me: a Debian 13 build root in $out/build ($(du -sm "$out/build" | cut -f1) MB): $(tr '\n' ' ' <"$out/build.stamp")"
 fi

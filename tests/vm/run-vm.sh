@@ -73,7 +73,9 @@
 # systemd: the cached root file system is the initramfs, with a second
 # cpio of this run's files appended (the kernel unpacks both; merged /usr:
 # --bin programs go to /usr/bin, libraries to /usr/lib/..., so /bin/NAME
-# works).  SCRIPT runs as /test.sh from libdl-vm-test.service, a oneshot
+# works).  systemd's generators are masked there (they make nothing in a
+# VM and would run again at every daemon-reload), and
+# getty-static.service.  SCRIPT runs as /test.sh from libdl-vm-test.service, a oneshot
 # service ordered after multi-user.target, by /bin/sh (dash) with its
 # stdout and stderr on the guest's second serial port, /dev/ttyS1, whose
 # output alone goes to stdout; the marker line follows, then `systemctl
@@ -284,8 +286,18 @@ if [ "$sysd" = yes ]; then
 	# Only real folders of the image: an entry named like one of its
 	# symlinks (bin, lib, sbin) would replace the symlink.
 	bindir=$root/usr/bin
-	mkdir -p "$bindir" "$root/etc/systemd/system/multi-user.target.wants" ||
-		hard "cannot fill $root"
+	mkdir -p "$bindir" "$root/etc/systemd/system/multi-user.target.wants" \
+		"$root/etc/systemd/system-generators" || hard "cannot fill $root"
+	# systemd's generators (fstab, getty, sysv, gpt-auto...) make nothing
+	# in this VM, and run again at every daemon-reload: under TCG they
+	# took 4 of its 6 s on Debian 13.  Masked, as /dev/null links of
+	# their names in /etc, the image's own list.
+	for g in $(gzip -dc "$image" | cpio -t --quiet 2>/dev/null |
+		sed -n 's|^\./||; s|^usr/lib/systemd/system-generators/\([^/]*\)$|\1|p'); do
+		ln -sf /dev/null "$root/etc/systemd/system-generators/$g"
+	done
+	# Gettys on tty2-6 when no logind runs: no terminal here.
+	ln -sf /dev/null "$root/etc/systemd/system/getty-static.service"
 else
 	bindir=$root/bin
 	mkdir -p "$root/bin" "$root/usr" "$root/etc" "$root/root" \
@@ -504,11 +516,17 @@ EOF
 		hard "cannot pack this run's files"
 	cat "$image" "$tmp/overlay.gz" >"$tmp/initrd.gz" || hard "cannot build the initramfs"
 	rm -f "$tmp/overlay.gz"
-	boot "$tmp/qemu.log" -accel "$accel" -smp "$smp" -m "$mem" \
-		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
-		-append "console=ttyS0 rdinit=/sbin/init panic=-1 quiet$append" \
-		-nodefaults -no-user-config -display none -no-reboot \
-		-serial "file:$tmp/console.raw" -serial "file:$tmp/out"
+	# As below: a boot that panicked before the suite began, once more.
+	for try in 1 2; do
+		boot "$tmp/qemu.log" -accel "$accel" -smp "$smp" -m "$mem" \
+			-kernel "$kernel" -initrd "$tmp/initrd.gz" \
+			-append "console=ttyS0 rdinit=/sbin/init panic=-1 quiet$append" \
+			-nodefaults -no-user-config -display none -no-reboot \
+			-serial "file:$tmp/console.raw" -serial "file:$tmp/out"
+		[ -s "$tmp/out" ] || ! grep -q "Kernel panic" "$tmp/console.raw" ||
+			[ -e "$tmp/timedout" ] || [ $try = 2 ] && break
+		say "the kernel panicked while it booted, before the suite began: booting again"
+	done
 	tr -d '\r' <"$tmp/out" >"$tmp/out.txt" 2>/dev/null
 	status=$(sed -n "s/^$marker \([0-9][0-9]*\)\$/\1/p" "$tmp/out.txt" | tail -n 1)
 	sed "/^$marker /d" "$tmp/out.txt"
@@ -553,6 +571,7 @@ mount -t debugfs debugfs /sys/kernel/debug || fail debugfs
 $cgroup_mount
 ${ldpath:+export LD_LIBRARY_PATH=$(shq "$ldpath")}
 cd /
+echo "$marker-START"
 sh /test.sh$args </dev/null
 status=\$?
 echo
@@ -565,14 +584,21 @@ chmod 755 "$root/init"
 	hard "cannot build the initramfs"
 
 mkfifo "$tmp/console" || hard "cannot create a fifo in $tmp"
-tr -d '\r' <"$tmp/console" | tee "$tmp/console.log" &
-rpid=$!
-
-boot "$tmp/console" -accel "$accel" -smp "$smp" -m "$mem" \
-	-kernel "$kernel" -initrd "$tmp/initrd.gz" \
-	-append "console=ttyS0 quiet panic=-1$append" \
-	-nodefaults -no-user-config -display none -serial stdio -no-reboot
-wait "$rpid"
+# Debian 13's 6.12 under TCG oopses now and then while it boots (an int3
+# left by its own code patching, in the idle loop), before any test ran:
+# such a boot is booted once more, never one that reached the script.
+for try in 1 2; do
+	tr -d '\r' <"$tmp/console" | tee "$tmp/console.log" &
+	rpid=$!
+	boot "$tmp/console" -accel "$accel" -smp "$smp" -m "$mem" \
+		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
+		-append "console=ttyS0 quiet panic=-1$append" \
+		-nodefaults -no-user-config -display none -serial stdio -no-reboot
+	wait "$rpid"
+	grep -q "^$marker-START" "$tmp/console.log" || ! grep -q "Kernel panic" "$tmp/console.log" ||
+		[ -e "$tmp/timedout" ] || [ $try = 2 ] && break
+	say "the kernel panicked while it booted, before the suite began: booting again"
+done
 
 status=$(sed -n "s/^$marker \([0-9][0-9]*\)\$/\1/p" "$tmp/console.log" | tail -n 1)
 if [ -z "$status" ]; then

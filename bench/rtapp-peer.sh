@@ -1,0 +1,147 @@
+#!/bin/bash
+# bench/rtapp-peer.sh: experiment 7 of make bench (bench/README): one
+# rt-app workload file run by rt-app and by dl-load, alternating.
+#
+#   rtapp-peer.sh BUILDDIR OUTDIR [ROUNDS [SECONDS]]
+#
+# The file (OUTDIR/rtapp-peer.json, written here) describes three
+# periodic deadline threads in rt-app's format; dl-load reads the very
+# same file (libdl-taskset(5), "rt-app files").  rt-app is Debian 13's
+# (1.0), run from the Debian 13 root file system that
+# tests/vm/fetch-trixie.sh builds (LIBDL_VM_CACHE/trixie/build, where it
+# is installed for this), chrooted in a mount namespace of its own, on
+# this host's kernel; dl-load is BUILDDIR's.  Both release every thread
+# at one common instant and then on an absolute grid (the file's timers
+# are "absolute"), both run the whole machine, both burn each job's work
+# as a spin (rt-app's "runtime" event; dl-load's work).
+#
+# Per job, from each tool's own records (rt-app's log files, dl-load
+# --csv), by one rule: a miss is a job that ended after its deadline
+# (rt-app: a negative slack; the deadline is the period), the response
+# runs from the job's release to its end (rt-app: the period less the
+# slack), the wake-up latency from the release to the thread running
+# again after its sleep (rt-app's wu_lat; dl-load's start - release),
+# for jobs that slept.  CPU per job: the tool's whole CPU time (user and
+# system, every process and thread, as bash's times reports its waited
+# children) over its jobs.
+#
+# Writes OUTDIR/rtapp.csv (a line per round and tool) and
+# OUTDIR/rtapp-jobs.csv (pooled distributions), and prints one summary
+# line per tool: TOOL jobs misses per1000 resp_p50_us resp_p99_us
+# wake_p50_us wake_p99_us cpu_per_job_us.  Needs root; the caller holds
+# the kernel-test lock (bench/run.sh does).  Exit 1 when dl-load could
+# not run; rt-app missing is said, and its half skipped.
+set -u
+export LC_ALL=C
+
+build=$(cd "$1" && pwd)
+out=$2
+rounds=${3:-4}
+secs=${4:-6}
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${LIBDL_VM_CACHE:-$here/../tests/vm/cache}
+root=$cache/trixie/build
+dlload=$build/tools/dl-load
+work=$(mktemp -d /tmp/libdl-rtapp.XXXXXX) || exit 1
+trap 'rm -rf "$work"; [ -n "${logs:-}" ] && rm -rf "$root$logs"' EXIT
+
+[ -x "$dlload" ] || { echo "rtapp-peer: $dlload is not built" >&2; exit 1; }
+have_rtapp=1
+if ! [ -x "$root/usr/bin/rt-app" ]; then
+	have_rtapp=0
+	echo "rtapp-peer: no rt-app in $root (tests/vm/fetch-trixie.sh build installs it, as root): its half is not measured" >&2
+fi
+
+# The workload: a control loop and two I/O threads, 0.78 of the
+# machine's 2 CPUs.  rt-app 1.0 needs dl-deadline written out (it does
+# not default it to the period, as its later versions and dl-load do).
+logs=/tmp/libdl-rtapp-logs
+mkdir -p "$out"
+cat >"$out/rtapp-peer.json" <<EOF
+{
+	/* make bench, experiment 7: the same file for rt-app and dl-load */
+	"tasks" : {
+		"ctl" : {
+			"policy" : "SCHED_DEADLINE",
+			"dl-runtime" : 3000, "dl-deadline" : 10000, "dl-period" : 10000,
+			"runtime" : 2000,
+			"timer" : { "ref" : "unique", "period" : 10000, "mode" : "absolute" }
+		},
+		"io" : {
+			"policy" : "SCHED_DEADLINE", "instance" : 2,
+			"dl-runtime" : 1200, "dl-deadline" : 5000, "dl-period" : 5000,
+			"runtime" : 800,
+			"timer" : { "ref" : "unique", "period" : 5000, "mode" : "absolute" }
+		}
+	},
+	"global" : {
+		"duration" : $secs,
+		"calibration" : 100,
+		"lock_pages" : false,
+		"log_size" : 4,
+		"logdir" : "$logs",
+		"log_basename" : "rt"
+	}
+}
+EOF
+
+# COMMAND... with its output in OUTFILE; prints the CPU time (ms, user
+# and system) it took, from bash's times: what this shell's waited
+# children used, before and after (times is a builtin: no fork).
+cpu_of() { # OUTFILE COMMAND...
+	local o=$1
+	shift
+	times >"$work/t0"
+	"$@" >"$o" 2>&1
+	times >"$work/t1"
+	awk 'function s(t,   x) { split(t, x, /[ms]/); return x[1] * 60 + x[2] }
+		FNR == 2 {c[FILENAME] = s($1) + s($2)}
+		END {printf "%.3f", (c[ARGV[2]] - c[ARGV[1]]) * 1000}' "$work/t0" "$work/t1"
+}
+
+run_rtapp() { # ROUND
+	rm -rf "$root$logs" && mkdir -p "$root$logs"
+	cp "$out/rtapp-peer.json" "$root/tmp/rtapp-peer.json"
+	# shellcheck disable=SC2016
+	cpu=$(cpu_of "$work/rtapp.out" unshare --mount --propagation private sh -c '
+		r=$1
+		mount -t proc proc "$r/proc" && mount --rbind /sys "$r/sys" && mount --rbind /dev "$r/dev" &&
+		chroot "$r" /usr/bin/rt-app /tmp/rtapp-peer.json' sh "$root")
+	# One line a job: slack, c_period, wu_lat (us), from every thread's log.
+	cat "$root$logs"/rt-*.log 2>/dev/null | awk '!/^#/ && NF >= 11 {print $8, $10, $11}' >"$work/rtapp.jobs"
+	awk -v r="$1" -v cpu="$cpu" '{n++; if ($1 < 0) m++; print "resp", $2 - $1; if ($1 > 0) print "wake", $3}
+		END {printf "%s,rt-app,%d,%d,%s\n", r, n, m, cpu > "/dev/stderr"}' "$work/rtapp.jobs" 2>>"$work/rounds" >>"$work/rt-app.dist"
+}
+
+run_dlload() { # ROUND
+	cpu=$(cpu_of "$work/dl.out" "$dlload" --csv "$work/dl.csv" "$out/rtapp-peer.json")
+	# task,pid,index,release,deadline,start,end,response,met,...
+	awk -F, -v r="$1" -v cpu="$cpu" 'NR > 1 {n++; if ($9 == 0) m++; print "resp", $8 / 1000
+		if (!($1 in last) || last[$1] < $4) print "wake", ($6 - $4) / 1000; last[$1] = $7}
+		END {printf "%s,dl-load,%d,%d,%s\n", r, n, m, cpu > "/dev/stderr"}' "$work/dl.csv" 2>>"$work/rounds" >>"$work/dl-load.dist"
+}
+
+: >"$work/rounds" >"$work/rt-app.dist" >"$work/dl-load.dist"
+for r in $(seq 1 "$rounds"); do
+	if [ $((r % 2)) = 1 ]; then
+		[ "$have_rtapp" = 1 ] && run_rtapp "$r"
+		run_dlload "$r" || exit 1
+	else
+		run_dlload "$r" || exit 1
+		[ "$have_rtapp" = 1 ] && run_rtapp "$r"
+	fi
+done
+
+pct() { # KIND P FILE: nearest-rank percentile
+	awk -v k="$1" '$1 == k {print $2}' "$3" | sort -g | awk -v p="$2" '{v[NR] = $1} END {if (!NR) print "nan"; else {r = int((NR * p + 99) / 100); print v[r ? r : 1]}}'
+}
+echo "round,tool,jobs,misses,cpu_ms" >"$out/rtapp.csv"
+cat "$work/rounds" >>"$out/rtapp.csv"
+echo "tool,jobs,misses,per1000,resp_p50_us,resp_p99_us,wake_p50_us,wake_p99_us,cpu_per_job_us" >"$out/rtapp-jobs.csv"
+for tool in rt-app dl-load; do
+	[ "$tool" = rt-app ] && [ "$have_rtapp" = 0 ] && continue
+	read -r jobs misses cpu < <(awk -F, -v t="$tool" '$2 == t {j += $3; m += $4; c += $5} END {print j + 0, m + 0, c + 0}' "$work/rounds")
+	line="$tool,$jobs,$misses,$(awk -v j="$jobs" -v m="$misses" 'BEGIN {printf "%.2f", j ? 1000 * m / j : 0}'),$(pct resp 50 "$work/$tool.dist"),$(pct resp 99 "$work/$tool.dist"),$(pct wake 50 "$work/$tool.dist"),$(pct wake 99 "$work/$tool.dist"),$(awk -v j="$jobs" -v c="$cpu" 'BEGIN {printf "%.1f", j ? 1000 * c / j : 0}')"
+	echo "$line" >>"$out/rtapp-jobs.csv"
+	echo "$line" | tr ',' ' '
+done
