@@ -86,13 +86,18 @@ fi
 if ! tests/vm/fetch-kernel.sh; then
 	echo "bootstrap: could not fetch the VM kernel; the VM suites will skip and say why" >&2
 fi
-if ! tests/vm/fetch-systemd-rootfs.sh; then
-	echo "bootstrap: could not build the systemd VM image; the systemd VM suites will skip and say why" >&2
-fi
-# Debian 13 (its 6.12 kernels, a build root with libcgroup 3, its systemd)
-# for the suites that build, test and boot the project there.
+# Debian 12's systemd image and Debian 13 (its 6.12 kernels, a build
+# root with libcgroup 3, its systemd) for the suites that build, test and
+# boot the project there.  The two are built side by side: each waits
+# mostly on downloads, and each has its own apt configuration and work
+# folder.
+tests/vm/fetch-systemd-rootfs.sh &
+rootfs=$!
 if [ "$(id -u)" = 0 ] && ! tests/vm/fetch-trixie.sh; then
 	echo "bootstrap: could not fetch Debian 13; the Debian 13 suites will skip and say why" >&2
+fi
+if ! wait "$rootfs"; then
+	echo "bootstrap: could not build the systemd VM image; the systemd VM suites will skip and say why" >&2
 fi
 
 if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
