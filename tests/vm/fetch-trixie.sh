@@ -4,7 +4,7 @@
 # test the project in with Debian 13's compiler and libraries (libcgroup
 # 3), and a root file system with Debian 13's systemd for the VMs.
 #
-# Usage: tests/vm/fetch-trixie.sh [kernels|build|systemd]...   (default: all)
+# Usage: tests/vm/fetch-trixie.sh [kernels|build|systemd|deb]...   (default: all)
 #
 # Environment:
 #   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
@@ -21,6 +21,10 @@
 #                                     libcgroup3, libcap2 and rt-app, as a
 #                                     gzip'd cpio that run-vm.sh --systemd
 #                                     --rootfs trixie boots as the initramfs
+#   deb/                              a root file system to build and lint
+#                                     the project's Debian packages in
+#                                     (build-deb.sh): build/'s packages,
+#                                     debhelper and lintian
 #   kernels.stamp, build.stamp        what each was made from (package
 #                                     versions), so a cache stays explained
 #
@@ -47,20 +51,22 @@ die() {
 	exit 1
 }
 
-want_kernels=no want_build=no want_systemd=no
-[ $# -eq 0 ] && set -- kernels build systemd
+want_kernels=no want_build=no want_systemd=no want_deb=no
+[ $# -eq 0 ] && set -- kernels build systemd deb
 for w in "$@"; do
 	case $w in
 	kernels) want_kernels=yes ;;
 	build) want_build=yes ;;
 	systemd) want_systemd=yes ;;
-	*) die "unknown part \"$w\": give kernels, build or systemd" ;;
+	deb) want_deb=yes ;;
+	*) die "unknown part \"$w\": give kernels, build, systemd or deb" ;;
 	esac
 done
 have() { [ -s "$out/$1" ] || [ -d "$out/$1" ]; }
 [ $want_kernels = no ] || { have generic/vmlinuz && have rt/vmlinuz; } || need=1
 [ $want_build = no ] || have build.stamp || need=1
 [ $want_systemd = no ] || have systemd.cpio.gz || need=1
+[ $want_deb = no ] || have deb.stamp || need=1
 [ -n "${need:-}" ] || exit 0
 
 [ "$(id -u)" = 0 ] || die "fetching Debian 13 needs root (apt as root, mmdebstrap --mode=root)"
@@ -152,6 +158,20 @@ fetch_build() {
 	mv -f "$out/build/.libdl-build.stamp" "$out/build.stamp"
 }
 
+# The packages' build: the project's build dependencies, the tools of
+# dpkg-buildpackage and Debian 13's lintian.
+deb_pkgs=$build_pkgs,debhelper,lintian,fakeroot,systemd-dev
+
+fetch_deb() {
+	debootstrap buildd "$work/deb" "$deb_pkgs"
+	chmod 1777 "$work/deb/tmp"
+	chroot "$work/deb" dpkg-query -W -f '${Package} ${Version}\n' debhelper lintian dpkg-dev \
+		>"$work/deb/.libdl-deb.stamp"
+	rm -rf "$out/deb"
+	mv "$work/deb" "$out/deb"
+	mv -f "$out/deb/.libdl-deb.stamp" "$out/deb.stamp"
+}
+
 # The VMs' system: systemd as PID 1, and what the tools load at run time.
 systemd_pkgs=systemd,systemd-sysv,udev,procps,util-linux,libcgroup3,libcap2,libsystemd0,rt-app
 
@@ -179,6 +199,10 @@ fi
 if [ $want_build = yes ] && ! have build.stamp; then
 	fetch_build
 	echo "$me: a Debian 13 build root in $out/build ($(du -sm "$out/build" | cut -f1) MB): $(tr '\n' ' ' <"$out/build.stamp")"
+fi
+if [ $want_deb = yes ] && ! have deb.stamp; then
+	fetch_deb
+	echo "$me: a Debian 13 packaging root in $out/deb ($(du -sm "$out/deb" | cut -f1) MB): $(tr '\n' ' ' <"$out/deb.stamp")"
 fi
 if [ $want_systemd = yes ] && ! have systemd.cpio.gz; then
 	fetch_systemd
