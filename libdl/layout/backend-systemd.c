@@ -40,6 +40,7 @@
 #include "layout/systemd.h"
 
 #define UNIT_DIR "/run/systemd/system"
+#define RUNTIME_CONTROL "/run/systemd/system.control"
 #define WAIT_MS 10000
 
 /* Like sd_booted(3): systemd is PID 1 when /run/systemd/system is a
@@ -145,6 +146,9 @@ DL_ELF_NOTE_DLOPEN(libsystemd, "[{\"feature\":\"systemd\",\"description\":\"cpus
 	X(sd_bus_call_methodv) \
 	X(sd_bus_message_new_method_call) \
 	X(sd_bus_message_append) \
+	X(sd_bus_message_append_array) \
+	X(sd_bus_message_open_container) \
+	X(sd_bus_message_close_container) \
 	X(sd_bus_message_unref) \
 	X(sd_bus_error_free)
 
@@ -279,6 +283,68 @@ static int write_unit(const char *member, const dl_cpus_t *cpus, const dl_cpus_t
 	return 0;
 }
 
+/*
+ * A slice that was live before its unit file came: one that a unit
+ * started at boot names in Slice=, before dl-part.service has made the
+ * file.  systemd 257 does not apply the file's AllowedCPUs= to it at the
+ * Reload (seen in qemu; docs/kernel-notes.md, "systemd on cgroup v2"): a
+ * runtime property change does, as `systemctl set-property --runtime`,
+ * with a drop-in in RUNTIME_CONTROL that destroy removes.
+ */
+static int set_cpus(sd_bus *bus, const char *name, const dl_cpus_t *cpus)
+{
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+	sd_bus_message *m = NULL, *reply = NULL;
+	uint8_t mask[DL_CPUS_MAX / 8] = { 0 };
+	size_t n = 0;
+	int r;
+
+	for (int c = 0; c < DL_CPUS_MAX; c++) {
+		if (dl_cpus_isset(cpus, c)) {
+			mask[c / 8] |= (uint8_t)(1u << (c % 8));
+			n = (size_t)c / 8 + 1;
+		}
+	}
+	r = lib.sd_bus_message_new_method_call(bus, &m, DEST, PATH, MANAGER, "SetUnitProperties");
+	if (r >= 0)
+		r = lib.sd_bus_message_append(m, "sb", name, 1);
+	if (r >= 0)
+		r = lib.sd_bus_message_open_container(m, 'a', "(sv)");
+	if (r >= 0)
+		r = lib.sd_bus_message_open_container(m, 'r', "sv");
+	if (r >= 0)
+		r = lib.sd_bus_message_append(m, "s", "AllowedCPUs");
+	if (r >= 0)
+		r = lib.sd_bus_message_open_container(m, 'v', "ay");
+	if (r >= 0)
+		r = lib.sd_bus_message_append_array(m, 'y', mask, n);
+	for (int i = 0; i < 3 && r >= 0; i++)
+		r = lib.sd_bus_message_close_container(m);
+	if (r < 0) {
+		dl_fail(r, "cannot build the D-Bus call for %s: %s", name, strerror(-r));
+		goto out;
+	}
+	r = dl_fault("SetUnitProperties");
+	if (!r && (r = lib.sd_bus_call(bus, m, 0, &e, &reply)) < 0)
+		dl_fail(r, "systemd refused to set AllowedCPUs of %s: %s", name, e.message ? e.message : strerror(-r));
+out:
+	lib.sd_bus_error_free(&e);
+	lib.sd_bus_message_unref(reply);
+	lib.sd_bus_message_unref(m);
+	return r < 0 ? r : 0;
+}
+
+/* set_cpus()'s drop-in, gone with the layout. */
+static void remove_dropin(const char *name)
+{
+	char path[4096];
+
+	if (dl_pathf(path, sizeof(path), RUNTIME_CONTROL "/%s.d/50-AllowedCPUs.conf", name) == 0)
+		unlink(path);
+	if (dl_pathf(path, sizeof(path), RUNTIME_CONTROL "/%s.d", name) == 0)
+		rmdir(path);
+}
+
 /* Until the cgroup exists with these CPUs (systemd realizes it with its
  * cpuset.cpus), or a timeout. */
 static int wait_cgroup(const char *cg, const dl_cpus_t *cpus)
@@ -343,6 +409,7 @@ int dl_sd_create(struct dl_layout *l, struct dl_layout_result *res)
 {
 	const char *type = l->flags & DL_LAYOUT_ISOLATED ? "isolated" : "root";
 	char name[256], cg[4200];
+	bool *live;
 	dl_cpus_t all;
 	sd_bus *bus;
 	int err;
@@ -350,9 +417,18 @@ int dl_sd_create(struct dl_layout *l, struct dl_layout_result *res)
 	dl_cpus_zero(&all);
 	for (size_t i = 0; i < l->nparts; i++)
 		dl_cpus_or(&all, &l->parts[i].cpus);
+	/* Which slices are live already (index nparts: the parent). */
+	live = calloc(l->nparts + 1, sizeof(*live));
+	if (!live)
+		return dl_fail(-ENOMEM, "out of memory");
+	for (size_t i = 0; i <= l->nparts; i++)
+		live[i] = dl_sd_cgroup(i < l->nparts ? l->parts[i].name : NULL, cg, sizeof(cg)) == 0 &&
+			  dl_cs_exists(cg);
 	err = bus_open(&bus);
-	if (err)
+	if (err) {
+		free(live);
 		return err;
+	}
 	err = write_unit(NULL, &all, &l->mems);
 	for (size_t i = 0; !err && i < l->nparts; i++)
 		err = write_unit(l->parts[i].name, &l->parts[i].cpus, &l->mems);
@@ -367,6 +443,16 @@ int dl_sd_create(struct dl_layout *l, struct dl_layout_result *res)
 		if (!err)
 			err = dl_step(res, "slice started");
 	}
+	/* The parent first: a child's cpuset needs its parent's. */
+	for (size_t k = 0; !err && k <= l->nparts; k++) {
+		size_t i = k == 0 ? l->nparts : k - 1;
+
+		if (!live[i])
+			continue;
+		unit_name(name, sizeof(name), i < l->nparts ? l->parts[i].name : NULL);
+		err = set_cpus(bus, name, i < l->nparts ? &l->parts[i].cpus : &all);
+	}
+	free(live);
 	if (!err && !(err = dl_sd_cgroup(NULL, cg, sizeof(cg))) && !(err = wait_cgroup(cg, &all)))
 		err = dl_cs_make_partition(cg, "root");
 	for (size_t i = 0; !err && i < l->nparts; i++) {
@@ -431,6 +517,8 @@ int dl_sd_destroy(const struct dl_layout *l, struct dl_layout_result *res)
 			err = e;
 		else if (unlink(path) < 0 && errno != ENOENT)
 			err = dl_fail(-errno, "cannot remove %s: %s", path, strerror(errno));
+		unit_name(name, sizeof(name), i < (int)l->nparts ? l->parts[i].name : NULL);
+		remove_dropin(name);
 	}
 	if (!err)
 		err = bus_call(bus, "Reload", "reload its units", "");
