@@ -20,8 +20,9 @@
 # installs them on Debian).
 #
 # Prints the packages made, then lintian's findings; exits 0 when the
-# packages were built and lintian found no error and no warning, 1
-# otherwise (the log's end on stderr), 77 when what it needs is missing.
+# packages were built and lintian found no error and no warning, 1 when
+# the build failed (the log's end on stderr), 2 when lintian found an error
+# or a warning (its findings on stderr), 77 when what it needs is missing.
 set -u
 
 me=build-deb.sh
@@ -112,10 +113,10 @@ log=$work/build.log
 script='
 	set -e
 	cd "$1"
-	DEB_BUILD_OPTIONS="$2 parallel=$(nproc)" dpkg-buildpackage -us -uc -b
+	DEB_BUILD_OPTIONS="$2 parallel=$(nproc)" dpkg-buildpackage -us -uc -b || exit 10
 	cd ..
 	echo "== $(lintian --version)"
-	lintian --fail-on error,warning --info --display-info *.changes
+	lintian --fail-on error,warning --info --display-info *.changes || exit 11
 '
 if [ -n "$root" ]; then
 	unshare --mount --propagation private sh -c '
@@ -132,9 +133,13 @@ else
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL sh -c "$script" sh "$src" "$nocheck" >"$log" 2>&1
 fi
 rc=$?
-if [ "$rc" != 0 ]; then
+if [ "$rc" = 11 ]; then
+	sed -n '/^== Lintian /,$p' "$log" | grep -v '^N:' >&2
+	echo "$me: lintian found errors or warnings in the packages for $release" >&2
+	exit 2
+elif [ "$rc" != 0 ]; then
 	tail -n 60 "$log" >&2
-	die "the packages' build or lintian failed (Debian: $release)"
+	die "the packages' build failed (Debian: $release)"
 fi
 rm -f "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
 cp "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo "$out"/ || die "cannot copy the packages to $out"
