@@ -313,7 +313,7 @@ static void print_json(const struct ctl *c, const struct dl_task *t, size_t nt,
 		       const struct history *prev, uint64_t now)
 {
 	struct json j;
-	char buf[256];
+	char buf[DL_CPUS_STRLEN];
 
 	json_init(&j, stdout);
 	json_obj_begin(&j, NULL);
@@ -350,7 +350,7 @@ static void print_json(const struct ctl *c, const struct dl_task *t, size_t nt,
 			json_uint(&j, "runtime_ns", t[i].params.runtime);
 			json_uint(&j, "deadline_ns", t[i].params.deadline);
 			json_uint(&j, "period_ns", t[i].params.period);
-			json_uint(&j, "bw", t[i].bw);
+			json_int(&j, "bw", t[i].bw);
 			json_uint(&j, "util_ppm", (uint64_t)(((unsigned __int128)t[i].bw * 1000000) >> DL_BW_SHIFT));
 			json_arr_begin(&j, "flags");
 			if (t[i].params.flags & DL_FLAG_RESET_ON_FORK)
