@@ -24,7 +24,11 @@
 #   deb/                              a root file system to build and lint
 #                                     the project's Debian packages in
 #                                     (build-deb.sh): build/'s packages,
-#                                     debhelper and lintian
+#                                     debhelper and lintian; in its
+#                                     root/vm-debs/ the .deb of libcap2-bin
+#                                     (setcap), which the packages need and
+#                                     the systemd image lacks (tests/deb
+#                                     installs them there, offline)
 #   kernels.stamp, build.stamp        what each was made from (package
 #                                     versions), so a cache stays explained
 #
@@ -70,7 +74,7 @@ have() { [ -s "$out/$1" ] || [ -d "$out/$1" ]; }
 [ -n "${need:-}" ] || exit 0
 
 [ "$(id -u)" = 0 ] || die "fetching Debian 13 needs root (apt as root, mmdebstrap --mode=root)"
-for tool in apt-get apt-cache dpkg-deb mmdebstrap cpio gzip; do
+for tool in apt-get apt-cache dpkg-deb mmdebstrap cpio gzip unshare; do
 	command -v "$tool" >/dev/null 2>&1 || die "$tool not found: bootstrap.sh installs it"
 done
 mkdir -p "$out" 2>/dev/null || die "cannot create the cache folder $out"
@@ -158,13 +162,32 @@ fetch_build() {
 	mv -f "$out/build/.libdl-build.stamp" "$out/build.stamp"
 }
 
-# The packages' build: the project's build dependencies, the tools of
-# dpkg-buildpackage and Debian 13's lintian.
-deb_pkgs=$build_pkgs,debhelper,lintian,fakeroot,systemd-dev
+# The packages' build: the build root's packages, the tools of
+# dpkg-buildpackage and Debian 13's lintian, installed into a copy of the
+# build root (a few MB to download rather than all of it again); and
+# systemd, which the tools' package needs for its group (sysusers), so
+# that tests/deb installs the packages there offline.
+deb_extra="debhelper lintian fakeroot systemd-dev systemd"
 
 fetch_deb() {
-	debootstrap buildd "$work/deb" "$deb_pkgs"
-	chmod 1777 "$work/deb/tmp"
+	have build.stamp || fetch_build
+	mkdir "$work/deb" && cp -a "$out/build/." "$work/deb/" || die "cannot copy the build root $out/build"
+	rm -rf "$work/deb"/root/libdl*
+	# apt in the chroot, with the host's resolver, in a mount namespace of
+	# its own.
+	# shellcheck disable=SC2016
+	if ! unshare --mount --propagation private sh -c '
+		set -e
+		mount -t proc proc "$1/proc"
+		touch "$1/etc/resolv.conf"
+		mount --bind /etc/resolv.conf "$1/etc/resolv.conf"
+		chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+			sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends $2 &&
+				mkdir -p /root/vm-debs && cd /root/vm-debs && apt-get download -q libcap2-bin"
+	' sh "$work/deb" "$deb_extra" >"$work/deb.log" 2>&1; then
+		die "apt-get install $deb_extra in a copy of the build root failed: $(grep -E '^(E|W):' "$work/deb.log" | head -n 1)"
+	fi
+	rm -rf "$work/deb"/var/cache/apt/archives/*.deb
 	chroot "$work/deb" dpkg-query -W -f '${Package} ${Version}\n' debhelper lintian dpkg-dev \
 		>"$work/deb/.libdl-deb.stamp"
 	rm -rf "$out/deb"
