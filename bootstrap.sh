@@ -8,9 +8,7 @@
 #     and builds there once the Debian 12 root file system with systemd
 #     that the systemd VM suites boot (tests/vm/fetch-systemd-rootfs.sh),
 #     and, as root, Debian 13's kernels, build root, systemd image and
-#     packaging root (tests/vm/fetch-trixie.sh), and the fresh Debian 12
-#     and 13 systems the packages are installed into
-#     (tests/vm/fetch-fresh.sh).
+#     packaging root (tests/vm/fetch-trixie.sh).
 #  3. Runs autoreconf and configure when needed, then make.
 #
 # It never installs a kernel package.  Extra arguments go to configure,
@@ -34,8 +32,7 @@ fi
 # (libdl/ABI), groff-base for the man page check.  libsystemd-dev (sd-bus) and
 # bash-completion (its pkg-config file) are optional for configure.
 # Packages (make deb, tests/deb): dpkg-dev, debhelper, lintian, fakeroot,
-# systemd's pkg-config file (its unit folder), e2fsprogs (debugfs writes
-# into the fresh system's disk image).
+# systemd's pkg-config file (its unit folder).
 PKGS="
 gcc:/usr/bin/gcc
 make:/usr/bin/make
@@ -63,7 +60,6 @@ debhelper:/usr/bin/dh
 lintian:/usr/bin/lintian
 fakeroot:/usr/bin/fakeroot
 systemd:/usr/share/pkgconfig/systemd.pc
-e2fsprogs:/usr/sbin/debugfs
 "
 # make bench: the plots and the peers (see bench/run.sh).
 [ "$bench" = 1 ] && PKGS="$PKGS gnuplot-nox:/usr/bin/gnuplot
@@ -105,11 +101,6 @@ fi
 # there.
 if [ "$(id -u)" = 0 ] && ! tests/vm/fetch-trixie.sh; then
 	echo "bootstrap: could not fetch Debian 13; the Debian 13 suites will skip and say why" >&2
-fi
-# Fresh Debian 12 and 13 systems on disk images, where tests/deb installs
-# the project's packages.
-if [ "$(id -u)" = 0 ] && ! tests/vm/fetch-fresh.sh bookworm trixie; then
-	echo "bootstrap: could not build the fresh Debian systems; the package suites will skip and say why" >&2
 fi
 
 if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then

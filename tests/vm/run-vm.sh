@@ -32,10 +32,7 @@
 #                     as tests/vm/fetch-trixie.sh fetches them; default
 #                     Debian 12's 6.1 (LIBDL_VM_KERNEL overrides both)
 #   --rootfs NAME     with --systemd: boot debian13 (Debian 13's systemd,
-#                     fetch-trixie.sh) instead of Debian 12's; or
-#                     debian12-fresh / debian13-fresh, a fresh Debian
-#                     system on a disk (fetch-fresh.sh), with its own
-#                     kernel: see "Disk" below
+#                     fetch-trixie.sh) instead of Debian 12's
 #   --sysroot DIR     the --bin programs and --lib libraries come from the
 #                     root file system DIR (built there, for that system's
 #                     libraries): ldd and ldconfig run in DIR (chroot, so
@@ -81,19 +78,12 @@
 # stdout and stderr on the guest's second serial port, /dev/ttyS1, whose
 # output alone goes to stdout; the marker line follows, then `systemctl
 # poweroff -ff`.  The console (boot messages) is shown only when the marker
-# never appears.  Default memory 1536 MB.
-#
-# Disk: --rootfs debian12-fresh and debian13-fresh boot a copy of a
-# cached disk image (fetch-fresh.sh), /dev/vda, with the kernel and
-# initramfs installed in it (--kernel does not apply): a whole Debian
-# system as installed, not an initramfs.  This run's files are written
-# into the copy (debugfs), the test service as above.  The guest may reboot
-# once or twice: when SCRIPT exits leaving /run/libdl-vm-reboot, the
-# service prints `LIBDL-VM-REBOOT` and runs `systemctl reboot` (a clean
-# shutdown), qemu exits (-no-reboot) and run-vm.sh boots the same disk
-# again, where the service runs SCRIPT again with the same arguments (it
-# keeps on the disk what tells it which boot it is).  The copy is removed
-# at the end, so the cached image stays fresh.  Needs e2fsprogs.
+# never appears.  Default memory 1536 MB.  A SCRIPT that exits leaving
+# /var/lib/libdl-vm-soft-reboot gets, instead, a `systemctl soft-reboot`
+# (systemd 254 and later): every unit stops, the root file system (the
+# unpacked initramfs) stays, and the next boot's transaction runs
+# SCRIPT again with the same arguments; the file is removed first, so
+# SCRIPT decides again.
 #
 # Note: Debian's busybox shell runs its own applets before it searches PATH,
 # so a --bin whose name is also an applet (setpriv, taskset, nproc...) must
@@ -119,7 +109,6 @@ cache=${LIBDL_VM_CACHE:-$here/cache}
 qemu=${LIBDL_VM_QEMU:-qemu-system-x86_64}
 accel=${LIBDL_VM_ACCEL:-tcg}
 marker=LIBDL-VM-EXIT
-reboot_marker=LIBDL-VM-REBOOT
 
 say() { echo "$me: $*" >&2; }
 hard() { say "$*"; exit 99; }
@@ -213,27 +202,13 @@ need_trixie() {
 	[ -s "$1" ] || skip "no $1 (tests/vm/fetch-trixie.sh $2 could not fetch it; it needs root)"
 }
 
-disk=""
 case $rootfs in
 '') image=$cache/systemd-rootfs.cpio.gz ;;
 debian13) image=$cache/trixie/systemd.cpio.gz ;;
-debian12-fresh) disk=$cache/fresh/bookworm ;;
-debian13-fresh) disk=$cache/fresh/trixie ;;
-*) hard "unknown --rootfs $rootfs: give debian13, debian12-fresh or debian13-fresh" ;;
+*) hard "unknown --rootfs $rootfs: give debian13" ;;
 esac
 [ -z "$rootfs" ] || [ "$sysd" = yes ] || hard "--rootfs needs --systemd"
-if [ -n "$disk" ]; then
-	[ -z "$kname" ] || hard "--kernel does not apply to --rootfs $rootfs: it boots its own"
-	for tool in debugfs; do
-		command -v $tool >/dev/null 2>&1 || skip "$tool not found (install the e2fsprogs package)"
-	done
-	if ! [ -s "$disk/stamp" ]; then
-		say "no $disk: running fetch-fresh.sh ${disk##*/}"
-		LIBDL_VM_CACHE=$cache "$here/fetch-fresh.sh" "${disk##*/}" >&2
-		[ -s "$disk/stamp" ] || skip "no $disk (tests/vm/fetch-fresh.sh ${disk##*/} could not build it; it needs root)"
-	fi
-	kname=fresh
-elif [ "$sysd" = yes ] && [ -n "$rootfs" ]; then
+if [ "$sysd" = yes ] && [ -n "$rootfs" ]; then
 	need_trixie "$image" systemd
 elif [ "$sysd" = yes ] && ! [ -s "$image" ]; then
 	say "no systemd root file system in $cache: running fetch-systemd-rootfs.sh"
@@ -250,7 +225,6 @@ case $kname in
 	;;
 debian13) kernel=$cache/trixie/generic/vmlinuz; need_trixie "$kernel" kernels ;;
 debian13-rt) kernel=$cache/trixie/rt/vmlinuz; need_trixie "$kernel" kernels ;;
-fresh) kernel=$disk/vmlinuz ;;
 *) hard "unknown --kernel $kname: give debian13 or debian13-rt" ;;
 esac
 kernel=${LIBDL_VM_KERNEL:-$kernel}
@@ -335,35 +309,6 @@ fi
 cp "$script" "$root/test.sh" || hard "cannot copy $script"
 
 ldpath=""
-
-# put_tree DIR IMAGE: DIR's files, folders and symbolic links into the ext4
-# IMAGE at the same paths, owned by root (debugfs, which needs no mount).
-# A file already there is replaced; a folder already there is kept.
-put_tree() {
-	(
-		cd "$1" || exit 1
-		find . -mindepth 1 -type d | sed 's|^\.||' | while read -r d; do
-			echo "mkdir \"$d\""
-			echo "sif \"$d\" uid 0"
-			echo "sif \"$d\" gid 0"
-		done
-		find . -mindepth 1 ! -type d | sed 's|^\.||' | while read -r f; do
-			echo "rm \"$f\""
-			if [ -L ".$f" ]; then
-				echo "symlink \"$f\" \"$(readlink ".$f")\""
-			else
-				echo "write \".$f\" \"$f\""
-				echo "sif \"$f\" uid 0"
-				echo "sif \"$f\" gid 0"
-			fi
-		done
-	) >"$tmp/debugfs.cmds" || hard "cannot list this run's files"
-	(cd "$1" && debugfs -w -f "$tmp/debugfs.cmds" "$2") >"$tmp/debugfs.log" 2>&1 ||
-		hard "debugfs could not write this run's files into the disk: $(tail -n 1 "$tmp/debugfs.log")"
-	if grep -v -e '^debugfs' -e 'already exists' -e 'File not found by ext2_lookup' -e '^Allocated inode' -e '^	' "$tmp/debugfs.log" | grep -q .; then
-		hard "debugfs: $(grep -v -e '^debugfs' -e 'already exists' -e 'File not found by ext2_lookup' -e '^Allocated inode' "$tmp/debugfs.log" | head -n 3)"
-	fi
-}
 
 # The guest's path of a host file: the systemd image has a merged /usr.
 gpath() {
@@ -550,7 +495,7 @@ Type=oneshot
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
 WorkingDirectory=/
 StandardInput=null
-ExecStart=/bin/sh -c 'sh /test.sh$args >/dev/ttyS1 2>&1; s=\$\$?; echo >/dev/ttyS1; if [ -e /run/libdl-vm-reboot ]; then echo "$reboot_marker" >/dev/ttyS1; systemctl reboot; else echo "$marker \$\$s" >/dev/ttyS1; systemctl poweroff -ff; fi'
+ExecStart=/bin/sh -c 'sh /test.sh$args >/dev/ttyS1 2>&1; s=\$\$?; if [ -e /var/lib/libdl-vm-soft-reboot ]; then rm -f /var/lib/libdl-vm-soft-reboot; systemctl soft-reboot; exit 0; fi; echo >/dev/ttyS1; echo "$marker \$\$s" >/dev/ttyS1; systemctl poweroff -ff'
 EOF
 	ln -s ../libdl-vm-test.service "$root/etc/systemd/system/multi-user.target.wants/" ||
 		hard "cannot enable the test service"
@@ -560,41 +505,18 @@ EOF
 		ln -sf "$target" "$root/etc/systemd/system/multi-user.target.wants/$unit" ||
 			hard "cannot enable $unit"
 	done
-	if [ -n "$disk" ]; then
-		cp --sparse=always "$disk/root.img" "$tmp/root.img" || hard "cannot copy $disk/root.img"
-		put_tree "$root" "$tmp/root.img"
-		rm -f "$tmp/out.txt" "$tmp/console.txt"
-		n=0
-		while :; do
-			n=$((n + 1))
-			boot "$tmp/qemu.log" -accel "$accel" -smp "$smp" -m "$mem" \
-				-kernel "$kernel" -initrd "$disk/initrd.img" \
-				-drive "file=$tmp/root.img,format=raw,if=virtio" \
-				-append "console=ttyS0 root=/dev/vda rw fsck.mode=skip panic=-1 quiet$append" \
-				-nodefaults -no-user-config -display none -no-reboot \
-				-serial "file:$tmp/console.raw" -serial "file:$tmp/out"
-			tr -d '\r' <"$tmp/out" >"$tmp/out.boot" 2>/dev/null
-			cat "$tmp/out.boot" >>"$tmp/out.txt"
-			tr -d '\r' <"$tmp/console.raw" >>"$tmp/console.txt" 2>/dev/null
-			last=$(grep -E "^($marker [0-9]+|$reboot_marker)\$" "$tmp/out.boot" | tail -n 1)
-			[ "$last" = "$reboot_marker" ] && [ "$n" -le 2 ] && [ ! -e "$tmp/timedout" ] || break
-			say "the guest rebooted after $elapsed s: booting its disk again"
-		done
-		mv "$tmp/console.txt" "$tmp/console.raw"
-	else
-		(cd "$root" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$tmp/overlay.gz" ||
-			hard "cannot pack this run's files"
-		cat "$image" "$tmp/overlay.gz" >"$tmp/initrd.gz" || hard "cannot build the initramfs"
-		rm -f "$tmp/overlay.gz"
-		boot "$tmp/qemu.log" -accel "$accel" -smp "$smp" -m "$mem" \
-			-kernel "$kernel" -initrd "$tmp/initrd.gz" \
-			-append "console=ttyS0 rdinit=/sbin/init panic=-1 quiet$append" \
-			-nodefaults -no-user-config -display none -no-reboot \
-			-serial "file:$tmp/console.raw" -serial "file:$tmp/out"
-		tr -d '\r' <"$tmp/out" >"$tmp/out.txt" 2>/dev/null
-	fi
+	(cd "$root" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$tmp/overlay.gz" ||
+		hard "cannot pack this run's files"
+	cat "$image" "$tmp/overlay.gz" >"$tmp/initrd.gz" || hard "cannot build the initramfs"
+	rm -f "$tmp/overlay.gz"
+	boot "$tmp/qemu.log" -accel "$accel" -smp "$smp" -m "$mem" \
+		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
+		-append "console=ttyS0 rdinit=/sbin/init panic=-1 quiet$append" \
+		-nodefaults -no-user-config -display none -no-reboot \
+		-serial "file:$tmp/console.raw" -serial "file:$tmp/out"
+	tr -d '\r' <"$tmp/out" >"$tmp/out.txt" 2>/dev/null
 	status=$(sed -n "s/^$marker \([0-9][0-9]*\)\$/\1/p" "$tmp/out.txt" | tail -n 1)
-	sed -e "/^$marker /d" -e "/^$reboot_marker\$/d" "$tmp/out.txt"
+	sed "/^$marker /d" "$tmp/out.txt"
 	if [ -z "$status" ]; then
 		echo "== the guest's console, last 60 lines"
 		tr -d '\r' <"$tmp/console.raw" 2>/dev/null | tail -n 60
