@@ -95,7 +95,8 @@ out=$(cd "$out" && pwd)
 
 # The clean copy: what make dist would pack, debian/ included.
 if [ -n "$root" ]; then
-	work=$root/root/deb
+	# A folder per build tree: checkouts sharing the cache build at once.
+	work=$root/root/deb-$(pwd | cksum | cut -d' ' -f1)
 	rm -rf "$work"
 	mkdir -p "$work"
 else
