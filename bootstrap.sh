@@ -7,8 +7,8 @@
 #     boot in qemu, into tests/vm/cache/ (see tests/vm/fetch-kernel.sh),
 #     and builds there once the Debian 12 root file system with systemd
 #     that the systemd VM suites boot (tests/vm/fetch-systemd-rootfs.sh),
-#     and, as root, Debian 13's kernels, build root and systemd image
-#     (tests/vm/fetch-trixie.sh).
+#     and, as root, Debian 13's kernels, build root, systemd image and
+#     packaging root (tests/vm/fetch-trixie.sh).
 #  3. Runs autoreconf and configure when needed, then make.
 #
 # It never installs a kernel package.  Extra arguments go to configure,
@@ -31,6 +31,8 @@ fi
 # mmdebstrap for the systemd VM image, abigail-tools for the ABI check
 # (libdl/ABI), groff-base for the man page check.  libsystemd-dev (sd-bus) and
 # bash-completion (its pkg-config file) are optional for configure.
+# Packages (make deb, tests/deb): dpkg-dev, debhelper, lintian, fakeroot,
+# systemd's pkg-config file (its unit folder).
 PKGS="
 gcc:/usr/bin/gcc
 make:/usr/bin/make
@@ -53,6 +55,11 @@ abigail-tools:/usr/bin/abidiff
 libsystemd-dev:/usr/include/systemd/sd-bus.h
 bash-completion:/usr/share/pkgconfig/bash-completion.pc
 groff-base:/usr/bin/groff
+dpkg-dev:/usr/bin/dpkg-buildpackage
+debhelper:/usr/bin/dh
+lintian:/usr/bin/lintian
+fakeroot:/usr/bin/fakeroot
+systemd:/usr/share/pkgconfig/systemd.pc
 "
 # make bench: the plots and the peers (see bench/run.sh).
 [ "$bench" = 1 ] && PKGS="$PKGS gnuplot-nox:/usr/bin/gnuplot

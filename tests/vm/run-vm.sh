@@ -80,7 +80,12 @@
 # stdout and stderr on the guest's second serial port, /dev/ttyS1, whose
 # output alone goes to stdout; the marker line follows, then `systemctl
 # poweroff -ff`.  The console (boot messages) is shown only when the marker
-# never appears.  Default memory 1536 MB.
+# never appears.  Default memory 1536 MB.  A SCRIPT that exits leaving
+# /var/lib/libdl-vm-soft-reboot gets, instead, a `systemctl soft-reboot`
+# (systemd 254 and later): every unit stops, the root file system (the
+# unpacked initramfs) stays, and the next boot's transaction runs
+# SCRIPT again with the same arguments; the file is removed first, so
+# SCRIPT decides again.
 #
 # Note: Debian's busybox shell runs its own applets before it searches PATH,
 # so a --bin whose name is also an applet (setpriv, taskset, nproc...) must
@@ -502,7 +507,7 @@ Type=oneshot
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
 WorkingDirectory=/
 StandardInput=null
-ExecStart=/bin/sh -c 'sh /test.sh$args >/dev/ttyS1 2>&1; s=\$\$?; echo >/dev/ttyS1; echo "$marker \$\$s" >/dev/ttyS1; systemctl poweroff -ff'
+ExecStart=/bin/sh -c 'sh /test.sh$args >/dev/ttyS1 2>&1; s=\$\$?; if [ -e /var/lib/libdl-vm-soft-reboot ]; then rm -f /var/lib/libdl-vm-soft-reboot; systemctl soft-reboot; exit 0; fi; echo >/dev/ttyS1; echo "$marker \$\$s" >/dev/ttyS1; systemctl poweroff -ff'
 EOF
 	ln -s ../libdl-vm-test.service "$root/etc/systemd/system/multi-user.target.wants/" ||
 		hard "cannot enable the test service"

@@ -1,0 +1,151 @@
+#!/bin/sh
+# build-deb.sh: the Debian packages (libdeadline0, libdeadline-dev,
+# libdeadline-tools) from a clean copy of the sources, built with
+# dpkg-buildpackage -us -uc -b and checked with lintian of the same
+# release, which must report no error and no warning.  `make deb` runs it.
+#
+# Usage: build-deb.sh [--in debian13] [--out DIR] [--nocheck]
+#
+#   --in debian13   build in Debian 13's packaging root instead of on this
+#                   host (a chroot, tests/vm/fetch-trixie.sh deb fetches
+#                   it; needs root)
+#   --out DIR       where the packages go (default deb/RELEASE, RELEASE
+#                   being the building system's, e.g. debian12)
+#   --nocheck       DEB_BUILD_OPTIONS=nocheck: skip the unit suites and
+#                   build checks that the build otherwise runs
+#
+# Run from a configured build tree (it makes the clean copy with make
+# distdir); $MAKE is the make to use.  The packages' build dependencies
+# must be installed (dpkg-buildpackage names what is missing; bootstrap.sh
+# installs them on Debian).
+#
+# Prints the packages made, then lintian's findings; exits 0 when the
+# packages were built and lintian found no error and no warning, 1 when
+# the build failed (the log's end on stderr), 2 when lintian found an error
+# or a warning (its findings on stderr), 77 when what it needs is missing.
+set -u
+
+me=build-deb.sh
+srcdir=$(cd "$(dirname "$0")" && pwd)
+make=${MAKE:-make}
+in=""
+out=""
+nocheck=""
+
+die() {
+	echo "$me: $*" >&2
+	exit 1
+}
+missing() {
+	echo "$me: $*" >&2
+	exit 77
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--in)
+		[ $# -ge 2 ] || die "--in needs an argument"
+		in=$2
+		shift
+		;;
+	--out)
+		[ $# -ge 2 ] || die "--out needs an argument"
+		out=$2
+		shift
+		;;
+	--nocheck) nocheck=nocheck ;;
+	-h | --help)
+		sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p;}' "$0"
+		exit 0
+		;;
+	*) die "unknown argument $1 (--help for usage)" ;;
+	esac
+	shift
+done
+
+[ -f Makefile ] || die "no Makefile here: run it from a configured build tree (./configure first)"
+
+root=""
+case $in in
+'') ;;
+debian13)
+	cache=${LIBDL_VM_CACHE:-$srcdir/tests/vm/cache}
+	root=$cache/trixie/deb
+	[ "$(id -u)" = 0 ] || missing "building in Debian 13's packaging root needs root (chroot)"
+	if ! [ -s "$cache/trixie/deb.stamp" ]; then
+		LIBDL_VM_CACHE=$cache "$srcdir/tests/vm/fetch-trixie.sh" deb >&2 ||
+			missing "no Debian 13 packaging root in $cache/trixie/deb (tests/vm/fetch-trixie.sh deb failed)"
+	fi
+	command -v unshare >/dev/null 2>&1 || missing "unshare not found (util-linux)"
+	;;
+*) die "unknown --in $in: give debian13" ;;
+esac
+if [ -z "$root" ]; then
+	for tool in dpkg-buildpackage dh lintian fakeroot; do
+		command -v $tool >/dev/null 2>&1 ||
+			missing "$tool not found: install dpkg-dev, debhelper, lintian and fakeroot (bootstrap.sh does)"
+	done
+fi
+
+# The release of the system that builds, e.g. debian12.
+release=$(. "$root/etc/os-release" && echo "$ID$VERSION_ID")
+[ -n "$out" ] || out=deb/$release
+mkdir -p "$out" || die "cannot create $out"
+out=$(cd "$out" && pwd)
+
+# The clean copy: what make dist would pack, debian/ included.
+if [ -n "$root" ]; then
+	# A folder per build tree: checkouts sharing the cache build at once.
+	work=$root/root/deb-$(pwd | cksum | cut -d' ' -f1)
+	rm -rf "$work"
+	mkdir -p "$work"
+else
+	work=$(mktemp -d "${TMPDIR:-/tmp}/libdl-deb.XXXXXX") || die "cannot create a temporary folder"
+fi
+trap 'rm -rf "$work"' EXIT
+version=$(sed -n 's/^PACKAGE_VERSION = //p' Makefile)
+src=$work/libdeadline-$version
+log=$work/build.log
+"$make" -s distdir distdir="$src" >"$log" 2>&1 || { cat "$log" >&2; die "make distdir failed"; }
+
+# Build and lint, on this host or in the chroot (in a mount namespace of
+# its own, so that nothing stays mounted whatever happens).
+# shellcheck disable=SC2016
+script='
+	set -e
+	cd "$1"
+	DEB_BUILD_OPTIONS="$2 parallel=$(nproc)" dpkg-buildpackage -us -uc -b || exit 10
+	cd ..
+	echo "== $(lintian --version)"
+	lintian --fail-on error,warning --info --display-info *.changes || exit 11
+'
+if [ -n "$root" ]; then
+	unshare --mount --propagation private sh -c '
+		set -e
+		r=$1
+		shift
+		mount -t proc proc "$r/proc"
+		mount --rbind /sys "$r/sys"
+		mount --rbind /dev "$r/dev"
+		chroot "$r" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root LANG=C.UTF-8 /bin/sh -c "$@"
+	' sh "$root" "$script" sh "${src#"$root"}" "$nocheck" >"$log" 2>&1
+else
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL sh -c "$script" sh "$src" "$nocheck" >"$log" 2>&1
+fi
+rc=$?
+if [ "$rc" = 11 ]; then
+	sed -n '/^== Lintian /,$p' "$log" | grep -v '^N:' >&2
+	echo "$me: lintian found errors or warnings in the packages for $release" >&2
+	exit 2
+elif [ "$rc" != 0 ]; then
+	tail -n 60 "$log" >&2
+	die "the packages' build failed (Debian: $release)"
+fi
+rm -f "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
+cp "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo "$out"/ || die "cannot copy the packages to $out"
+cp "$log" "$out/build.log"
+echo "$me: built for $release in $out: $(cd "$out" && ls -- *.deb | tr '\n' ' ')"
+sed -n '/^== Lintian /,$p' "$log" | sed '1d'
+echo "$me: $(sed -n 's/^== //p' "$log" | tail -n 1) found no error and no warning"
+exit 0

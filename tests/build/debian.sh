@@ -1,0 +1,38 @@
+#!/bin/bash
+# The Debian packaging (debian/) against the sources, without building a
+# package (tests/deb/ builds them): the symbols file lists exactly the
+# symbols of the version script libdl/libdeadline.sym, in its node, so
+# that adding a function to the library shows here first; the packages'
+# version is configure's; the conffiles the tools' package installs are
+# the project's own (data/).  TAP.
+src=${top_srcdir:-.}
+build=${top_builddir:-.}
+n=0
+result() { # 0|1, description
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+}
+
+# The version script's nodes and global names, as "name@NODE".
+script=$(awk '
+	/^[A-Z_0-9.]+ *\{/ { node = $1; sub(/ *\{.*/, "", node); next }
+	/^[ \t]*(global|local):/ { global = ($1 == "global:"); next }
+	/^}/ { node = ""; next }
+	node && global && /^[ \t]*[a-z_0-9]+;/ { gsub(/[ \t;]/, ""); print $0 "@" node }
+' "$src/libdl/libdeadline.sym" | sort)
+nodes=$(sed -n 's/^\([A-Z_0-9.]*\) *{.*/\1@\1/p' "$src/libdl/libdeadline.sym" | sort)
+symbols=$(sed -n 's/^ \([^ ]*\) .*/\1/p' "$src/debian/libdeadline0.symbols" | sort)
+want=$(printf '%s\n%s\n' "$script" "$nodes" | sort)
+diff=$(diff <(echo "$want") <(echo "$symbols") | sed -n 's/^</missing from debian\/libdeadline0.symbols:/p; s/^>/not in libdl\/libdeadline.sym:/p')
+result "$([ -z "$diff" ] && [ -n "$script" ]; echo $?)" "debian/libdeadline0.symbols lists the $(echo "$script" | wc -l) symbols of libdl/libdeadline.sym"
+[ -z "$diff" ] || echo "$diff" | sed 's/^/# /'
+
+version=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$build/config.h")
+deb=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' "$src/debian/changelog")
+result "$([ "${deb%-*}" = "$version" ]; echo $?)" "debian/changelog's version $deb is configure's $version"
+
+for f in dl-run.conf dl-part.conf; do
+	result "$(grep -qx "data/$f etc/libdl" "$src/debian/libdeadline-tools.install"; echo $?)" "libdeadline-tools installs data/$f as /etc/libdl/$f"
+done
+result "$(grep -q 'dl-part.service$' "$src/debian/libdeadline-tools.install"; echo $?)" "and dl-part.service as make install makes it"
+echo "1..$n"

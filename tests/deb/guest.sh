@@ -1,0 +1,346 @@
+#!/bin/sh
+# guest.sh vm|chroot: the project's Debian packages in a Debian system
+# where they were never installed, as a user installs and uses them
+# (tests/deb/suite.sh runs it, as root).
+#
+# vm: Debian 13 booted with its own systemd (run-vm.sh --systemd --rootfs
+# debian13, the image as fetched, without the project), at two boots:
+#   boot 1: apt-get install ./*.deb of libdeadline0 and libdeadline-tools
+#           (offline; libcap2-bin, which the image lacks, from
+#           /root/vm-debs first, as part of the system); the group, the
+#           capability, the policy as users see them; a layout written to
+#           /etc/libdl/dl-part.conf and a unit that requires it, enabled;
+#           then a soft reboot (every unit stops, the next boot's
+#           transaction starts them again in order).
+#   boot 2: the layout was made at boot before that unit started; apt-get
+#           purge stops it and removes it; a file system without
+#           capabilities; then the system is as boot 1 found it: the same files, no
+#           libdl cgroup, unit or state, the same deadline accounting.
+# chroot: the three packages in an overlay of a Debian root file system
+# (suite.sh mounts it; the overlay is thrown away): the install, the
+# group, the capability and the policy as users see them, a program built
+# against libdeadline-dev, an administrator's dpkg-statoverride, and the
+# purge leaving the files as found.  No systemd runs there: the units and
+# the layout are the VM's part.
+# It changes the system as no test may change a host: only in the VM or
+# the overlay.
+mode=${1:-}
+case $mode in
+vm)
+	if [ "$(hostname)" != libdl-vm ] || ! [ -e /etc/systemd/system/libdl-vm-test.service ]; then
+		echo "guest.sh: this is not the VM run-vm.sh boots; refusing to run" >&2
+		exit 99
+	fi
+	;;
+chroot)
+	if [ "${LIBDL_DEB_CHROOT:-}" != 1 ] || [ "$(stat -f -c %T /)" != overlayfs ]; then
+		echo "guest.sh: / is not the overlay suite.sh mounts; refusing to run" >&2
+		exit 99
+	fi
+	;;
+*)
+	echo "guest.sh: give vm or chroot" >&2
+	exit 99
+	;;
+esac
+. /guest/lib.sh
+
+state=/var/lib/libdl-deb-test # on the disk: the boot count, the system as found
+debs=/root/debs
+if [ "$mode" = vm ]; then
+	# No compiler in the VM's image: the -dev package is the chroot's.
+	packages="libdeadline-tools libdeadline0"
+else
+	packages="libdeadline-tools libdeadline-dev libdeadline0"
+fi
+export DEBIAN_FRONTEND=noninteractive
+mkdir -p "$state"
+boot=$(($(cat "$state/boot" 2>/dev/null || echo 0) + 1))
+echo "$boot" >"$state/boot"
+
+# Every path of the root file system but the ones a running system changes
+# by itself (logs, caches, apt's lists, systemd's and dpkg's state) and
+# the test's own; /etc's backups of passwd and group files (passwd- ...)
+# and their lock are written by any account change (the test's users
+# too).
+files() {
+	find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp \
+		-o -path /var/log -o -path /var/cache -o -path /var/lib/apt -o -path /var/lib/systemd \
+		-o -path /var/lib/dpkg -o -path /var/tmp -o -path "$state" -o -path /root \
+		-o -path /etc/.pwd.lock -o -path '/etc/*-' -o -path /guest -o -path /work \
+		-o -path /var/lib/libdl-vm-soft-reboot \) -prune -o -print | sort
+}
+# The kernel's deadline accounting: total_bw of every CPU.
+all_bw() {
+	awk '/^dl_rq\[/ { cpu = $1 } cpu && /total_bw/ { print cpu, $3 }' /sys/kernel/debug/sched/debug
+}
+# A layout's cgroups (not the VM's test service, libdl-vm-test.service).
+libdl_cgroups() {
+	find /sys/fs/cgroup -name 'libdl*' ! -name 'libdl-vm-test.service' 2>/dev/null
+}
+# as USER COMMAND...: COMMAND as USER with USER's groups, executed by a
+# shell of USER's with no capability (setpriv itself executes its
+# command while it still holds root's).
+as() {
+	u=$1
+	shift
+	setpriv --reuid "$u" --regid "$u" --init-groups -- sh -c 'exec "$@"' sh "$@"
+}
+install_debs() {
+	# shellcheck disable=SC2046
+	(cd "$debs" && apt-get install -y -q $(for p in $packages; do echo "./${p}_*.deb"; done)) \
+		>/tmp/install.log 2>&1
+}
+purge_debs() {
+	# shellcheck disable=SC2086
+	apt-get purge -y -q $packages >/tmp/purge.log 2>&1
+}
+# The tools' package alone, with dpkg (the rounds that check its
+# maintainer scripts: apt-get costs half a minute more under TCG).
+install_tools() {
+	dpkg -i "$debs"/libdeadline-tools_*.deb >/tmp/install.log 2>&1
+}
+purge_tools() {
+	dpkg -P libdeadline-tools >/tmp/purge.log 2>&1
+}
+show_log() {
+	sed 's/^/#   /' "$1" | tail -n 30
+}
+prop() { systemctl show -p "$2" --value "$1"; }
+sched_policy() { awk '$1 == "policy" { print $3 }' "$1"; }
+
+# The -dev package, as a program's author uses it.
+dev_prog() {
+	phase "libdeadline-dev"
+	cat >/home/alice/prog.c <<'EOF'
+#include <libdeadline.h>
+#include <stdio.h>
+
+int main(void)
+{
+	struct dl_params p = { 0 }, got;
+	char buf[32];
+
+	if (dl_time_parse("2ms", &p.runtime) < 0 || dl_time_parse("10ms", &p.period) < 0)
+		return fprintf(stderr, "%s\n", dl_errmsg()), 1;
+	if (dl_set(0, &p) < 0 || dl_get(0, &got) < 0)
+		return fprintf(stderr, "%s\n", dl_errmsg()), 1;
+	printf("runtime %s", dl_time_format(got.runtime, buf, sizeof(buf)));
+	printf(" period %s\n", dl_time_format(got.period, buf, sizeof(buf)));
+	return 0;
+}
+EOF
+	chown alice:alice /home/alice/prog.c
+	# shellcheck disable=SC2016
+	run as alice sh -c 'cd /home/alice && cc prog.c $(pkg-config --cflags --libs libdeadline) -o prog'
+	check "cc prog.c \$(pkg-config --cflags --libs libdeadline) links, as alice" eq "$rc" 0
+	[ "$rc" = 0 ] || note "$err"
+	lib=$(ldd /home/alice/prog | awk '$1 == "libdeadline.so.0" { print $3 }')
+	check "the program loads libdeadline.so.0 of libdeadline0" eq "$(dpkg -S "$(readlink -f "$lib")" 2>&1 | cut -d: -f1)" libdeadline0
+	run /home/alice/prog
+	check "and runs: its reservation is the kernel's" eq "$out" "runtime 2ms period 10ms"
+	[ "$rc" = 0 ] || note "$err"
+}
+
+t0=$(cut -d. -f1 /proc/uptime)
+phase() { note "$* ($(($(cut -d. -f1 /proc/uptime) - t0)) s into the suite, $(cut -d. -f1 /proc/uptime) s since boot)"; }
+if [ "$boot" = 1 ]; then
+	note "boot 1: a fresh $(. /etc/os-release && echo "$PRETTY_NAME"), kernel $(uname -r)"
+	if [ "$mode" = vm ]; then
+		# setcap, which the image lacks, as part of the system found.
+		dpkg -i /root/vm-debs/libcap2-bin_*.deb >/tmp/libcap2-bin.log 2>&1 ||
+			{ note "dpkg -i libcap2-bin failed"; show_log /tmp/libcap2-bin.log; }
+		all_bw >"$state/before.bw"
+	fi
+	if [ "$mode" = chroot ]; then
+		# man-db's trigger rebuilds a whole system's index at every
+		# install and purge: half a minute each here, for nothing the
+		# checks need (the overlay is thrown away).
+		rm -f /var/lib/man-db/auto-update
+	fi
+	files >"$state/before.files"
+	getent group realtime >"$state/before.group" || true
+	check "the system has none of the packages" eq "$(dpkg-query -W $packages 2>/dev/null)" ""
+	check "nor a group realtime" eq "$(cat "$state/before.group")" ""
+
+	phase "installing"
+	install_debs
+	rc=$?
+	check "apt-get install ./*.deb of $(echo $packages | wc -w) packages, offline" eq "$rc" 0
+	[ "$rc" = 0 ] || show_log /tmp/install.log
+	for p in $packages; do
+		check "$p is installed" eq "$(dpkg-query -W -f '${db:Status-Status}' "$p" 2>&1)" installed
+	done
+	check "the installation printed no complaint of libdeadline-tools" eq "$(grep '^libdeadline-tools:' /tmp/install.log)" ""
+
+	# The capability as the package sets it up.
+	check "a system group realtime" test "$(getent group realtime | cut -d: -f3)" -lt 1000
+	check "dl-run is root:realtime, mode 750" eq "$(stat -c '%U:%G %a' /usr/bin/dl-run)" "root:realtime 750"
+	check "dl-run carries cap_sys_nice=ep" has "$(getcap /usr/bin/dl-run)" "cap_sys_nice=ep"
+	for t in dl-part dl-stat dl-load; do
+		check "$t is root:root 755, no capability" eq "$(stat -c '%U:%G %a' /usr/bin/$t) $(getcap /usr/bin/$t)" "root:root 755 "
+	done
+	conffiles=$(dpkg-query -W -f '${Conffiles}' libdeadline-tools)
+	check "/etc/libdl/dl-run.conf is a conffile" has "$conffiles" /etc/libdl/dl-run.conf
+	check "/etc/libdl/dl-part.conf is a conffile" has "$conffiles" /etc/libdl/dl-part.conf
+	check "dl-part.service is enabled" eq "$(systemctl is-enabled dl-part.service 2>&1)" enabled
+	if [ "$mode" = vm ]; then
+		check "started at install, it made nothing from the commented dl-part.conf" eq "$(libdl_cgroups)" ""
+		check "and did not fail (its ExecCondition skipped it)" eq "$(prop dl-part.service ActiveState) $(prop dl-part.service Result)" "inactive exec-condition"
+	fi
+
+	phase "users"
+	useradd -m -G realtime alice
+	useradd -m bob
+	run as alice dl-run -r 1ms -p 10ms -- true
+	check "alice, in realtime: dl-run -r 1ms -p 10ms -- true is admitted" eq "$rc" 0
+	[ "$rc" = 0 ] || note "$err"
+	run as alice dl-run -r 1ms -p 10ms -- cat /proc/self/status /proc/self/sched
+	check "her command runs under SCHED_DEADLINE" eq "$(echo "$out" | awk '$1 == "policy" { print $3 }')" 6
+	for c in CapInh CapPrm CapEff CapAmb; do
+		check "with no capability: $c 0" eq "$(echo "$out" | awk -v c="$c:" '$1 == c { print $2 }')" 0000000000000000
+	done
+	# Executed in turn by setpriv, sh and sleep: $! is bob's process.
+	setpriv --reuid bob --regid bob --init-groups -- sh -c 'exec sleep 300' &
+	bobs=$!
+	sleep 0.5
+	check "bob's process runs as bob" eq "$(stat -c %U /proc/$bobs)" bob
+	run as alice dl-run -r 1ms -p 10ms --pid "$bobs"
+	check "bob's process is refused to alice" test "$rc" != 0
+	check "naming its owner and the rule" has "$err" "belongs to bob"
+	check "and stays SCHED_OTHER" eq "$(sched_policy /proc/$bobs/sched)" 0
+	kill "$bobs"
+	line=$(grep -n '^allow group realtime' /etc/libdl/dl-run.conf | cut -d: -f1)
+	run as alice dl-run -r 3ms -p 10ms -- true
+	check "0.3 of a CPU, over the shipped policy, is refused" test "$rc" != 0
+	check "naming the rule" has "$err" "above the 0.2500 allowed for one by /etc/libdl/dl-run.conf, line $line (allow group realtime)"
+	run as bob /usr/bin/dl-run -r 1ms -p 10ms -- true
+	check "bob, outside realtime, cannot execute dl-run" eq "$rc" 126
+	check "permission denied" has "$err" "Permission denied"
+
+	if [ "$mode" = chroot ]; then
+		dev_prog
+	fi
+
+	if [ "$mode" = vm ]; then
+		# A layout for the next boot, and a unit that needs it.
+		echo 'partition rt=0' >>/etc/libdl/dl-part.conf
+		cat >/etc/systemd/system/needs-rt.service <<'EOF'
+[Unit]
+Description=a deadline task that needs partition rt
+Requires=dl-part.service
+After=dl-part.service
+
+[Service]
+Slice=libdl-rt.slice
+ExecStartPre=/bin/sh -c 'cat /sys/fs/cgroup/libdl.slice/libdl-rt.slice/cpuset.cpus.partition >/run/needs-rt.seen 2>&1'
+ExecStart=/usr/bin/dl-run -r 100ms -p 1s -- /bin/sleep infinity
+
+[Install]
+WantedBy=multi-user.target
+EOF
+		systemctl enable needs-rt.service >/dev/null 2>&1
+		check "needs-rt.service, which requires dl-part.service, is enabled" eq "$(systemctl is-enabled needs-rt.service)" enabled
+		phase "soft reboot"
+		done_testing
+		: >/var/lib/libdl-vm-soft-reboot
+		exit 0
+	fi
+fi
+
+if [ "$mode" = vm ]; then
+	phase "boot 2: after a soft reboot"
+	check "dl-part.service made the layout at boot" eq "$(prop dl-part.service ActiveState) $(prop dl-part.service Result)" "active success"
+	[ "$(prop dl-part.service Result)" = success ] ||
+		journalctl -b -u dl-part.service -u needs-rt.service --no-pager | tail -n 20 | sed 's/^/#   /'
+	P=/sys/fs/cgroup/libdl.slice/libdl-rt.slice
+	check "partition rt is a root partition" eq "$(cat $P/cpuset.cpus.partition 2>&1)" root
+	check "of CPU 0" eq "$(cat $P/cpuset.cpus.effective 2>&1)" 0
+	check "needs-rt.service found it made when it started" eq "$(cat /run/needs-rt.seen 2>&1)" root
+	made=$(prop dl-part.service ExecMainExitTimestampMonotonic)
+	started=$(prop needs-rt.service ExecMainStartTimestampMonotonic)
+	check "dl-part.service finished ($made us) before needs-rt.service started ($started us)" test "$made" -gt 0 -a "$made" -le "$started"
+	task=$(prop needs-rt.service MainPID)
+	check "needs-rt.service runs its deadline task in the partition" eq "$(sched_policy /proc/$task/sched) $(cut -d: -f3 /proc/$task/cgroup)" "6 /libdl.slice/libdl-rt.slice/needs-rt.service"
+fi
+
+phase "purging"
+purge_debs
+rc=$?
+check "apt-get purge of the packages" eq "$rc" 0
+[ "$rc" = 0 ] || show_log /tmp/purge.log
+if [ "$mode" = vm ]; then
+	check "it stopped needs-rt.service first (it requires the layout)" eq "$(prop needs-rt.service ActiveState)" inactive
+	check "its deadline task is gone" test ! -e "/proc/$task"
+	check "the layout is gone: no libdl cgroup" eq "$(libdl_cgroups)" ""
+	check "no dl-part.service unit" eq "$(prop dl-part.service LoadState)" not-found
+	check "no libdl unit left in /run/systemd/system" eq "$(ls /run/systemd/system 2>/dev/null | grep libdl)" ""
+fi
+check "no state: /run/libdl is gone" test ! -e /run/libdl
+check "no /etc/libdl: the conffiles went with the purge" test ! -e /etc/libdl
+for p in $packages; do
+	check "$p is purged" eq "$(dpkg-query -W -f '${db:Status-Status}' "$p" 2>/dev/null)" ""
+done
+
+# dpkg's and the maintainer scripts' part, the same in the VM: the
+# chroot's alone (each dpkg run costs half a minute under TCG).
+if [ "$mode" = chroot ]; then
+	phase "statoverride"
+	# An administrator's dpkg-statoverride: their owner and mode, no capability.
+	dpkg-statoverride --add root root 0700 /usr/bin/dl-run
+	install_tools
+	check "installed again, with a statoverride of dl-run (root:root 0700)" eq "$?" 0
+	check "dl-run is as the override says" eq "$(stat -c '%U:%G %a' /usr/bin/dl-run)" "root:root 700"
+	check "with no capability" eq "$(getcap /usr/bin/dl-run)" ""
+	check "and the installation says why" has "$(cat /tmp/install.log)" "has a dpkg-statoverride"
+	purge_tools
+	check "purged" eq "$?" 0
+	dpkg-statoverride --remove /usr/bin/dl-run
+fi
+
+if [ "$mode" = vm ]; then
+	phase "ramfs"
+	# A file system that cannot hold file capabilities: /usr/bin on a ramfs
+	# (no extended attributes), a copy of it, for this install only.
+	# (A mount cannot be moved out of systemd's shared /: the copy is made
+	# first, and copied onto the ramfs by its own cp.)
+	rm -rf /var/tmp/usrbin
+	cp -a /usr/bin /var/tmp/usrbin && mount -t ramfs -o mode=755 ramfs /usr/bin &&
+		/var/tmp/usrbin/cp -a /var/tmp/usrbin/. /usr/bin/
+	rm -rf /var/tmp/usrbin
+	check "/usr/bin on a ramfs" eq "$(findmnt -n -o FSTYPE /usr/bin)" ramfs
+	install_tools
+	check "installed again there" eq "$?" 0
+	check "dl-run stays root's alone: root:root 755" eq "$(stat -c '%U:%G %a' /usr/bin/dl-run)" "root:root 755"
+	check "with no capability" eq "$(getcap /usr/bin/dl-run)" ""
+	check "and the installation says why" has "$(cat /tmp/install.log)" "the file system cannot hold file capabilities, so dl-run stays root's alone"
+	run as alice dl-run -r 1ms -p 10ms -- true
+	check "alice's reservation is refused then" test "$rc" != 0
+	purge_tools
+	check "purged" eq "$?" 0
+	# Lazily: a process started from the copy may still run (it is named).
+	for exe in /proc/[0-9]*/exe; do
+		case $(readlink "$exe") in
+		/usr/bin/*) [ "$(stat -L -f -c %T "$exe" 2>/dev/null)" = ramfs ] && note "still running from the ramfs: $(tr '\0' ' ' <"${exe%/exe}/cmdline")" ;;
+		esac
+	done
+	umount -l /usr/bin
+	check "/usr/bin back on the disk" test "$(findmnt -n -o FSTYPE /usr/bin)" != ramfs
+fi
+
+phase "comparing"
+# What the test made itself, then the system as boot 1 found it.
+if [ "$mode" = vm ]; then
+	systemctl disable needs-rt.service >/dev/null 2>&1
+	rm -f /etc/systemd/system/needs-rt.service
+	systemctl daemon-reload
+fi
+userdel -r alice 2>/dev/null
+userdel -r bob 2>/dev/null
+files >/tmp/after.files
+check "every file the packages installed is gone, and nothing else changed" eq "$(diff "$state/before.files" /tmp/after.files | grep '^[<>]')" ""
+check "the group realtime stays, as Debian leaves system groups" test -n "$(getent group realtime)"
+# (In the chroot, the host's accounting is not the test's alone.)
+[ "$mode" = chroot ] ||
+	check "the kernel's deadline accounting is as it was" eq "$(all_bw)" "$(cat "$state/before.bw")"
+done_testing
