@@ -8,7 +8,8 @@
 # a clean copy of the sources (make distdir), configure --enable-werror,
 # make, then make check of the unit suites and build checks and of the
 # kernel suites, which run there as here (real syscalls, real cpusets, as
-# root; the kernel suites' lock in /run is the host's).  One TAP line per
+# root; the kernel suites' lock in /run is the host's; test-cli's rows
+# once, not again under valgrind: LIBDL_TEST_VALGRIND=no).  One TAP line per
 # suite.  The build stays in the cache for the VM suites that boot
 # Debian 13 (tests/vm/debian13/, "# vm-build: debian13"), one per build
 # tree of the host.
@@ -58,7 +59,7 @@ unshare --mount --propagation private sh -c '
 	# A clean environment: nothing of the outer make check (MAKEFLAGS
 	# and its TESTS, top_builddir...) reaches the build inside.
 	chroot "$r" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		HOME=/root LANG=C.UTF-8 /bin/sh -c "
+		HOME=/root LANG=C.UTF-8 LIBDL_TEST_VALGRIND=no /bin/sh -c "
 		cd $2 &&
 		./configure --enable-werror >configure.log 2>&1 &&
 		make -j\$(nproc) >make.log 2>&1 &&
