@@ -7,8 +7,8 @@
 #     boot in qemu, into tests/vm/cache/ (see tests/vm/fetch-kernel.sh),
 #     and builds there once the Debian 12 root file system with systemd
 #     that the systemd VM suites boot (tests/vm/fetch-systemd-rootfs.sh),
-#     and, as root, Debian 13's kernels, build root, systemd image and
-#     packaging root (tests/vm/fetch-trixie.sh).
+#     and, as root, Debian 13's kernels, build root (with the tools to
+#     build and lint Debian packages) and systemd image (fetch-trixie.sh).
 #  3. Runs autoreconf and configure when needed, then make.
 #
 # It never installs a kernel package.  Extra arguments go to configure,

@@ -6,8 +6,8 @@
 #
 # Usage: build-deb.sh [--in debian13] [--out DIR] [--nocheck]
 #
-#   --in debian13   build in Debian 13's packaging root instead of on this
-#                   host (a chroot, tests/vm/fetch-trixie.sh deb fetches
+#   --in debian13   build in Debian 13's build root instead of on this
+#                   host (a chroot, tests/vm/fetch-trixie.sh build fetches
 #                   it; needs root)
 #   --out DIR       where the packages go (default deb/RELEASE, RELEASE
 #                   being the building system's, e.g. debian12)
@@ -70,12 +70,10 @@ case $in in
 '') ;;
 debian13)
 	cache=${LIBDL_VM_CACHE:-$srcdir/tests/vm/cache}
-	root=$cache/trixie/deb
-	[ "$(id -u)" = 0 ] || missing "building in Debian 13's packaging root needs root (chroot)"
-	if ! [ -s "$cache/trixie/deb.stamp" ]; then
-		LIBDL_VM_CACHE=$cache "$srcdir/tests/vm/fetch-trixie.sh" deb >&2 ||
-			missing "no Debian 13 packaging root in $cache/trixie/deb (tests/vm/fetch-trixie.sh deb failed)"
-	fi
+	root=$cache/trixie/build
+	[ "$(id -u)" = 0 ] || missing "building in Debian 13's build root needs root (chroot)"
+	LIBDL_VM_CACHE=$cache "$srcdir/tests/vm/fetch-trixie.sh" build >&2 ||
+		missing "no Debian 13 build root in $cache/trixie/build (tests/vm/fetch-trixie.sh build failed)"
 	command -v unshare >/dev/null 2>&1 || missing "unshare not found (util-linux)"
 	;;
 *) die "unknown --in $in: give debian13" ;;

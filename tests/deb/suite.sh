@@ -1,12 +1,12 @@
 #!/bin/sh
 # suite.sh RELEASE: the project's Debian packages for RELEASE (debian12,
 # debian13) built and linted (build-deb.sh: on this Debian 12 host, or in
-# Debian 13's packaging root), then installed, used and purged where they
+# Debian 13's build root), then installed, used and purged where they
 # were never installed (guest.sh says what is checked):
 #   debian12: in an overlay of this host's root file system (a chroot:
 #             the install, the group, the capability, the policy, a
 #             program built against libdeadline-dev, the purge);
-#   debian13: the same in an overlay of the packaging root, then in
+#   debian13: the same in an overlay of the build root, then in
 #             Debian 13 booted with its own systemd (run-vm.sh --systemd
 #             --rootfs debian13 --kernel debian13: the image as fetched,
 #             without the project), where the unit, the layout at the next
@@ -132,7 +132,7 @@ relay() { # LOG STATUS WHAT
 
 case $release in
 debian12) root=/ ;;
-debian13) root=${LIBDL_VM_CACHE:-$src/tests/vm/cache}/trixie/deb ;;
+debian13) root=${LIBDL_VM_CACHE:-$src/tests/vm/cache}/trixie/build ;;
 esac
 start=$(date +%s)
 in_overlay "$root" >"$log" 2>&1

@@ -4,7 +4,7 @@
 # test the project in with Debian 13's compiler and libraries (libcgroup
 # 3), and a root file system with Debian 13's systemd for the VMs.
 #
-# Usage: tests/vm/fetch-trixie.sh [kernels|build|systemd|deb]...   (default: all)
+# Usage: tests/vm/fetch-trixie.sh [kernels|build|systemd]...   (default: all)
 #
 # Environment:
 #   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
@@ -17,20 +17,19 @@
 #                                     chroot) with gcc, autotools and every
 #                                     -dev and test package bootstrap.sh
 #                                     installs on the host, Debian 13's;
-#                                     and rt-app, which make bench runs
-#                                     there beside dl-load
+#                                     rt-app, which make bench runs
+#                                     there beside dl-load; debhelper and
+#                                     lintian, for the project's Debian
+#                                     packages (build-deb.sh --in
+#                                     debian13); in its root/vm-debs/ the
+#                                     .deb of libcap2-bin (setcap), which
+#                                     the packages need and the systemd
+#                                     image lacks (tests/deb installs it
+#                                     there, offline)
 #   systemd.cpio.gz                   a minimal system with systemd as PID 1,
 #                                     libcgroup3, libcap2 and rt-app, as a
 #                                     gzip'd cpio that run-vm.sh --systemd
 #                                     --rootfs trixie boots as the initramfs
-#   deb/                              a root file system to build and lint
-#                                     the project's Debian packages in
-#                                     (build-deb.sh): build/'s packages,
-#                                     debhelper and lintian; in its
-#                                     root/vm-debs/ the .deb of libcap2-bin
-#                                     (setcap), which the packages need and
-#                                     the systemd image lacks (tests/deb
-#                                     installs them there, offline)
 #   kernels.stamp, build.stamp        what each was made from (package
 #                                     versions), so a cache stays explained
 #
@@ -57,24 +56,26 @@ die() {
 	exit 1
 }
 
-want_kernels=no want_build=no want_systemd=no want_deb=no
-[ $# -eq 0 ] && set -- kernels build systemd deb
+want_kernels=no want_build=no want_systemd=no
+[ $# -eq 0 ] && set -- kernels build systemd
 for w in "$@"; do
 	case $w in
 	kernels) want_kernels=yes ;;
 	build) want_build=yes ;;
 	systemd) want_systemd=yes ;;
-	deb) want_deb=yes ;;
-	*) die "unknown part \"$w\": give kernels, build, systemd or deb" ;;
+	*) die "unknown part \"$w\": give kernels, build or systemd" ;;
 	esac
 done
 have() { [ -s "$out/$1" ] || [ -d "$out/$1" ]; }
-# A build root made before rt-app was in its list is made again.
-have_build() { have build.stamp && [ -x "$out/build/usr/bin/rt-app" ]; }
+# A build root made before rt-app and the packaging tools were in its
+# list is made again.
+have_build() {
+	have build.stamp && [ -x "$out/build/usr/bin/rt-app" ] && [ -x "$out/build/usr/bin/dh" ] &&
+		ls "$out"/build/root/vm-debs/libcap2-bin_*.deb >/dev/null 2>&1
+}
 [ $want_kernels = no ] || { have generic/vmlinuz && have rt/vmlinuz; } || need=1
 [ $want_build = no ] || have_build || need=1
 [ $want_systemd = no ] || have systemd.cpio.gz || need=1
-[ $want_deb = no ] || have deb.stamp || need=1
 [ -n "${need:-}" ] || exit 0
 
 [ "$(id -u)" = 0 ] || die "fetching Debian 13 needs root (apt as root, mmdebstrap --mode=root)"
@@ -136,8 +137,8 @@ EOF
 
 # mmdebstrap of Debian 13 with packages, unpacked into $2.
 debootstrap() {
-	variant=$1 dest=$2 pkgs=$3
-	if ! mmdebstrap --variant="$variant" --include="$pkgs" \
+	variant=$1 dest=$2 pkgs=$3 hook=${4:-true}
+	if ! mmdebstrap --variant="$variant" --include="$pkgs" --customize-hook="$hook" \
 		--dpkgopt='path-exclude=/usr/share/doc/*' \
 		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
 		--dpkgopt='path-exclude=/usr/share/locale/*' \
@@ -152,54 +153,26 @@ debootstrap() {
 }
 
 # What the project needs to build and run make check there: the Debian 13
-# names of what bootstrap.sh installs on the host; and rt-app, the peer
-# of dl-load that make bench runs in this root on the host's kernel (the
+# names of what bootstrap.sh installs on the host; rt-app, the peer of
+# dl-load that make bench runs in this root on the host's kernel (the
 # rt-app of the Debian that users of libdl's Debian 13 build run, with
-# its libjson-c 0.18, installed nowhere on the host).
-build_pkgs=build-essential,autoconf,automake,libtool,pkg-config,libcgroup-dev,libcap-dev,check,libsystemd-dev,bash-completion,libcap2-bin,util-linux,procps,valgrind,binutils,abigail-tools,groff-base,file,rt-app
+# its libjson-c 0.18, installed nowhere on the host); and what
+# dpkg-buildpackage and Debian 13's lintian need for the project's
+# packages, systemd included (the tools' package makes its group with
+# sysusers, so that tests/deb installs the packages here offline).
+build_pkgs=build-essential,autoconf,automake,libtool,pkg-config,libcgroup-dev,libcap-dev,check,libsystemd-dev,bash-completion,libcap2-bin,util-linux,procps,valgrind,binutils,abigail-tools,groff-base,file,rt-app,debhelper,lintian,fakeroot,systemd-dev,systemd
 
 fetch_build() {
-	debootstrap buildd "$work/build" "$build_pkgs"
+	# shellcheck disable=SC2016
+	debootstrap buildd "$work/build" "$build_pkgs" \
+		'mkdir -p "$1/root/vm-debs" && cd "$1/root/vm-debs" && chroot "$1" sh -c "cd /root/vm-debs && apt-get download -q libcap2-bin"'
 	# Files made in the chroot for tests: like the host, root's /tmp.
 	chmod 1777 "$work/build/tmp"
-	chroot "$work/build" dpkg-query -W -f '${Package} ${Version}\n' libcgroup-dev gcc libc6 check rt-app \
+	chroot "$work/build" dpkg-query -W -f '${Package} ${Version}\n' libcgroup-dev gcc libc6 check rt-app debhelper lintian \
 		>"$work/build/.libdl-build.stamp"
 	rm -rf "$out/build"
 	mv "$work/build" "$out/build"
 	mv -f "$out/build/.libdl-build.stamp" "$out/build.stamp"
-}
-
-# The packages' build: the build root's packages, the tools of
-# dpkg-buildpackage and Debian 13's lintian, installed into a copy of the
-# build root (a few MB to download rather than all of it again); and
-# systemd, which the tools' package needs for its group (sysusers), so
-# that tests/deb installs the packages there offline.
-deb_extra="debhelper lintian fakeroot systemd-dev systemd"
-
-fetch_deb() {
-	have build.stamp || fetch_build
-	mkdir "$work/deb" && cp -a "$out/build/." "$work/deb/" || die "cannot copy the build root $out/build"
-	rm -rf "$work/deb"/root/libdl*
-	# apt in the chroot, with the host's resolver, in a mount namespace of
-	# its own.
-	# shellcheck disable=SC2016
-	if ! unshare --mount --propagation private sh -c '
-		set -e
-		mount -t proc proc "$1/proc"
-		touch "$1/etc/resolv.conf"
-		mount --bind /etc/resolv.conf "$1/etc/resolv.conf"
-		chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-			sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends $2 &&
-				mkdir -p /root/vm-debs && cd /root/vm-debs && apt-get download -q libcap2-bin"
-	' sh "$work/deb" "$deb_extra" >"$work/deb.log" 2>&1; then
-		die "apt-get install $deb_extra in a copy of the build root failed: $(grep -E '^(E|W):' "$work/deb.log" | head -n 1)"
-	fi
-	rm -rf "$work/deb"/var/cache/apt/archives/*.deb
-	chroot "$work/deb" dpkg-query -W -f '${Package} ${Version}\n' debhelper lintian dpkg-dev \
-		>"$work/deb/.libdl-deb.stamp"
-	rm -rf "$out/deb"
-	mv "$work/deb" "$out/deb"
-	mv -f "$out/deb/.libdl-deb.stamp" "$out/deb.stamp"
 }
 
 # The VMs' system: systemd as PID 1, and what the tools load at run time.
@@ -229,10 +202,6 @@ fi
 if [ $want_build = yes ] && ! have_build; then
 	fetch_build
 	echo "$me: a Debian 13 build root in $out/build ($(du -sm "$out/build" | cut -f1) MB): $(tr '\n' ' ' <"$out/build.stamp")"
-fi
-if [ $want_deb = yes ] && ! have deb.stamp; then
-	fetch_deb
-	echo "$me: a Debian 13 packaging root in $out/deb ($(du -sm "$out/deb" | cut -f1) MB): $(tr '\n' ' ' <"$out/deb.stamp")"
 fi
 if [ $want_systemd = yes ] && ! have systemd.cpio.gz; then
 	fetch_systemd
