@@ -1,5 +1,5 @@
 #!/bin/sh
-# guest.sh vm|chroot: the project's Debian packages in a Debian system
+# guest.sh vm|image|booted|chroot: the project's Debian packages in a Debian system
 # where they were never installed, as a user installs and uses them
 # (tests/deb/suite.sh runs it, as root).
 #
@@ -16,6 +16,16 @@
 #           purge stops it and removes it; a file system without
 #           capabilities; then the system is as boot 1 found it: the same files, no
 #           libdl cgroup, unit or state, the same deadline accounting.
+# image, then booted: Debian 12's systemd image (252: no soft reboot).
+#   image:  in a chroot of a copy of the image: apt-get install ./*.deb
+#           offline, a layout in dl-part.conf and a unit that requires it,
+#           and a unit that takes the deadline accounting at boot before
+#           dl-part.service; suite.sh packs the copy as an initramfs.
+#   booted: that image booted: the layout made at boot before that unit;
+#           dl-run's capability, which no initramfs carries (cpio keeps
+#           no extended attributes), set again by the package's postinst;
+#           the users; apt-get purge stopping both and leaving no libdl
+#           cgroup, unit or state and total_bw as at boot.
 # chroot: the three packages in an overlay of a Debian root file system
 # (suite.sh mounts it; the overlay is thrown away): the install, the
 # group, the capability and the policy as users see them, a program built
@@ -38,8 +48,20 @@ chroot)
 		exit 99
 	fi
 	;;
+image)
+	if [ "${LIBDL_DEB_CHROOT:-}" != 1 ] || [ "$(cat /etc/hostname 2>/dev/null)" != libdl-vm ]; then
+		echo "guest.sh: / is not the copy of the VM image suite.sh unpacks; refusing to run" >&2
+		exit 99
+	fi
+	;;
+booted)
+	if [ "$(hostname)" != libdl-vm ] || ! [ -e /etc/systemd/system/libdl-vm-test.service ]; then
+		echo "guest.sh: this is not the VM run-vm.sh boots; refusing to run" >&2
+		exit 99
+	fi
+	;;
 *)
-	echo "guest.sh: give vm or chroot" >&2
+	echo "guest.sh: give vm, chroot, image or booted" >&2
 	exit 99
 	;;
 esac
@@ -47,11 +69,11 @@ esac
 
 state=/var/lib/libdl-deb-test # on the disk: the boot count, the system as found
 debs=/root/debs
-if [ "$mode" = vm ]; then
+if [ "$mode" = chroot ]; then
+	packages="libdeadline-tools libdeadline-dev libdeadline0"
+else
 	# No compiler in the VM's image: the -dev package is the chroot's.
 	packages="libdeadline-tools libdeadline0"
-else
-	packages="libdeadline-tools libdeadline-dev libdeadline0"
 fi
 export DEBIAN_FRONTEND=noninteractive
 mkdir -p "$state"
@@ -142,9 +164,123 @@ EOF
 	[ "$rc" = 0 ] || note "$err"
 }
 
+# The policy as users meet it: alice in realtime, bob outside.
+users_round() {
+	phase "users"
+	useradd -m -G realtime alice
+	useradd -m bob
+	run as alice dl-run -r 1ms -p 10ms -- true
+	check "alice, in realtime: dl-run -r 1ms -p 10ms -- true is admitted" eq "$rc" 0
+	[ "$rc" = 0 ] || note "$err"
+	run as alice dl-run -r 1ms -p 10ms -- cat /proc/self/status /proc/self/sched
+	check "her command runs under SCHED_DEADLINE" eq "$(echo "$out" | awk '$1 == "policy" { print $3 }')" 6
+	for c in CapInh CapPrm CapEff CapAmb; do
+		check "with no capability: $c 0" eq "$(echo "$out" | awk -v c="$c:" '$1 == c { print $2 }')" 0000000000000000
+	done
+	# Executed in turn by setpriv, sh and sleep: $! is bob's process.
+	setpriv --reuid bob --regid bob --init-groups -- sh -c 'exec sleep 300' &
+	bobs=$!
+	sleep 0.5
+	check "bob's process runs as bob" eq "$(stat -c %U /proc/$bobs)" bob
+	run as alice dl-run -r 1ms -p 10ms --pid "$bobs"
+	check "bob's process is refused to alice" test "$rc" != 0
+	check "naming its owner and the rule" has "$err" "belongs to bob"
+	check "and stays SCHED_OTHER" eq "$(sched_policy /proc/$bobs/sched)" 0
+	kill "$bobs"
+	line=$(grep -n '^allow group realtime' /etc/libdl/dl-run.conf | cut -d: -f1)
+	run as alice dl-run -r 3ms -p 10ms -- true
+	check "0.3 of a CPU, over the shipped policy, is refused" test "$rc" != 0
+	check "naming the rule" has "$err" "above the 0.2500 allowed for one by /etc/libdl/dl-run.conf, line $line (allow group realtime)"
+	run as bob /usr/bin/dl-run -r 1ms -p 10ms -- true
+	check "bob, outside realtime, cannot execute dl-run" eq "$rc" 126
+	check "permission denied" has "$err" "Permission denied"
+}
+
+# A layout for the next boot, and a unit that needs it.
+write_layout() {
+	echo 'partition rt=0' >>/etc/libdl/dl-part.conf
+	cat >/etc/systemd/system/needs-rt.service <<'EOF'
+[Unit]
+Description=a deadline task that needs partition rt
+Requires=dl-part.service
+After=dl-part.service
+
+[Service]
+Slice=libdl-rt.slice
+ExecStartPre=/bin/sh -c 'cat /sys/fs/cgroup/libdl.slice/libdl-rt.slice/cpuset.cpus.partition >/run/needs-rt.seen 2>&1'
+ExecStart=/usr/bin/dl-run -r 100ms -p 1s -- /bin/sleep infinity
+
+[Install]
+WantedBy=multi-user.target
+EOF
+	systemctl enable needs-rt.service >/dev/null 2>&1
+	check "needs-rt.service, which requires dl-part.service, is enabled" eq "$(systemctl is-enabled needs-rt.service)" enabled
+}
+
+# The layout the next boot made, before the unit that needs it.
+layout_checks() {
+	check "dl-part.service made the layout at boot" eq "$(prop dl-part.service ActiveState) $(prop dl-part.service Result)" "active success"
+	[ "$(prop dl-part.service Result)" = success ] ||
+		journalctl -b -u dl-part.service -u needs-rt.service --no-pager | tail -n 20 | sed 's/^/#   /'
+	P=/sys/fs/cgroup/libdl.slice/libdl-rt.slice
+	check "partition rt is a root partition" eq "$(cat $P/cpuset.cpus.partition 2>&1)" root
+	check "of CPU 0" eq "$(cat $P/cpuset.cpus.effective 2>&1)" 0
+	check "needs-rt.service found it made when it started" eq "$(cat /run/needs-rt.seen 2>&1)" root
+	made=$(prop dl-part.service ExecMainExitTimestampMonotonic)
+	started=$(prop needs-rt.service ExecMainStartTimestampMonotonic)
+	check "dl-part.service finished ($made us) before needs-rt.service started ($started us)" test "$made" -gt 0 -a "$made" -le "$started"
+	task=$(prop needs-rt.service MainPID)
+	check "needs-rt.service runs its deadline task in the partition" eq "$(sched_policy /proc/$task/sched) $(cut -d: -f3 /proc/$task/cgroup)" "6 /libdl.slice/libdl-rt.slice/needs-rt.service"
+}
+
 t0=$(cut -d. -f1 /proc/uptime)
 phase() { note "$* ($(($(cut -d. -f1 /proc/uptime) - t0)) s into the suite, $(cut -d. -f1 /proc/uptime) s since boot)"; }
-if [ "$boot" = 1 ]; then
+if [ "$mode" = image ]; then
+	note "a fresh $(. /etc/os-release && echo "$PRETTY_NAME") image, in a chroot"
+	check "the image has none of the packages" eq "$(dpkg-query -W $packages 2>/dev/null)" ""
+	install_debs
+	rc=$?
+	check "apt-get install ./*.deb of $(echo $packages | wc -w) packages, offline" eq "$rc" 0
+	[ "$rc" = 0 ] || show_log /tmp/install.log
+	check "the installation printed no complaint of libdeadline-tools" eq "$(grep '^libdeadline-tools:' /tmp/install.log)" ""
+	check "dl-part.service is enabled" eq "$(systemctl is-enabled dl-part.service 2>&1)" enabled
+	write_layout
+	# The deadline accounting before the layout: taken at boot, before
+	# dl-part.service, for the purge to be compared with.
+	cat >/etc/systemd/system/libdl-bw-before.service <<'EOF'
+[Unit]
+Description=the deadline accounting before dl-part.service
+DefaultDependencies=no
+After=sys-kernel-debug.mount
+Before=dl-part.service
+
+[Service]
+Type=oneshot
+ExecStart=/bin/sh -c 'awk -f /etc/libdl-bw.awk /sys/kernel/debug/sched/debug >/run/libdl-bw.before'
+
+[Install]
+WantedBy=sysinit.target
+EOF
+	echo '/^dl_rq\[/ { cpu = $1 } cpu && /total_bw/ { print cpu, $3 }' >/etc/libdl-bw.awk
+	systemctl enable libdl-bw-before.service >/dev/null 2>&1
+	check "a unit that takes the deadline accounting before dl-part.service is enabled" eq "$(systemctl is-enabled libdl-bw-before.service)" enabled
+	done_testing
+	exit 0
+fi
+
+if [ "$mode" = booted ]; then
+	note "booted: $(. /etc/os-release && echo "$PRETTY_NAME") with the packages installed in its image, kernel $(uname -r), systemd $(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')"
+	layout_checks
+	# An initramfs holds no extended attributes (cpio has none): dpkg's
+	# configure step sets the capability again, as at install.
+	check "dl-run came through the initramfs without its capability" eq "$(getcap /usr/bin/dl-run)" ""
+	ver=$(dpkg-query -W -f '${Version}' libdeadline-tools)
+	/var/lib/dpkg/info/libdeadline-tools.postinst configure "$ver" >/tmp/postinst.log 2>&1
+	check "the package's postinst configure sets it again" has "$(getcap /usr/bin/dl-run)" "cap_sys_nice=ep"
+	[ -n "$(getcap /usr/bin/dl-run)" ] || show_log /tmp/postinst.log
+	check "dl-run is root:realtime, mode 750" eq "$(stat -c '%U:%G %a' /usr/bin/dl-run)" "root:realtime 750"
+	users_round
+elif [ "$boot" = 1 ]; then
 	note "boot 1: a fresh $(. /etc/os-release && echo "$PRETTY_NAME"), kernel $(uname -r)"
 	if [ "$mode" = vm ]; then
 		# setcap, which the image lacks, as part of the system found.
@@ -189,58 +325,14 @@ if [ "$boot" = 1 ]; then
 		check "and did not fail (its ExecCondition skipped it)" eq "$(prop dl-part.service ActiveState) $(prop dl-part.service Result)" "inactive exec-condition"
 	fi
 
-	phase "users"
-	useradd -m -G realtime alice
-	useradd -m bob
-	run as alice dl-run -r 1ms -p 10ms -- true
-	check "alice, in realtime: dl-run -r 1ms -p 10ms -- true is admitted" eq "$rc" 0
-	[ "$rc" = 0 ] || note "$err"
-	run as alice dl-run -r 1ms -p 10ms -- cat /proc/self/status /proc/self/sched
-	check "her command runs under SCHED_DEADLINE" eq "$(echo "$out" | awk '$1 == "policy" { print $3 }')" 6
-	for c in CapInh CapPrm CapEff CapAmb; do
-		check "with no capability: $c 0" eq "$(echo "$out" | awk -v c="$c:" '$1 == c { print $2 }')" 0000000000000000
-	done
-	# Executed in turn by setpriv, sh and sleep: $! is bob's process.
-	setpriv --reuid bob --regid bob --init-groups -- sh -c 'exec sleep 300' &
-	bobs=$!
-	sleep 0.5
-	check "bob's process runs as bob" eq "$(stat -c %U /proc/$bobs)" bob
-	run as alice dl-run -r 1ms -p 10ms --pid "$bobs"
-	check "bob's process is refused to alice" test "$rc" != 0
-	check "naming its owner and the rule" has "$err" "belongs to bob"
-	check "and stays SCHED_OTHER" eq "$(sched_policy /proc/$bobs/sched)" 0
-	kill "$bobs"
-	line=$(grep -n '^allow group realtime' /etc/libdl/dl-run.conf | cut -d: -f1)
-	run as alice dl-run -r 3ms -p 10ms -- true
-	check "0.3 of a CPU, over the shipped policy, is refused" test "$rc" != 0
-	check "naming the rule" has "$err" "above the 0.2500 allowed for one by /etc/libdl/dl-run.conf, line $line (allow group realtime)"
-	run as bob /usr/bin/dl-run -r 1ms -p 10ms -- true
-	check "bob, outside realtime, cannot execute dl-run" eq "$rc" 126
-	check "permission denied" has "$err" "Permission denied"
+	users_round
 
 	if [ "$mode" = chroot ]; then
 		dev_prog
 	fi
 
 	if [ "$mode" = vm ]; then
-		# A layout for the next boot, and a unit that needs it.
-		echo 'partition rt=0' >>/etc/libdl/dl-part.conf
-		cat >/etc/systemd/system/needs-rt.service <<'EOF'
-[Unit]
-Description=a deadline task that needs partition rt
-Requires=dl-part.service
-After=dl-part.service
-
-[Service]
-Slice=libdl-rt.slice
-ExecStartPre=/bin/sh -c 'cat /sys/fs/cgroup/libdl.slice/libdl-rt.slice/cpuset.cpus.partition >/run/needs-rt.seen 2>&1'
-ExecStart=/usr/bin/dl-run -r 100ms -p 1s -- /bin/sleep infinity
-
-[Install]
-WantedBy=multi-user.target
-EOF
-		systemctl enable needs-rt.service >/dev/null 2>&1
-		check "needs-rt.service, which requires dl-part.service, is enabled" eq "$(systemctl is-enabled needs-rt.service)" enabled
+		write_layout
 		phase "soft reboot"
 		done_testing
 		: >/var/lib/libdl-vm-soft-reboot
@@ -250,18 +342,7 @@ fi
 
 if [ "$mode" = vm ]; then
 	phase "boot 2: after a soft reboot"
-	check "dl-part.service made the layout at boot" eq "$(prop dl-part.service ActiveState) $(prop dl-part.service Result)" "active success"
-	[ "$(prop dl-part.service Result)" = success ] ||
-		journalctl -b -u dl-part.service -u needs-rt.service --no-pager | tail -n 20 | sed 's/^/#   /'
-	P=/sys/fs/cgroup/libdl.slice/libdl-rt.slice
-	check "partition rt is a root partition" eq "$(cat $P/cpuset.cpus.partition 2>&1)" root
-	check "of CPU 0" eq "$(cat $P/cpuset.cpus.effective 2>&1)" 0
-	check "needs-rt.service found it made when it started" eq "$(cat /run/needs-rt.seen 2>&1)" root
-	made=$(prop dl-part.service ExecMainExitTimestampMonotonic)
-	started=$(prop needs-rt.service ExecMainStartTimestampMonotonic)
-	check "dl-part.service finished ($made us) before needs-rt.service started ($started us)" test "$made" -gt 0 -a "$made" -le "$started"
-	task=$(prop needs-rt.service MainPID)
-	check "needs-rt.service runs its deadline task in the partition" eq "$(sched_policy /proc/$task/sched) $(cut -d: -f3 /proc/$task/cgroup)" "6 /libdl.slice/libdl-rt.slice/needs-rt.service"
+	layout_checks
 fi
 
 phase "purging"
@@ -269,7 +350,7 @@ purge_debs
 rc=$?
 check "apt-get purge of the packages" eq "$rc" 0
 [ "$rc" = 0 ] || show_log /tmp/purge.log
-if [ "$mode" = vm ]; then
+if [ "$mode" != chroot ]; then
 	check "it stopped needs-rt.service first (it requires the layout)" eq "$(prop needs-rt.service ActiveState)" inactive
 	check "its deadline task is gone" test ! -e "/proc/$task"
 	check "the layout is gone: no libdl cgroup" eq "$(libdl_cgroups)" ""
@@ -326,6 +407,13 @@ if [ "$mode" = vm ]; then
 	done
 	umount -l /usr/bin
 	check "/usr/bin back on the disk" test "$(findmnt -n -o FSTYPE /usr/bin)" != ramfs
+fi
+
+if [ "$mode" = booted ]; then
+	# The files are the chroot's to compare (run-vm.sh adds its own here).
+	check "the kernel's deadline accounting is as before the layout was made" eq "$(all_bw)" "$(cat /run/libdl-bw.before 2>&1)"
+	done_testing
+	exit 0
 fi
 
 phase "comparing"

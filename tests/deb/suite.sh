@@ -5,17 +5,19 @@
 # were never installed (guest.sh says what is checked):
 #   debian12: in an overlay of this host's root file system (a chroot:
 #             the install, the group, the capability, the policy, a
-#             program built against libdeadline-dev, the purge);
-#   debian13: the same in an overlay of the build root, then in
+#             program built against libdeadline-dev, the purge); then in
+#             a copy of Debian 12's systemd image (the one the systemd VM
+#             suites boot, without the project), installed there offline
+#             in a chroot with a layout in dl-part.conf, packed again and
+#             booted with its own systemd (252 has no soft reboot: this
+#             first boot is the install's next), where the layout at
+#             boot, the users and the purge's stop are checked;
+#   debian13: the same chroot in an overlay of the build root, then
 #             Debian 13 booted with its own systemd (run-vm.sh --systemd
 #             --rootfs debian13 --kernel debian13: the image as fetched,
-#             without the project), where the unit, the layout at the next
-#             boot and the purge's stop are checked too.
-# Debian 12's systemd differs from 13's in nothing the packages use
-# (deb-systemd-helper, ExecCondition, the unit's ordering), and the
-# systemd VM suites boot it with the layouts already: one boot, Debian
-# 13's, keeps make check short.  TAP; the packages stay in
-# tests/deb/RELEASE/ of the build tree.
+#             without the project), installed there, with the layout at
+#             the next boot (a soft reboot) and the purge's stop.
+# TAP; the packages stay in tests/deb/RELEASE/ of the build tree.
 #
 # The build skips the unit suites (DEB_BUILD_OPTIONS=nocheck): make check
 # runs them already, here and in Debian 13.
@@ -83,18 +85,22 @@ case $rc in
 	;;
 esac
 
-# The overlays are made in a mount namespace of the suite's own, and
+# The chroots are made in a mount namespace of the suite's own, and
 # thrown away with it; a network namespace of its own too, so that the
 # install is offline (every dependency is in the root already).
 # shellcheck disable=SC2016
-in_overlay() { # ROOT: guest.sh chroot in an overlay of ROOT
+in_chroot() { # ROOT MODE [overlay]: guest.sh MODE chrooted in ROOT, or in an overlay of it
 	ov=$(mktemp -d "${TMPDIR:-/tmp}/libdl-deb.XXXXXX") || return 1
 	mkdir "$ov/upper" "$ov/work" "$ov/root"
 	unshare --mount --net --propagation private sh -c '
 		set -e
-		r=$1 ov=$2 debs=$3 here=$4 guest=$5
-		m=$ov/root
-		mount -t overlay overlay -o "lowerdir=$r,upperdir=$ov/upper,workdir=$ov/work" "$m"
+		r=$1 ov=$2 debs=$3 here=$4 guest=$5 mode=$6 overlay=$7
+		if [ "$overlay" = overlay ]; then
+			m=$ov/root
+			mount -t overlay overlay -o "lowerdir=$r,upperdir=$ov/upper,workdir=$ov/work" "$m"
+		else
+			m=$r
+		fi
 		mount -t proc proc "$m/proc"
 		mount --rbind /sys "$m/sys"
 		mount --rbind /dev "$m/dev"
@@ -105,8 +111,8 @@ in_overlay() { # ROOT: guest.sh chroot in an overlay of ROOT
 		cp "$guest/lib.sh" "$m/guest/"
 		cp "$here/guest.sh" "$m/root/guest.sh"
 		exec chroot "$m" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-			HOME=/root LANG=C.UTF-8 LIBDL_DEB_CHROOT=1 /bin/sh /root/guest.sh chroot
-	' sh "$1" "$ov" "$out" "$here" "$src/tests/vm/guest"
+			HOME=/root LANG=C.UTF-8 LIBDL_DEB_CHROOT=1 /bin/sh /root/guest.sh "$mode"
+	' sh "$1" "$ov" "$out" "$here" "$src/tests/vm/guest" "$2" "${3:-}"
 	rc=$?
 	rm -rf "$ov"
 	return $rc
@@ -135,10 +141,43 @@ debian12) root=/ ;;
 debian13) root=${LIBDL_VM_CACHE:-$src/tests/vm/cache}/trixie/build ;;
 esac
 start=$(date +%s)
-in_overlay "$root" >"$log" 2>&1
+in_chroot "$root" chroot overlay >"$log" 2>&1
 rc=$?
 relay "$log" "$rc" "the chroot in an overlay of $root"
 chrooted=$(($(date +%s) - start))
+
+# Debian 12's systemd (252) has no soft reboot: its next boot is the
+# first boot of its image with the packages installed in it (offline, in
+# a chroot of an unpacked copy), dl-part.conf describing a layout and a
+# unit requiring it enabled; the image packed again boots once.
+if [ "$release" = debian12 ]; then
+	start=$(date +%s)
+	cache=${LIBDL_VM_CACHE:-$src/tests/vm/cache}
+	[ -s "$cache/systemd-rootfs.cpio.gz" ] || LIBDL_VM_CACHE=$cache "$src/tests/vm/fetch-systemd-rootfs.sh" >&2
+	img=$(mktemp -d "${TMPDIR:-/tmp}/libdl-deb-image.XXXXXX")
+	mkdir "$img/root"
+	if gzip -dc "$cache/systemd-rootfs.cpio.gz" | (cd "$img/root" && cpio -idm --quiet --no-absolute-filenames); then
+		in_chroot "$img/root" image >"$log" 2>&1
+		rc=$?
+		relay "$log" "$rc" "the install in a copy of Debian 12's systemd image"
+		rm -rf "$img/root/root/debs" "$img/root/root/guest.sh" "$img/root/guest"
+		(cd "$img/root" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$img/image.cpio.gz"
+		rm -rf "$img/root"
+		echo "# $release: the image made in $(($(date +%s) - start)) s"
+		"$src/tests/vm/run-vm.sh" --systemd --rootfs "$img/image.cpio.gz" --timeout 600 \
+			--file "$src/tests/vm/guest:/" "$here/guest.sh" booted >"$log" 2>&1
+		rc=$?
+		if [ "$rc" = 77 ]; then
+			tap ok "the packages in Debian 12 booted # SKIP $(sed -n 's/^run-vm.sh: SKIP: //p' "$log" | head -n 1)"
+		else
+			relay "$log" "$rc" "the boot of Debian 12 with the packages"
+		fi
+	else
+		tap "not ok" "unpack Debian 12's systemd image $cache/systemd-rootfs.cpio.gz"
+	fi
+	rm -rf "$img"
+	echo "# $release: the image and its boot took $(($(date +%s) - start)) s"
+fi
 
 if [ "$release" = debian13 ]; then
 	start=$(date +%s)

@@ -13,8 +13,13 @@
 #                            ready to be an initramfs (the kernel runs its
 #                            /sbin/init, i.e. systemd, with rdinit=/sbin/init)
 #
+#   systemd-rootfs.cpio.gz.stamp  the packages it was made with: an image made
+#                            with fewer is made again
+#
 # How: `mmdebstrap --variant=minbase` with systemd, systemd-sysv, udev,
-# procps, libcgroup2 and libcap2 from the machine's apt sources (about a
+# procps, libcgroup2, libcap2 and libcap2-bin (setcap, which the
+# project's Debian packages need: tests/deb installs them in this image,
+# offline) from the machine's apt sources (about a
 # minute, 170 MB; docs/kernel-notes.md, "systemd on cgroup v2"), without docs, man
 # pages and locales, then a few settings for a VM without a terminal:
 # serial-getty@ttyS0 masked (its vhangup cuts the console), no getty on
@@ -30,13 +35,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${LIBDL_VM_CACHE:-$here/cache}
 suite=${LIBDL_VM_SUITE:-bookworm}
 image=$cache/systemd-rootfs.cpio.gz
+pkgs=systemd,systemd-sysv,udev,procps,libcgroup2,libcap2,libcap2-bin
 
 die() {
 	echo "$me: $*" >&2
 	exit 1
 }
 
-[ -s "$image" ] && exit 0
+[ -s "$image" ] && [ "$(cat "$image.stamp" 2>/dev/null)" = "$pkgs" ] && exit 0
 
 command -v mmdebstrap >/dev/null 2>&1 ||
 	die "mmdebstrap not found: install the Debian package mmdebstrap (bootstrap.sh does)"
@@ -49,7 +55,7 @@ trap 'rm -rf "$work"' EXIT
 trap 'exit 1' HUP INT TERM
 
 if ! mmdebstrap --variant=minbase \
-	--include=systemd,systemd-sysv,udev,procps,libcgroup2,libcap2 \
+	--include="$pkgs" \
 	--dpkgopt='path-exclude=/usr/share/doc/*' \
 	--dpkgopt='path-exclude=/usr/share/man/*' \
 	--dpkgopt='path-exclude=/usr/share/locale/*' \
@@ -77,4 +83,5 @@ rm -rf "$r"/var/cache/apt/* "$r"/var/lib/apt/lists/*
 (cd "$r" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$work/image" ||
 	die "cannot pack the root file system"
 mv -f "$work/image" "$image"
+echo "$pkgs" >"$image.stamp"
 echo "$me: Debian $suite with systemd packed into $image ($(du -m "$image" | cut -f1) MB)"

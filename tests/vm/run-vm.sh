@@ -32,7 +32,9 @@
 #                     as tests/vm/fetch-trixie.sh fetches them; default
 #                     Debian 12's 6.1 (LIBDL_VM_KERNEL overrides both)
 #   --rootfs NAME     with --systemd: boot debian13 (Debian 13's systemd,
-#                     fetch-trixie.sh) instead of Debian 12's
+#                     fetch-trixie.sh) instead of Debian 12's, or the image
+#                     /PATH.cpio.gz (one made from either, e.g. with
+#                     packages installed in it)
 #   --sysroot DIR     the --bin programs and --lib libraries come from the
 #                     root file system DIR (built there, for that system's
 #                     libraries): ldd and ldconfig run in DIR (chroot, so
@@ -207,11 +209,14 @@ need_trixie() {
 case $rootfs in
 '') image=$cache/systemd-rootfs.cpio.gz ;;
 debian13) image=$cache/trixie/systemd.cpio.gz ;;
-*) hard "unknown --rootfs $rootfs: give debian13" ;;
+/*.cpio.gz) image=$rootfs ;;
+*) hard "unknown --rootfs $rootfs: give debian13 or an image's absolute path" ;;
 esac
 [ -z "$rootfs" ] || [ "$sysd" = yes ] || hard "--rootfs needs --systemd"
-if [ "$sysd" = yes ] && [ -n "$rootfs" ]; then
+if [ "$sysd" = yes ] && [ "$rootfs" = debian13 ]; then
 	need_trixie "$image" systemd
+elif [ "$sysd" = yes ] && [ -n "$rootfs" ]; then
+	[ -s "$image" ] || hard "no image $image"
 elif [ "$sysd" = yes ] && ! [ -s "$image" ]; then
 	say "no systemd root file system in $cache: running fetch-systemd-rootfs.sh"
 	LIBDL_VM_CACHE=$cache "$here/fetch-systemd-rootfs.sh" >&2
