@@ -1,0 +1,133 @@
+#!/bin/sh
+# run.sh build|check: the project built and tested inside Debian 13's root
+# file system, on this kernel: its compiler (gcc 14), its glibc and its
+# libcgroup 3, as a user of Debian 13 builds it.  Two suites, so that the
+# Debian 13 VM suites, which boot the build, need not wait for the tests:
+#   build (debian13-build.sh): a clean copy of the sources (make
+#         distdir), configure --enable-werror, make, and the check
+#         programs; the build stays in the cache for the VM suites that
+#         boot Debian 13 (tests/vm/debian13/, "# vm-build: debian13"),
+#         one per build tree of the host.
+#   check (debian13.sh): in that build, make check of the unit suites and
+#         build checks and of the kernel suites, which run there as here
+#         (real syscalls, real cpusets, as root; the kernel suites' lock
+#         in /run is the host's; test-cli's rows once, not again under
+#         valgrind: LIBDL_TEST_VALGRIND=no).  One TAP line per suite.
+#
+# In the build root tests/vm/fetch-trixie.sh made (a chroot, in a mount
+# namespace of its own, so that nothing stays mounted whatever happens).
+# Needs root (chroot, mounts); skips, saying why, without it or without
+# the build root (which bootstrap.sh fetches).  TAP.
+set -u
+mode=${1:-}
+here=$(cd "$(dirname "$0")" && pwd)
+build=${top_builddir:-.}
+cache=${LIBDL_VM_CACHE:-$here/../vm/cache}
+root=$cache/trixie/build
+# One build folder per build tree of the host: several checkouts may
+# share the cache (and run at once); vm-test finds it by the same key.
+key=$(cd "$build" && pwd | cksum | cut -d' ' -f1)
+work=/root/libdl-$key
+dest=$work/src
+
+if [ "$(id -u)" != 0 ]; then
+	echo "1..0 # SKIP building in Debian 13's root file system needs root (chroot)"
+	exit 0
+fi
+if ! [ -s "$cache/trixie/build.stamp" ]; then
+	"$here/../vm/fetch-trixie.sh" build >&2 ||
+		{ echo "1..0 # SKIP no Debian 13 build root in $cache/trixie (tests/vm/fetch-trixie.sh build failed)"; exit 0; }
+fi
+command -v unshare >/dev/null 2>&1 || { echo "1..0 # SKIP no unshare (util-linux)"; exit 0; }
+
+echo "# Debian 13: $(tr '\n' ' ' <"$cache/trixie/build.stamp")"
+case $mode in
+build)
+	rm -rf "${root:?}$work"
+	mkdir -p "$root$work"
+	if ! "${MAKE:-make}" -s -C "$build" distdir distdir="$root$dest" >"$root$work/distdir.log" 2>&1; then
+		echo "1..1"
+		echo "not ok 1 - make distdir of the sources into the build root"
+		sed 's/^/# /' "$root$work/distdir.log"
+		exit 0
+	fi
+	# shellcheck disable=SC2016
+	run='cd "$1" && ./configure --enable-werror >configure.log 2>&1 &&
+		make -j$(nproc) >make.log 2>&1 && make -j$(nproc) check TESTS= >make-check.log 2>&1'
+	;;
+check)
+	if ! [ -x "$root$dest/tools/dl-part" ]; then
+		echo "1..1"
+		echo "not ok 1 - a Debian 13 build in $root$dest (tests/distro/debian13-build.sh makes it)"
+		exit 0
+	fi
+	# shellcheck disable=SC2016
+	run='cd "$1" && { make check-unit >check-unit.log 2>&1;
+		make check TESTS="$(make -s print-kernel-tests)" >check-kernel.log 2>&1; true; }'
+	;;
+*)
+	echo "1..0 # SKIP give build or check"
+	exit 0
+	;;
+esac
+
+# The suites in the chroot; their logs stay in its build tree.
+# shellcheck disable=SC2016
+unshare --mount --propagation private sh -c '
+	set -e
+	r=$1
+	mount -t proc proc "$r/proc"
+	mount --rbind /sys "$r/sys"
+	mount --rbind /dev "$r/dev"
+	mount --bind /run "$r/run"
+	# A clean environment: nothing of the outer make check (MAKEFLAGS
+	# and its TESTS, top_builddir...) reaches the build inside.
+	chroot "$r" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root LANG=C.UTF-8 LIBDL_TEST_VALGRIND=no /bin/sh -c "$3" sh "$2"
+' sh "$root" "$dest" "$run" >"$root$work/run-$mode.log" 2>&1
+rc=$?
+
+n=0
+fail=0
+tap() { # ok|not ok, description
+	n=$((n + 1))
+	echo "$1 $n - $2"
+	[ "$1" = ok ] || fail=1
+}
+src=$root$dest
+if [ "$mode" = build ]; then
+	if [ "$rc" != 0 ] || ! [ -x "$src/tools/dl-part" ]; then
+		tap "not ok" "configure --enable-werror and make in Debian 13"
+		for f in run-build.log src/configure.log src/make.log src/make-check.log; do
+			[ -s "$root$work/$f" ] && tail -n 30 "$root$work/$f" | sed "s|^|# $f: |"
+		done
+	else
+		tap ok "configure --enable-werror and make in Debian 13 ($(sed -n 's/^#define LIBCGROUP_SONAME "\(.*\)"$/\1/p' "$src/config.h"))"
+	fi
+	echo "1..$n"
+	exit 0
+fi
+[ "$rc" = 0 ] || tap "not ok" "make check in Debian 13 ran (status $rc)"
+for trs in $(cd "$src" && find tests -name '*.trs' | sort); do
+	t=${trs%.trs}
+	pass=$(grep -c '^:test-result: PASS' "$src/$trs")
+	skip=$(grep -c '^:test-result: SKIP' "$src/$trs")
+	bad=$(grep -c '^:test-result: \(FAIL\|ERROR\|XPASS\)' "$src/$trs")
+	if [ "$bad" = 0 ] && [ "$pass" -gt 0 ]; then
+		if [ "$skip" -gt 0 ]; then
+			tap ok "$t in Debian 13: $pass passed, $skip skipped"
+		else
+			tap ok "$t in Debian 13: $pass passed"
+		fi
+	elif [ "$bad" = 0 ]; then
+		tap ok "$t in Debian 13 # SKIP $(grep -m1 SKIP "$src/$t.log" | cut -c1-200)"
+	else
+		tap "not ok" "$t in Debian 13: $bad failed of $((pass + bad))"
+		grep -E '^(not ok|# )' "$src/$t.log" | head -n 40 | sed 's/^/# /'
+	fi
+done
+for log in check-unit.log check-kernel.log; do
+	grep -q '^# TOTAL:' "$src/$log" 2>/dev/null || tap "not ok" "make ${log%.log} ran to its summary in Debian 13"
+done
+echo "1..$n"
+exit 0
