@@ -95,22 +95,30 @@ if ! tests/vm/fetch-kernel.sh; then
 fi
 # Debian 12's systemd image and Debian 13 (its 6.12 kernels, a build
 # root with libcgroup 3, its systemd) for the suites that build, test and
-# boot the project there.  The two are built side by side: each waits
-# mostly on downloads, and each has its own apt configuration and work
-# folder.
+# boot the project there.  The two are built side by side, and beside
+# the build below: each waits mostly on downloads, and each has its own
+# apt configuration and work folder.
 tests/vm/fetch-systemd-rootfs.sh &
 rootfs=$!
-if [ "$(id -u)" = 0 ] && ! tests/vm/fetch-trixie.sh; then
+trixie=""
+if [ "$(id -u)" = 0 ]; then
+	tests/vm/fetch-trixie.sh &
+	trixie=$!
+fi
+
+status=0
+if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
+	autoreconf -fi || status=$?
+fi
+if [ "$status" = 0 ] && { [ ! -f Makefile ] || [ configure -nt config.status ]; }; then
+	./configure "$@" || status=$?
+fi
+[ "$status" = 0 ] && { make -j"$(nproc 2>/dev/null || echo 2)" || status=$?; }
+
+if [ -n "$trixie" ] && ! wait "$trixie"; then
 	echo "bootstrap: could not fetch Debian 13; the Debian 13 suites will skip and say why" >&2
 fi
 if ! wait "$rootfs"; then
 	echo "bootstrap: could not build the systemd VM image; the systemd VM suites will skip and say why" >&2
 fi
-
-if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
-	autoreconf -fi
-fi
-if [ ! -f Makefile ] || [ configure -nt config.status ]; then
-	./configure "$@"
-fi
-make -j"$(nproc 2>/dev/null || echo 2)"
+exit "$status"
