@@ -222,13 +222,7 @@ layout_checks() {
 	check "dl-part.service made the layout at boot" eq "$(prop dl-part.service ActiveState) $(prop dl-part.service Result)" "active success"
 	[ "$(prop dl-part.service Result)" = success ] ||
 		journalctl -b -u dl-part.service -u needs-rt.service --no-pager | tail -n 20 | sed 's/^/#   /'
-	P=/sys/fs/cgroup/libdl.slice/libdl-rt.slice
-	check "partition rt is a root partition" eq "$(cat $P/cpuset.cpus.partition 2>&1)" root
-	check "of CPU 0" eq "$(cat $P/cpuset.cpus.effective 2>&1)" 0
-	check "needs-rt.service found it made when it started" eq "$(cat /run/needs-rt.seen 2>&1)" root
-	made=$(prop dl-part.service ExecMainExitTimestampMonotonic)
-	started=$(prop needs-rt.service ExecMainStartTimestampMonotonic)
-	check "dl-part.service finished ($made us) before needs-rt.service started ($started us)" test "$made" -gt 0 -a "$made" -le "$started"
+	layout_before needs-rt.service /run/needs-rt.seen
 	task=$(prop needs-rt.service MainPID)
 	check "needs-rt.service runs its deadline task in the partition" eq "$(sched_policy /proc/$task/sched) $(cut -d: -f3 /proc/$task/cgroup)" "6 /libdl.slice/libdl-rt.slice/needs-rt.service"
 }

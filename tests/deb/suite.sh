@@ -136,6 +136,20 @@ relay() { # LOG STATUS WHAT
 	fi
 }
 
+# boot WHAT MODE RUN-VM-OPTION...: guest.sh MODE in WHAT booted with
+# its own systemd, its results relayed.
+boot() {
+	what=$1 mode=$2
+	shift 2
+	"$src/tests/vm/run-vm.sh" --systemd "$@" --file "$src/tests/vm/guest:/" "$here/guest.sh" "$mode" >"$log" 2>&1
+	rc=$?
+	if [ "$rc" = 77 ]; then
+		tap ok "the packages in $what booted # SKIP $(sed -n 's/^run-vm.sh: SKIP: //p' "$log" | head -n 1)"
+	else
+		relay "$log" "$rc" "the boot of $what with the packages"
+	fi
+}
+
 case $release in
 debian12) root=/ ;;
 debian13) root=${LIBDL_VM_CACHE:-$src/tests/vm/cache}/trixie/build ;;
@@ -169,14 +183,7 @@ if [ "$release" = debian12 ]; then
 		(cd "$img/root" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$img/image.cpio.gz"
 		rm -rf "$img/root"
 		echo "# $release: the image made in $(($(date +%s) - start)) s"
-		"$src/tests/vm/run-vm.sh" --systemd --rootfs "$img/image.cpio.gz" --timeout 600 \
-			--file "$src/tests/vm/guest:/" "$here/guest.sh" booted >"$log" 2>&1
-		rc=$?
-		if [ "$rc" = 77 ]; then
-			tap ok "the packages in Debian 12 booted # SKIP $(sed -n 's/^run-vm.sh: SKIP: //p' "$log" | head -n 1)"
-		else
-			relay "$log" "$rc" "the boot of Debian 12 with the packages"
-		fi
+		boot "Debian 12" booted --rootfs "$img/image.cpio.gz" --timeout 600
 	else
 		tap "not ok" "unpack Debian 12's systemd image $cache/systemd-rootfs.cpio.gz"
 	fi
@@ -186,15 +193,8 @@ fi
 
 if [ "$release" = debian13 ]; then
 	start=$(date +%s)
-	"$src/tests/vm/run-vm.sh" --systemd --rootfs debian13 --kernel debian13 --timeout 900 \
-		--file "$out:/root/debs" --file "$root/root/vm-debs:/root/vm-debs" \
-		--file "$src/tests/vm/guest:/" "$here/guest.sh" vm >"$log" 2>&1
-	rc=$?
-	if [ "$rc" = 77 ]; then
-		tap ok "the packages in Debian 13 booted # SKIP $(sed -n 's/^run-vm.sh: SKIP: //p' "$log" | head -n 1)"
-	else
-		relay "$log" "$rc" "the VM suite"
-	fi
+	boot "Debian 13" vm --rootfs debian13 --kernel debian13 --timeout 900 \
+		--file "$out:/root/debs" --file "$root/root/vm-debs:/root/vm-debs"
 	echo "# $release: the VM ran in $(($(date +%s) - start)) s"
 fi
 echo "# $release: packages built and linted in ${built} s, the chroot ran in ${chrooted} s"

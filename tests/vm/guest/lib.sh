@@ -105,6 +105,20 @@ counts() {
 	return 1
 }
 
+# layout_before UNIT SEEN: the partition rt (libdl-rt.slice, CPU 0) that
+# dl-part.service makes at boot from dl-part.conf, made before UNIT,
+# which requires it, started; SEEN is the file where UNIT wrote the
+# partition's state as it found it.
+layout_before() {
+	P=/sys/fs/cgroup/libdl.slice/libdl-rt.slice
+	check "the partition exists, root, from the file" eq "$(cat $P/cpuset.cpus.partition 2>&1)" root
+	check "with CPU 0" eq "$(cat $P/cpuset.cpus.effective 2>&1)" 0
+	check "$1 found the partition already made when it started" eq "$(cat "$2" 2>&1)" root
+	made=$(systemctl show -p ExecMainExitTimestampMonotonic --value dl-part.service)
+	started=$(systemctl show -p ExecMainStartTimestampMonotonic --value "$1")
+	check "dl-part.service finished ($made us) before $1 started ($started us)" test "$made" -gt 0 -a "$made" -le "$started"
+}
+
 done_testing() {
 	echo "1..$n"
 	[ "$failed" = 0 ]

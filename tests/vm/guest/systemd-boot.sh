@@ -4,17 +4,11 @@
 # stopped, giving the machine back.  Sourced after lib.sh by a suite
 # that enables both units (tests/vm/boot/); ends without done_testing.
 
-P=$CS/libdl.slice/libdl-rt.slice
 mono() { systemctl show -p "$2" --value "$1"; }
 
 journal() { journalctl -b -u dl-part.service -u dl-rt.service --no-pager | tail -n 15 | sed 's/^/# /'; }
 check "dl-part.service ran at boot and stays active" eq "$(systemctl is-active dl-part.service)" active
-check "the partition exists, root, from the file" eq "$(cat $P/cpuset.cpus.partition 2>&1)" root
-check "with CPU 0" eq "$(cat $P/cpuset.cpus.effective 2>&1)" 0
-check "dl-rt.service found the partition already made when it started" eq "$(cat /run/dl-rt.seen 2>&1)" root
-made=$(mono dl-part.service ExecMainExitTimestampMonotonic)
-started=$(mono dl-rt.service ExecMainStartTimestampMonotonic)
-check "dl-part.service finished ($made us) before dl-rt.service started ($started us)" test "$made" -gt 0 -a "$made" -le "$started"
+layout_before dl-rt.service /run/dl-rt.seen
 check "dl-rt.service runs" eq "$(systemctl is-active dl-rt.service)" active
 pid=$(mono dl-rt.service MainPID)
 check "its task is in the partition's slice, in its own unit" eq "$(cut -d: -f3 /proc/$pid/cgroup)" /libdl.slice/libdl-rt.slice/dl-rt.service
