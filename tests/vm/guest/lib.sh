@@ -105,6 +105,17 @@ counts() {
 	return 1
 }
 
+# deadline_or_gone PID: wait (up to 30 s) until PID runs under
+# SCHED_DEADLINE or has exited: a dl-run started in the background sets
+# its policy when the guest gets to it, which a loaded TCG host delays.
+deadline_or_gone() {
+	i=0
+	while [ "$i" -lt 300 ] && kill -0 "$1" 2>/dev/null && [ "$(policy "$1")" != 6 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # layout_before UNIT SEEN: the partition rt (libdl-rt.slice, CPU 0) that
 # dl-part.service makes at boot from dl-part.conf, made before UNIT,
 # which requires it, started; SEEN is the file where UNIT wrote the

@@ -54,7 +54,7 @@ r1=$((9400 - (base1 * 10000 + 524288) / 1048576))
 note "the partition holds $(fmt_bw "$base0") already: asking for ${r0}us every 10ms"
 /bin/dl-run --partition partition0 -r ${r0}us -p 10ms -- /bin/sleep 600 &
 p1=$!
-sleep 0.3
+deadline_or_gone $p1
 check "the partition admits 0.95 less 0.01 and what it counts" kill -0 $p1
 check "the kernel counts it on CPU 0" eq "$(total_bw 0)" $((base0 + (r0 * 1000 << 20) / 10000000))
 run /bin/dl-run --partition partition0 -r 200us -p 10ms -- /bin/true
@@ -62,7 +62,7 @@ check "the partition refuses 0.02 more" eq "$rc" 1
 check "the refusal names the partition's root domain" has "$err" "root domain CPUs 0 has about 0.0100 free"
 /bin/dl-run --cluster -r ${r1}us -p 10ms -- /bin/sleep 600 &
 p2=$!
-sleep 0.3
+deadline_or_gone $p2
 check "the cluster admits as much beside it" kill -0 $p2
 check "the kernel counts that one on CPU 1" eq "$(total_bw 1)" $((base1 + (r1 * 1000 << 20) / 10000000))
 run /bin/dl-part status
