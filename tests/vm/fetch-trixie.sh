@@ -142,13 +142,13 @@ debootstrap() {
 		--dpkgopt='path-exclude=/usr/share/doc/*' \
 		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
 		--dpkgopt='path-exclude=/usr/share/locale/*' \
-		--mode=root "$suite" "$work/rootfs.tar" "$source" >"$work/mmdebstrap.log" 2>&1; then
-		why=$(grep -E '^E:' "$work/mmdebstrap.log" | head -n 1)
+		--mode=root "$suite" "$dest.tar" "$source" >"$dest.mmdebstrap.log" 2>&1; then
+		why=$(grep -E '^E:' "$dest.mmdebstrap.log" | head -n 1)
 		die "mmdebstrap $suite failed${why:+: $why}"
 	fi
 	mkdir -p "$dest"
-	tar -C "$dest" -xf "$work/rootfs.tar" || die "cannot unpack the mmdebstrap tarball"
-	rm -f "$work/rootfs.tar"
+	tar -C "$dest" -xf "$dest.tar" || die "cannot unpack the mmdebstrap tarball"
+	rm -f "$dest.tar"
 	rm -rf "$dest"/var/cache/apt/archives/*.deb
 }
 
@@ -195,15 +195,32 @@ fetch_systemd() {
 	mv -f "$work/image" "$out/systemd.cpio.gz"
 }
 
+# The parts side by side, each in a subshell of its own (its own work
+# files, its own apt configuration): each waits mostly on downloads.
+pids=""
 if [ $want_kernels = yes ] && ! { have generic/vmlinuz && have rt/vmlinuz; }; then
-	fetch_kernels
-	echo "$me: Debian 13's kernels in $out: $(cut -d' ' -f2 "$out/kernels.stamp" | tr '\n' ' ')"
+	(
+		fetch_kernels
+		echo "$me: Debian 13's kernels in $out: $(cut -d' ' -f2 "$out/kernels.stamp" | tr '\n' ' ')"
+	) &
+	pids="$pids $!"
 fi
 if [ $want_build = yes ] && ! have_build; then
-	fetch_build
-	echo "$me: a Debian 13 build root in $out/build ($(du -sm "$out/build" | cut -f1) MB): $(tr '\n' ' ' <"$out/build.stamp")"
+	(
+		fetch_build
+		echo "$me: a Debian 13 build root in $out/build ($(du -sm "$out/build" | cut -f1) MB): $(tr '\n' ' ' <"$out/build.stamp")"
+	) &
+	pids="$pids $!"
 fi
 if [ $want_systemd = yes ] && ! have systemd.cpio.gz; then
-	fetch_systemd
-	echo "$me: Debian 13 with systemd packed into $out/systemd.cpio.gz ($(du -m "$out/systemd.cpio.gz" | cut -f1) MB)"
+	(
+		fetch_systemd
+		echo "$me: Debian 13 with systemd packed into $out/systemd.cpio.gz ($(du -m "$out/systemd.cpio.gz" | cut -f1) MB)"
+	) &
+	pids="$pids $!"
 fi
+status=0
+for pid in $pids; do
+	wait "$pid" || status=1
+done
+exit $status
