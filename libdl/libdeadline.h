@@ -104,6 +104,12 @@ const char *dl_errmsg(void);
  * len.  Returns out. */
 char *dl_str_escape(const char *in, char *out, size_t len);
 
+/* A file replaced whole or not at all (dl_file_replace(3)): a temporary
+ * file of a new name beside it, written, given mode, fsync'd when
+ * durable, renamed over path.  For files other programs read while they
+ * change (a metrics file, a state file). */
+int dl_file_replace(const char *path, const char *text, size_t len, mode_t mode, bool durable);
+
 /* Times: "200ms", "1.5ms", "500us", "750ns", "1s"; a bare integer is ns. */
 int dl_time_parse(const char *text, uint64_t *ns);
 char *dl_time_format(uint64_t ns, char *buf, size_t len);
