@@ -23,6 +23,7 @@
 #include "json-writer.h"
 #include "rd-table.h"
 #include "dl-part-plan.h"
+#include "stat-out.h"
 #include "tool.h"
 
 static noreturn void usage(void)
@@ -267,18 +268,10 @@ static int check_partitions(bool print)
 	dl_layout_load(&l);
 	for (size_t i = 0; i < n; i++) {
 		const struct dl_part_info *p = &info[i];
-		const char *why = NULL;
+		const char *why = member_invalid(dl_layout_version(l), p);
 
 		if (!p->partition)
 			continue;
-		if (!strcmp(p->state, "gone"))
-			why = "its cgroup no longer exists (removed by someone else)";
-		else if (dl_layout_version(l) == 1 && strcmp(p->state, "exclusive"))
-			why = "it is no longer cpu_exclusive";
-		else if (dl_layout_version(l) == 2 && !strcmp(p->state, "unknown"))
-			why = "it has no cpuset.cpus.partition any more (the cpuset controller was disabled above it)";
-		else if (dl_layout_version(l) == 2 && strcmp(p->state, "root") && strcmp(p->state, "isolated"))
-			why = "the kernel no longer makes it a partition";
 		if (!why)
 			continue;
 		bad++;
