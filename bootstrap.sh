@@ -29,7 +29,8 @@ fi
 # three libraries.  Tests: qemu and cpio for the VM suites, setpriv and
 # setcap for the privilege tests, debugfs access via mount (util-linux),
 # mmdebstrap for the systemd VM image, abigail-tools for the ABI check
-# (libdl/ABI), groff-base for the man page check.  libsystemd-dev (sd-bus) and
+# (libdl/ABI), groff-base for the man page check, iproute2 and curl for the
+# metrics test (a network namespace, an HTTP read).  libsystemd-dev (sd-bus) and
 # bash-completion (its pkg-config file) are optional for configure.
 PKGS="
 gcc:/usr/bin/gcc
@@ -53,6 +54,8 @@ abigail-tools:/usr/bin/abidiff
 libsystemd-dev:/usr/include/systemd/sd-bus.h
 bash-completion:/usr/share/pkgconfig/bash-completion.pc
 groff-base:/usr/bin/groff
+iproute2:/usr/sbin/ip
+curl:/usr/bin/curl
 "
 # make bench: the plots and the peers (see bench/run.sh).
 [ "$bench" = 1 ] && PKGS="$PKGS gnuplot-nox:/usr/bin/gnuplot
@@ -88,6 +91,11 @@ if ! tests/vm/fetch-kernel.sh; then
 fi
 if ! tests/vm/fetch-systemd-rootfs.sh; then
 	echo "bootstrap: could not build the systemd VM image; the systemd VM suites will skip and say why" >&2
+fi
+# promtool and node_exporter for the metrics test: unpacked, not installed
+# (installed, each package starts and enables a daemon).
+if ! tests/vm/fetch-prometheus.sh; then
+	echo "bootstrap: could not fetch promtool and node_exporter; the metrics test will skip and say why" >&2
 fi
 # Debian 13 (its 6.12 kernels, a build root with libcgroup 3, its systemd)
 # for the suites that build, test and boot the project there.
