@@ -19,6 +19,20 @@
 
 #include "bw/bw.h"
 
+void dl_admit_bw(struct dl_admission *a)
+{
+	if (a->rd.unlimited)
+		a->step = DL_ADMIT_OK;
+	else if (a->have_affinity && !dl_cpus_subset(&a->rd.cpus, &a->affinity))
+		a->step = DL_ADMIT_AFFINITY;
+	else if (a->rd.cpu_bw == 0)
+		a->step = DL_ADMIT_NO_BW;
+	else if (a->old && a->need == a->old)
+		a->step = DL_ADMIT_OK;
+	else
+		a->step = dl_bw_overflow(&a->rd, a->old, a->need) ? DL_ADMIT_OVERFLOW : DL_ADMIT_OK;
+}
+
 int dl_admit(pid_t tid, uint64_t need, uint64_t old, struct dl_admission *a)
 {
 	int err;
@@ -38,15 +52,6 @@ int dl_admit(pid_t tid, uint64_t need, uint64_t old, struct dl_admission *a)
 	if (err)
 		return err;
 	a->have_affinity = dl_task_affinity(tid, &a->affinity) == 0;
-	if (a->rd.unlimited)
-		a->step = DL_ADMIT_OK;
-	else if (a->have_affinity && !dl_cpus_subset(&a->rd.cpus, &a->affinity))
-		a->step = DL_ADMIT_AFFINITY;
-	else if (a->rd.cpu_bw == 0)
-		a->step = DL_ADMIT_NO_BW;
-	else if (old && need == old)
-		a->step = DL_ADMIT_OK;
-	else
-		a->step = dl_bw_overflow(&a->rd, old, need) ? DL_ADMIT_OVERFLOW : DL_ADMIT_OK;
+	dl_admit_bw(a);
 	return 0;
 }

@@ -184,7 +184,6 @@ static int threads_of(pid_t pid, bool all, uint64_t *n, uint64_t *old)
 DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_params *p,
 				 struct dl_verdict *v, char *why, size_t len)
 {
-	char need_s[32], old_s[64], rdt[768], corrupt[256] = "";
 	struct dl_verdict local;
 	struct dl_admission a;
 	struct dl_params norm;
@@ -210,13 +209,22 @@ DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_pa
 	err = dl_admit(pid, n * dl_params_bw(&norm), old, &a);
 	if (err)
 		return err;
-	v->cpu = a.cpu;
+	return dl_verdict_render(&a, pid, n, v, why, len);
+}
+
+int dl_verdict_render(const struct dl_admission *a, pid_t pid, uint64_t n, struct dl_verdict *v, char *why,
+		      size_t len)
+{
+	char need_s[32], old_s[64], rdt[768], corrupt[256] = "";
+	uint64_t old = a->old;
+
+	v->cpu = a->cpu;
 	v->threads = (uint32_t)n;
-	v->need = a.need;
+	v->need = a->need;
 	v->old = old;
-	v->rd = a.rd;
-	v->drift = dl_bw_verdict(&a.rd, false);
-	switch (a.step) {
+	v->rd = a->rd;
+	v->drift = dl_bw_verdict(&a->rd, false);
+	switch (a->step) {
 	case DL_ADMIT_NO_CAP:
 		v->step = DL_VERDICT_NO_CAP;
 		break;
@@ -233,16 +241,16 @@ DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_pa
 		v->step = DL_VERDICT_ADMITTED;
 		v->admitted = 1;
 	}
-	if (a.step == DL_ADMIT_NO_CAP || a.step == DL_ADMIT_AFFINITY || a.step == DL_ADMIT_NO_BW) {
-		eperm_text(pid, &a, why, len);
+	if (a->step == DL_ADMIT_NO_CAP || a->step == DL_ADMIT_AFFINITY || a->step == DL_ADMIT_NO_BW) {
+		eperm_text(pid, a, why, len);
 		return 0;
 	}
-	if (a.rd.unlimited) {
+	if (a->rd.unlimited) {
 		snprintf(why, len, "admitted: kernel.sched_rt_runtime_us is -1, the kernel tests no bandwidth");
 		return 1;
 	}
-	dl_bw_format((int64_t)a.need, need_s, sizeof(need_s));
-	dl_rd_text(&a.rd, rdt, sizeof(rdt));
+	dl_bw_format((int64_t)a->need, need_s, sizeof(need_s));
+	dl_rd_text(&a->rd, rdt, sizeof(rdt));
 	old_s[0] = '\0';
 	if (old) {
 		char held[32];
@@ -255,9 +263,9 @@ DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_pa
 
 		snprintf(corrupt, sizeof(corrupt),
 			 "; the kernel's count is corrupt (total_bw %s, below the %s its fair servers and live tasks hold): rebuild the root domains to repair it (dl_rd_rebuild(3))",
-			 dl_bw_format(a.rd.total_bw, tb, sizeof(tb)), dl_bw_format(dl_rd_expected(&a.rd), eb, sizeof(eb)));
+			 dl_bw_format(a->rd.total_bw, tb, sizeof(tb)), dl_bw_format(dl_rd_expected(&a->rd), eb, sizeof(eb)));
 	}
-	if (a.step == DL_ADMIT_OVERFLOW) {
+	if (a->step == DL_ADMIT_OVERFLOW) {
 		snprintf(why, len, "refused: it needs %s of a CPU%s%s, but the %s%s",
 			 need_s, n > 1 ? " (all threads)" : "", old_s, rdt, corrupt);
 		return 0;
