@@ -99,7 +99,8 @@ if ! tests/vm/fetch-prometheus.sh; then
 fi
 # Debian 13 (its 6.12 kernels, a build root with libcgroup 3, its systemd)
 # for the suites that build, test and boot the project there.
-if [ "$(id -u)" = 0 ] && ! tests/vm/fetch-trixie.sh; then
+# (and its podman flavour, for the containers suite).
+if [ "$(id -u)" = 0 ] && ! tests/vm/fetch-trixie.sh kernels build systemd podman; then
 	echo "bootstrap: could not fetch Debian 13; the Debian 13 suites will skip and say why" >&2
 fi
 

@@ -4,7 +4,8 @@
 # test the project in with Debian 13's compiler and libraries (libcgroup
 # 3), and a root file system with Debian 13's systemd for the VMs.
 #
-# Usage: tests/vm/fetch-trixie.sh [kernels|build|systemd]...   (default: all)
+# Usage: tests/vm/fetch-trixie.sh [kernels|build|systemd|podman]...
+#        (default: kernels, build and systemd; podman only when asked)
 #
 # Environment:
 #   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
@@ -21,6 +22,12 @@
 #                                     libcgroup3, libcap2 and rt-app, as a
 #                                     gzip'd cpio that run-vm.sh --systemd
 #                                     --rootfs trixie boots as the initramfs
+#   podman.cpio.gz                    the same system with Debian 13's
+#                                     podman, crun, conmon and catatonit,
+#                                     jq for an OCI hook and busybox-static
+#                                     for an image made offline (podman
+#                                     import); run-vm.sh --rootfs
+#                                     debian13-podman
 #   kernels.stamp, build.stamp        what each was made from (package
 #                                     versions), so a cache stays explained
 #
@@ -47,20 +54,22 @@ die() {
 	exit 1
 }
 
-want_kernels=no want_build=no want_systemd=no
+want_kernels=no want_build=no want_systemd=no want_podman=no
 [ $# -eq 0 ] && set -- kernels build systemd
 for w in "$@"; do
 	case $w in
 	kernels) want_kernels=yes ;;
 	build) want_build=yes ;;
 	systemd) want_systemd=yes ;;
-	*) die "unknown part \"$w\": give kernels, build or systemd" ;;
+	podman) want_podman=yes ;;
+	*) die "unknown part \"$w\": give kernels, build, systemd or podman" ;;
 	esac
 done
 have() { [ -s "$out/$1" ] || [ -d "$out/$1" ]; }
 [ $want_kernels = no ] || { have generic/vmlinuz && have rt/vmlinuz; } || need=1
 [ $want_build = no ] || have build.stamp || need=1
 [ $want_systemd = no ] || have systemd.cpio.gz || need=1
+[ $want_podman = no ] || have podman.cpio.gz || need=1
 [ -n "${need:-}" ] || exit 0
 
 [ "$(id -u)" = 0 ] || die "fetching Debian 13 needs root (apt as root, mmdebstrap --mode=root)"
@@ -155,8 +164,17 @@ fetch_build() {
 # The VMs' system: systemd as PID 1, and what the tools load at run time.
 systemd_pkgs=systemd,systemd-sysv,udev,procps,util-linux,libcgroup3,libcap2,libsystemd0,rt-app
 
+# The containers' flavour: podman with crun (the OCI runtime that applies
+# process.scheduler), conmon, catatonit; dbus, the system bus crun's
+# systemd cgroup manager asks systemd through; netavark because podman 5 wants
+# its network backend present even for --network none; jq for the
+# precreate hook of dl-run(1)'s recipe; busybox-static, the containers'
+# whole root file system (podman import).
+podman_pkgs=$systemd_pkgs,dbus,podman,crun,conmon,catatonit,netavark,jq,busybox-static
+
+# A systemd image of packages $1, packed into $2.
 fetch_systemd() {
-	debootstrap minbase "$work/sys" "$systemd_pkgs"
+	debootstrap minbase "$work/sys" "${1:-$systemd_pkgs}"
 	r=$work/sys
 	rm -rf "$r"/usr/share/man/* "$r"/usr/share/zoneinfo/*
 	# A VM with no terminal: nothing waits on a console or a timer.
@@ -169,7 +187,8 @@ fetch_systemd() {
 	rm -rf "$r"/var/lib/apt/lists/*
 	(cd "$r" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$work/image" ||
 		die "cannot pack the root file system"
-	mv -f "$work/image" "$out/systemd.cpio.gz"
+	rm -rf "$r"
+	mv -f "$work/image" "$out/${2:-systemd.cpio.gz}"
 }
 
 if [ $want_kernels = yes ] && ! { have generic/vmlinuz && have rt/vmlinuz; }; then
@@ -183,4 +202,8 @@ fi
 if [ $want_systemd = yes ] && ! have systemd.cpio.gz; then
 	fetch_systemd
 	echo "$me: Debian 13 with systemd packed into $out/systemd.cpio.gz ($(du -m "$out/systemd.cpio.gz" | cut -f1) MB)"
+fi
+if [ $want_podman = yes ] && ! have podman.cpio.gz; then
+	fetch_systemd "$podman_pkgs" podman.cpio.gz
+	echo "$me: Debian 13 with systemd and podman packed into $out/podman.cpio.gz ($(du -m "$out/podman.cpio.gz" | cut -f1) MB)"
 fi
