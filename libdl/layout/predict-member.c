@@ -8,7 +8,9 @@
  * and its affinity (bw/admit.c): here the member's root domain, and the
  * member cgroup's effective CPUs, which a process started in it is
  * allowed.  Nothing holds bandwidth yet (old 0).  The capability is not
- * asked: what starts a container (crun, as root) holds it.
+ * asked: what starts a container (crun, as root) holds it.  Why this is
+ * the container's verdict: docs/kernel-notes.md, "EINVAL, EPERM and
+ * EBUSY".
  */
 #include <errno.h>
 #include <string.h>
