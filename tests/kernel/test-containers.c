@@ -15,6 +15,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +28,10 @@
 #define CTR "libpod-0123456789abcdef0123456789abcdef"
 
 static char out[65536], err[16384], dir[] = "/tmp/libdl-oci-XXXXXX";
+/* The suite's processes in the cgroups, ended before they are removed
+ * whatever happened. */
+static pid_t kids[4];
+static int nkids;
 
 static int tool(const char *name, char *const args[])
 {
@@ -39,26 +45,38 @@ static const char *cs_root(void)
 	return "/sys/fs/cgroup/cpuset";
 }
 
-static void setup(void)
-{
-	if (access("/run/libdl/layout", F_OK) == 0)
-		dl_layout_destroy(NULL, NULL);
-	tl_settle();
-	ck_assert(mkdtemp(dir));
-}
-
+/* A cgroup of ours removed, once the processes killed in it are gone. */
 static void rm_cgroup(const char *name)
 {
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/libdl/p/%s", cs_root(), name);
-	rmdir(path);
+	for (int i = 0; i < 100 && rmdir(path) < 0 && errno == EBUSY; i++)
+		usleep(10000);
+}
+
+/* A test that failed ended its process, and its children with it
+ * (PR_SET_PDEATHSIG), but not its cgroups: those first, then the layout. */
+static void setup(void)
+{
+	rm_cgroup(CTR);
+	rm_cgroup("ctr2");
+	if (access("/run/libdl/layout", F_OK) == 0)
+		dl_layout_destroy(NULL, NULL);
+	tl_settle();
+	snprintf(dir, sizeof(dir), "/tmp/libdl-oci-XXXXXX");
+	ck_assert(mkdtemp(dir));
 }
 
 static void teardown(void)
 {
 	char path[256];
 
+	for (int i = 0; i < nkids; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	nkids = 0;
 	rm_cgroup(CTR);
 	rm_cgroup("ctr2");
 	if (access("/run/libdl/layout", F_OK) == 0)
@@ -89,8 +107,8 @@ static const char *config(uint64_t runtime, const char *cgroups_path)
 static pid_t contained(const char *name)
 {
 	char path[256], buf[64];
+	int fd, ready[2];
 	pid_t pid;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/libdl/p/%s", cs_root(), name);
 	ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
@@ -107,17 +125,31 @@ static pid_t contained(const char *name)
 		ck_assert_int_gt(write(fd, val, strlen(val)), 0);
 		close(fd);
 	}
+	snprintf(path, sizeof(path), "%s/libdl/p/%s/tasks", cs_root(), name);
+	ck_assert_int_eq(pipe(ready), 0);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		pause();
-		_exit(0);
+		/* Into the cgroup itself, running, as a runtime's process
+		 * joins its cgroup before sched_setattr: a thread moved while
+		 * asleep stays on its old CPU, judged by that CPU's root
+		 * domain (docs/kernel-notes.md, "Admission per root domain"). */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		fd = open(path, O_WRONLY);
+		snprintf(buf, sizeof(buf), "%d", (int)getpid());
+		if (fd < 0 || write(fd, buf, strlen(buf)) < 0)
+			_exit(1);
+		close(fd);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
 	}
-	snprintf(path, sizeof(path), "%s/libdl/p/%s/tasks", cs_root(), name);
-	fd = open(path, O_WRONLY);
-	snprintf(buf, sizeof(buf), "%d", (int)pid);
-	ck_assert_int_gt(write(fd, buf, strlen(buf)), 0);
-	close(fd);
+	close(ready[1]);
+	ck_assert_int_eq(read(ready[0], buf, 1), 1);
+	close(ready[0]);
+	ck_assert(nkids < 4);
+	kids[nkids++] = pid;
 	return pid;
 }
 
