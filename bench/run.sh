@@ -35,6 +35,7 @@ bscan=$build/bench/bench-scan
 bplan=$build/bench/bench-plan
 bwake=$build/bench/bench-wake
 bspawn=$build/bench/bench-spawn
+bcginit=$build/bench/bench-cginit
 
 die() { echo "bench: $*" >&2; exit 1; }
 say() { echo "== $*"; }
@@ -378,6 +379,10 @@ else
 		[ "$have_cset" = 1 ] &&
 			time_pair "$r" cset cset set -c 0 -s "$cset_name" --cpu_exclusive -- cset set -d "$cset_name"
 		time_pair "$r" true /bin/true -- /bin/true
+		# What libcgroup adds to a process that changes cgroups (create
+		# and destroy are one each): libdeadline's own dl_cg_init()
+		# against the same program exiting at once.
+		time_pair "$r" cginit "$bcginit" -- "$bcginit" none
 	done
 fi
 drift_guard partition "$R4"
@@ -456,6 +461,8 @@ p_d=$(col dl-part 5 "$out/partition.csv") p_c=$(col cset 5 "$out/partition.csv")
 p_dc=$(col dl-part 3 "$out/partition.csv") p_dd=$(col dl-part 4 "$out/partition.csv")
 p_cc=$(col cset 3 "$out/partition.csv") p_cd=$(col cset 4 "$out/partition.csv")
 p_t=$(col true 5 "$out/partition.csv")
+p_cg=$(awk -F, 'NR > 1 && $2 == "cginit" {print $3 - $4}' "$out/partition.csv" | median)
+p_cg2=$(awk -v a="$p_cg" 'BEGIN {if (a == "nan") print "nan"; else printf "%.2f", 2 * a}')
 plan_worst() { awk -F, -v n="$1" 'NR > 1 && $1 == n {if ($4 > m) m = $4} END {if (m == "") print "n/a"; else printf "%.1f", m}' "$out/planner.csv"; }
 drifts_total=$(awk -F, 'NR > 1 && $3 == "yes"' "$out/drift.csv" | wc -l)
 checks_total=$(($(wc -l <"$out/drift.csv") - 1))
@@ -484,9 +491,9 @@ ${missing:+**Peers missing, their halves not measured:**$missing (\`./bootstrap.
 | 2 | wake-up latency by the kernel trace, median / p99 (us), sleep loop | $(num "$t_swp" %.1f) / $(num "$t_swq" %.0f) | cyclicdeadline $(num "$t_cwp" %.1f) / $(num "$t_cwq" %.0f) | $(ratio "$t_swp" "$t_cwp") / $(ratio "$t_swq" "$t_cwq") | <= 1.05 |
 | 2 | wake-up latency by the kernel trace, median / p99 (us), yield loop | $(num "$t_ywp" %.1f) / $(num "$t_ywq" %.0f) | cyclicdeadline $(num "$t_cwp" %.1f) / $(num "$t_cwq" %.0f) | $(ratio "$t_ywp" "$t_cwp") / $(ratio "$t_ywq" "$t_cwq") | <= 1.05 |
 | 2 | job latency (to the job's own code), median (us), sleep / yield | $(num "$t_sjp" %.1f) / $(num "$t_yjp" %.1f) | cyclicdeadline $(num "$t_cjp" %.1f) | $(ratio "$t_sjp" "$t_cjp") / $(ratio "$t_yjp" "$t_cjp") | <= 1.05 |
-| 3 | launch, median (ms) | dl-run $(num "$l_d" %.2f) | chrt $(num "$l_c" %.2f) | $(ratio "$l_d" "$l_c") | <= 1.05 |
-| 4 | partition create + destroy, median (ms) | dl-part $(num "$p_d" %.1f) | cset $(num "$p_c" %.1f) | $(ratio "$p_d" "$p_c") | <= 0.10 |
-| 5 | scan of 10,000 threads, median (ms) | dl-stat $(num "$scan_dl" %.1f) | ps -eLo $(num "$scan_ps" %.1f) | $(ratio "$scan_dl" "$scan_ps") | <= 1.00 (0.11 before) |
+| 3 | launch, median (ms); libcgroup's part: none | dl-run $(num "$l_d" %.2f) | chrt $(num "$l_c" %.2f) | $(ratio "$l_d" "$l_c") | <= 1.00 |
+| 4 | partition create + destroy, median (ms); libcgroup's part | dl-part $(num "$p_d" %.1f); libcgroup $(num "$p_cg2" %.1f) | cset $(num "$p_c" %.1f) | $(ratio "$p_d" "$p_c") | <= 0.15 |
+| 5 | scan of 10,000 threads, median (ms) | dl-stat $(num "$scan_dl" %.1f) | ps -eLo $(num "$scan_ps" %.1f) | $(ratio "$scan_dl" "$scan_ps") | <= 1.00 |
 | 5 | planner, 1,000 tasks / 64 CPUs, worst median (ms) | $(plan_worst 1000) | | | < 100 ms |
 | 5 | planner, 10,000 tasks / 256 CPUs, worst median (ms) | $(plan_worst 10000) | | | < 1000 ms |
 | 6 | launch rounds leaving total_bw drifted | dl-run $(drift_runs dl-run) | chrt $(drift_runs chrt) | | a result; libdl no worse |
@@ -612,24 +619,17 @@ fork to the exit of \`true\`: \`$(basename "$dlrun") -r 1ms -p 10ms -- true\` ag
 rounds of each, alternating; the table gives the median over rounds of each round's
 median: [launch.csv](launch.csv).
 
-Where dl-run's extra time went (measured apart on this machine with
-hyperfine, 200 runs each, 2026-12-03): an empty C program starts in 1.9 ms,
-2.4 ms linked with libcgroup and libcap, 6.3 ms once libsystemd is linked too
-(it pulls in libgcrypt, liblzma, libzstd, liblz4): about 4 ms per process
-start that chrt does not pay.  libsystemd is only needed for layouts on a
-systemd host, so libdeadline now loads it there alone, at run time, when a
-layout first talks to systemd (libdl/cg-systemd.c).  Since then dl-run runs
-about as many instructions before it executes the command as chrt (0.40 M
-against 0.39 M, callgrind; 1.25 M with libsystemd linked) and makes fewer
-system calls (95 against 122: chrt reads its locale).  Measured apart on
-2026-12-03, 8 alternating rounds of 100, median of the rounds' medians:
-dl-run 3.83 ms, chrt 3.97 ms (0.96x; no round above 1.00x); the same
-dl-run with libsystemd linked 5.49 ms (1.38x).  libcgroup and the
-libpthread it needs cost another 0.3 ms a start (an empty program linked
-with libcap alone starts 0.3 ms sooner than one linked with libcgroup
-too; bench-spawn, 31 runs, 2026-12-04), for moves of tasks a plain launch
-never makes: since 2026-12-04 it is loaded by the first task moved too
-(libdl/cgroup.c), and no tool maps it at start.
+What a launch costs besides chrt's work: dl-run links libcap (a
+capability check and the capability drop of a setcap copy), whose
+constructor probes the bounding set (six prctl calls); it reads the
+kernel's period limits to check the parameters before the call; it maps
+neither libcgroup nor libsystemd (tests/build/startup-libs.sh checks
+that no start loads them): libdeadline loads libcgroup at the first
+cgroup change (a launch with --partition) and libsystemd only on a
+systemd host, for a layout.  Linked, they would cost every start: an
+empty program linked with libsystemd starts about 4 ms later on this
+machine (it pulls in libgcrypt, liblzma, libzstd, liblz4), one linked
+with libcgroup and the libpthread it needs about 0.3 ms later.
 
 ![launch](launch.png)
 
@@ -637,11 +637,10 @@ never makes: since 2026-12-04 it is loaded by the first task moved too
 
 Each command timed from its spawn to its exit by \`bench-spawn\`
 (bench/bench-spawn.c: posix_spawn from a small process, as
-\`hyperfine -N\`, no shell; runs before 2026-12-04 were timed by bash, whose
-own fork added 3 to 4 ms to every command of both tools on this VM;
-checked once against hyperfine -N, 2026-12-04: /bin/true in six
-alternating rounds of 20, median of the medians 2.38 ms by hyperfine, 2.41
-ms by bench-spawn).  dl-part: \`dl-part create --partition 0 --no-move\` then \`dl-part destroy\`:
+\`hyperfine -N\`, no shell, whose own fork would add 3 to 4 ms to every
+command of both tools on this machine; checked against hyperfine -N:
+/bin/true in six alternating rounds of 20, median of the medians 2.38 ms
+by hyperfine, 2.41 ms by bench-spawn).  dl-part: \`dl-part create --partition 0 --no-move\` then \`dl-part destroy\`:
 a one-CPU exclusive cpuset, a cluster of the other CPUs, the root cpuset's
 balancing turned off (new root domains) and back, each step verified and
 the kernel's accounting checked.  cset: \`cset set -c 0 -s $cset_name
@@ -656,29 +655,22 @@ alternating: [partition.csv](partition.csv).
 | cset | $(num "$p_cc" %.1f) | $(num "$p_cd" %.1f) | $(num "$p_c" %.1f) |
 | true | | | $(num "$p_t" %.1f) |
 
-Where dl-part's time went (\`strace -T\`/\`-c\`, \`perf trace -s\`,
-\`perf record\` over twenty pairs, uprobes on the library's functions).
-Removed:
-- libcgroup from making, writing and removing cpusets (libdl/cpuset.c now
-  does mkdir, one write a value, rmdir, as the kernel documents them; the
-  mount point comes from /proc/self/mounts, libdl/cgroup.c).  Its
-  cgroup_init() clears an 800 KiB table, 1.4 ms a process on this VM even
-  with the pages mapped in advance, and its create chowned each of the 60
-  new files to the caller's real uid.  libcgroup is now loaded and set up
-  only when a task moves (not with --no-move, nor for an empty cpuset);
-- dl-part destroy's report before destroying, which only asked whether the
-  partitions' cgroups were gone: dl_layout_destroy(3) counts that itself
-  (res.absent);
-- the ftruncate of the lock file before writing the holder's pid (half a
-  millisecond on tmpfs here): the pid is written at a fixed width;
-- the state file's "phase" marks, never read: create's second write and
-  destroy's first (each a rename over the old file, up to half a
-  millisecond on tmpfs here);
-- the scans of every thread in /proc (a millisecond each) when the
-  sched/debug read that gives total_bw lists no deadline thread and every
-  root domain counts exactly its fair servers (dl_rd_idle, libdl/rd.c);
-  libsystemd mapped at every start (loaded on systemd hosts only, see 3);
-  the wait-for-quiet scans when nothing is reserved; the state file's fsyncs.
+libcgroup's part: every cgroup change goes through libcgroup (making,
+changing and removing the cpusets, moving tasks), loaded by the first
+change, so create and destroy each pay its loading and cgroup_init()
+once (cgroup_init() clears an 800 KiB table).  Measured in the same
+rounds as libdeadline pays it (bench/bench-cginit.c: dl_cg_init()
+against the same program exiting at once, median of the rounds'
+differences): $(num "$p_cg" %.2f) ms a process, $(num "$p_cg2" %.1f) ms of a
+pair's $(num "$p_d" %.1f).  What dl-part no longer does, found with
+\`strace -T\`/\`-c\`, \`perf trace -s\`, \`perf record\` and uprobes on the
+library's functions: a full report before destroying (dl_layout_destroy(3)
+counts the partitions already gone itself); an ftruncate of the lock file
+(the holder's pid is written at a fixed width); state writes nobody read;
+the scans of every thread in /proc (a millisecond each) when the
+sched/debug read that gives total_bw lists no deadline thread and every
+root domain counts exactly its fair servers (dl_rd_idle,
+libdl/bw/rootdomains.c); the state file's fsyncs.
 
 Kept, because correctness needs them: the bandwidth-fit check before create,
 the wait-for-quiet read right before each root-domain rebuild (an exit
@@ -686,7 +678,7 @@ within a millisecond of a rebuild corrupts total_bw, docs/kernel-notes.md), the 
 domains read back after create, the accounting check after each rebuild,
 the state file written before the first change (a create killed at any step
 is undone by destroy), and the report's figures.  What is left of a pair,
-roughly (2026-12-04): the two program starts (the true row), the kernel's
+roughly: the two program starts (the true row), libcgroup's part, the kernel's
 own work (1.6 ms for the first cpuset's mkdir, which flips the cpuset
 static key, text-poking every CPU, as cset's mkdir does; the writes and
 both rebuilds), six reads of sched/debug (0.15 ms each: the kernel prints

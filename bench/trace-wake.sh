@@ -74,7 +74,7 @@ summary() {
 			v[j + 1] = t
 		}
 	}
-	function pct(v, k, p,   r) { # nearest rank, as dl_percentile()
+	function pct(v, k, p,   r) { # nearest rank
 		if (k == 0) return "nan"
 		r = int((k * p + 99) / 100)
 		return v[r ? r : 1]

@@ -1,10 +1,15 @@
 /*
  * libdeadline: make Linux's SCHED_DEADLINE practical.
  *
- * Every function returns 0 (or a non-negative count) on success and a
- * negative errno on failure.  When a call fails, dl_errmsg() returns a
- * sentence that says why and what to do, for the calling thread, until
- * the next failure.  Times are nanoseconds.
+ * A function that can fail returns 0 or a count, or a negative errno; or
+ * (constructors, formatters, accessors of a pointer) a pointer, or NULL
+ * with errno set; or (predicates: dl_predict, dl_predict_verdict,
+ * dl_policy_check, dl_have_cap_sys_nice) 1, 0, or a negative errno.
+ * When a call fails, dl_errmsg() returns a sentence that says why and
+ * what to do, for the calling thread, until the next failure.  Outputs
+ * are cleared on entry.  An object with parts has its dl_*_free(); a
+ * result that is one block (an array, a test's result) is free()d whole.
+ * Times are nanoseconds, bandwidths int64_t.
  *
  * See libdeadline(3).
  *
@@ -45,7 +50,8 @@ extern "C" {
 #define DL_UTIL_MAX 1024
 
 /* Bandwidths are fixed point with 20 fractional bits, as in the kernel:
- * DL_BW_UNIT is 1.0, a whole CPU. */
+ * DL_BW_UNIT is 1.0, a whole CPU.  Every bandwidth in the API is an
+ * int64_t (a free bandwidth can be negative). */
 #define DL_BW_SHIFT 20
 #define DL_BW_UNIT (1ULL << DL_BW_SHIFT)
 
@@ -82,6 +88,9 @@ bool dl_cpus_subset(const dl_cpus_t *a, const dl_cpus_t *b); /* a within b */
 bool dl_cpus_intersects(const dl_cpus_t *a, const dl_cpus_t *b);
 /* Kernel CPU-list format: "0", "1-7", "0,2-3". */
 int dl_cpus_parse(const char *text, dl_cpus_t *set);
+/* The longest list of DL_CPUS_MAX CPUs ("0-1,3-4,6-7,...", 2673
+ * characters) and its NUL, with room. */
+#define DL_CPUS_STRLEN 2688
 char *dl_cpus_format(const dl_cpus_t *set, char *buf, size_t len);
 int dl_cpus_online(dl_cpus_t *set);
 
@@ -112,11 +121,17 @@ int dl_file_replace(const char *path, const char *text, size_t len, mode_t mode,
 
 /* Times: "200ms", "1.5ms", "500us", "750ns", "1s"; a bare integer is ns. */
 int dl_time_parse(const char *text, uint64_t *ns);
+/* Room for any time ("18446744073.709551615s" and its NUL) and any
+ * bandwidth ("-8796093022208.0000"): either buffer serves both.  The
+ * formatters return buf, or NULL with errno ERANGE when len is too
+ * small for the value (buf is then ""). */
+#define DL_TIME_STRLEN 32
+#define DL_BW_STRLEN 32
 char *dl_time_format(uint64_t ns, char *buf, size_t len);
 
 /* Parameters: fill in the defaults and check them as the kernel would. */
 int dl_params_normalize(const struct dl_params *in, struct dl_params *out);
-uint64_t dl_params_bw(const struct dl_params *p);
+int64_t dl_params_bw(const struct dl_params *p);
 /* A bandwidth as a fraction of one CPU, four decimals: "0.4125". */
 char *dl_bw_format(int64_t bw, char *buf, size_t len);
 int dl_period_limits(uint64_t *min_ns, uint64_t *max_ns);
@@ -183,10 +198,13 @@ int dl_yield(void);
 
 #define DL_PERIODIC_YIELD 0
 #define DL_PERIODIC_SLEEP 1
+/* Or'd into the mode: the same releases and measurements with no
+ * reservation (no sched_setattr, no CAP_SYS_NICE), for tests. */
+#define DL_PERIODIC_NO_RESERVATION 0x100
 
 struct dl_periodic; /* opaque */
 
-struct dl_job {            /* allocated by the library, in arrays (dl_load_task.jobs) */
+struct dl_job {            /* the library's, in arrays (dl_load_task.jobs): its size is fixed */
 	uint64_t index;    /* its period's number, from 0 (skipped periods count) */
 	uint64_t release;  /* CLOCK_MONOTONIC ns: when it was released (see the mode) */
 	uint64_t deadline; /* absolute: release + the relative deadline */
@@ -205,6 +223,8 @@ struct dl_job {            /* allocated by the library, in arrays (dl_load_task.
 struct dl_periodic_stats { /* allocated by the library: fields may be added at the end */
 	uint64_t jobs, misses, skipped, overruns;
 	uint64_t reanchors, reanchor_ns;   /* the kernel's grid moves, and their sum */
+	/* min and max exact; a percentile from a fixed histogram: never
+	 * below the exact nearest-rank value, less than 1/128 above it */
 	uint64_t response_min, response_p50, response_p90, response_p99, response_max;
 	uint64_t tardiness_max;
 };
@@ -264,10 +284,10 @@ void dl_load_free(struct dl_load *l);
 struct dl_rd {
 	dl_cpus_t cpus;      /* the root domain's CPUs */
 	int ncpus;
-	uint64_t cpu_bw;     /* rt_runtime/rt_period per CPU, DL_BW units; 0 if unlimited */
-	uint64_t capacity;   /* cpu_bw x ncpus */
-	uint64_t fair_bw;    /* the fair servers' reservation (kernel 6.12+) */
-	uint64_t tasks_bw;   /* sum of the live deadline tasks' bandwidth */
+	int64_t cpu_bw;      /* rt_runtime/rt_period per CPU, DL_BW units; 0 if unlimited */
+	int64_t capacity;    /* cpu_bw x ncpus */
+	int64_t fair_bw;     /* the fair servers' reservation (kernel 6.12+) */
+	int64_t tasks_bw;    /* sum of the live deadline tasks' bandwidth */
 	uint64_t ntasks;     /* live deadline threads */
 	int64_t total_bw;    /* admitted: the kernel's total_bw, or computed */
 	int64_t free_bw;     /* capacity - total_bw: what the next task may take */
@@ -295,8 +315,8 @@ struct dl_verdict {
 	int step;          /* DL_VERDICT_* */
 	int cpu;           /* the CPU whose root domain judges it; -1 when not known */
 	uint32_t threads;  /* threads the request covers */
-	uint64_t need;     /* their bandwidth asked, DL_BW units */
-	uint64_t old;      /* the bandwidth they hold now, which it replaces */
+	int64_t need;      /* their bandwidth asked, DL_BW units */
+	int64_t old;       /* the bandwidth they hold now, which it replaces */
 	int drift;         /* DL_DRIFT_* of rd (dl_rd_drift(3)) */
 	uint32_t reserved32;
 	struct dl_rd rd;   /* the root domain (zero before DL_VERDICT_AFFINITY) */
@@ -311,7 +331,7 @@ struct dl_task {
 	pid_t tid;
 	char comm[17];         /* the thread's name */
 	struct dl_params params;
-	uint64_t bw;           /* runtime / period, DL_BW_UNIT = 1.0 */
+	int64_t bw;            /* runtime / period, DL_BW_UNIT = 1.0 */
 	int cpu;               /* the CPU it last ran on */
 	int rd;                /* its root domain: an index into dl_snapshot()'s rds */
 	dl_cpus_t rd_cpus;     /* that root domain's CPUs */
@@ -450,26 +470,32 @@ int dl_part_set_process(const char *name, pid_t pid, const struct dl_params *p,
 #define DL_NOT_GUARANTEED  0  /* no sufficient test accepted; a miss is not proven */
 #define DL_INFEASIBLE    (-1) /* proven to miss a deadline */
 
-/* What the analysis assumes of the machine (dl_platform_get(3)). */
+/* What the analysis assumes of the machine (dl_platform_get(3)): the
+ * caller's struct, filled in from this host (dl_platform_get) or with
+ * the kernel's defaults for a machine of ncpus CPUs (dl_platform_init),
+ * or by hand. */
 struct dl_platform {
 	int ncpus;               /* CPUs to plan for */
 	dl_cpus_t cpus;          /* which: the online ones, or 0..ncpus-1 */
-	uint64_t cpu_bw;         /* the admission cap per CPU, DL_BW units */
+	int64_t cpu_bw;          /* the admission cap per CPU, DL_BW units */
 	bool unlimited;          /* sched_rt_runtime_us = -1: no admission test */
 	struct dl_params server; /* the fair server on each CPU; runtime 0: none */
-	uint64_t reserved[4];    /* a caller may fill one in: zero it */
+	uint64_t period_min;     /* ns: the kernel's period limits there; */
+	uint64_t period_max;     /*  0: the kernel's defaults (100us, 4.194304s) */
+	uint64_t reserved[2];    /* a caller may fill one in: zero it */
 };
-int dl_platform_get(int ncpus, struct dl_platform **pf);
+int dl_platform_get(struct dl_platform *pf, int ncpus);
+int dl_platform_init(struct dl_platform *pf, int ncpus);
 
 /* One CPU, exact: the processor demand criterion with QPA. */
 struct dl_edf_result {  /* allocated by the library: fields may be added at the end */
 	int verdict;          /* DL_SCHEDULABLE or DL_INFEASIBLE (or DL_NOT_GUARANTEED, see the page) */
-	uint64_t util;        /* tasks and server, DL_BW units, rounded up */
+	int64_t util;         /* tasks and server, DL_BW units, rounded up */
 	uint64_t bound;       /* ns: the deadlines checked, up to min(busy period, La*) */
 	uint64_t fail_t;      /* infeasible: a deadline t with demand(t) > t */
 	uint64_t fail_demand; /* the demand at fail_t */
 	ssize_t limiting;     /* the task due at fail_t, or the first to fail as runtimes grow; -1 */
-	uint64_t scaling;     /* critical scaling factor, DL_BW units (1.0 = DL_BW_UNIT) */
+	int64_t scaling;      /* critical scaling factor, DL_BW units (1.0 = DL_BW_UNIT) */
 	uint64_t steps;       /* demand evaluations */
 };
 int dl_edf_test(const struct dl_params *tasks, size_t n, const struct dl_params *server,
@@ -492,8 +518,8 @@ struct dl_global_result { /* allocated by the library: fields may be added at th
 	int result[8];         /* per DL_TEST_*: 1 accepted, 0 refused, -1 not run */
 	ssize_t limiting;      /* the task that limits the verdict, or -1 */
 	int64_t margin;        /* GFB: bound - density sum, DL_BW units */
-	uint64_t util;         /* tasks and servers, DL_BW units, rounded up */
-	uint64_t scaling;      /* critical scaling factor of the tests, DL_BW units */
+	int64_t util;          /* tasks and servers, DL_BW units, rounded up */
+	int64_t scaling;       /* critical scaling factor of the tests, DL_BW units */
 	char why[256];         /* the verdict in a sentence */
 	size_t ntasks;
 	uint64_t *response;    /* RTA: each task's response-time bound (ns), 0 = none */
@@ -501,6 +527,10 @@ struct dl_global_result { /* allocated by the library: fields may be added at th
 };
 int dl_global_test(const struct dl_params *tasks, size_t n, int ncpus,
 		   const struct dl_params *server, struct dl_global_result **res);
+/* The same for a task set on a platform's CPUs and fair servers (NULL:
+ * this host's), its periods checked against the platform's limits. */
+int dl_global_test_taskset(const struct dl_taskset *set, const struct dl_platform *pf,
+			   struct dl_global_result **res);
 
 /* A plan: one-CPU partitions and a cluster that the kernel admits and
  * the tests accept. */
@@ -518,10 +548,10 @@ struct dl_plan_part {  /* allocated by the library: fields may be added at the e
 	int ncpus;
 	size_t ntasks;
 	size_t *tasks;     /* indices into the caller's tasks */
-	uint64_t load;     /* its tasks and fair servers, DL_BW units */
+	int64_t load;      /* its tasks and fair servers, DL_BW units */
 	int64_t free_bw;   /* what the kernel's admission leaves */
 	int test;          /* DL_TEST_* that accepted; -1 for an empty cluster */
-	uint64_t scaling;  /* critical scaling factor under that test */
+	int64_t scaling;   /* critical scaling factor under that test */
 };
 
 struct dl_plan {       /* allocated by the library: fields may be added at the end */
@@ -539,7 +569,9 @@ struct dl_plan {       /* allocated by the library: fields may be added at the e
 int dl_plan_compute(const struct dl_params *tasks, size_t n, const struct dl_platform *pf,
 		    struct dl_plan **plan);
 void dl_plan_free(struct dl_plan *plan);
-/* The same for a task set's tasks (task i of the plan is the set's i). */
+/* The same for a task set's tasks (task i of the plan is the set's i),
+ * their periods checked against the platform's limits; pf NULL: this
+ * host's (dl_platform_get()). */
 int dl_plan_taskset(const struct dl_taskset *set, const struct dl_platform *pf,
 		    struct dl_plan **plan);
 /* The layout that makes a feasible plan with partitions real, for

@@ -300,14 +300,12 @@ static int write_csv(const char *path, const struct dl_load *l)
 static bool apply_plan(const struct dl_loadctl *ctl, struct dl_taskset *ts)
 {
 	struct dl_layout_result res;
-	struct dl_platform *pf = NULL;
 	struct dl_plan *plan = NULL;
 	struct dl_layout *l = NULL;
 	size_t n = dl_taskset_count(ts);
 
-	if (dl_platform_get(0, &pf) < 0 || dl_plan_taskset(ts, pf, &plan) < 0)
+	if (dl_plan_taskset(ts, NULL, &plan) < 0)
 		die(EXIT_FAILURE, "cannot plan: %s", dl_errmsg());
-	free(pf);
 	if (!plan->feasible)
 		die(EXIT_FAILURE, "no plan for this task set on this machine: %s (see dl-part plan)", plan->why);
 	if (!ctl->json)
@@ -333,7 +331,7 @@ static bool apply_plan(const struct dl_loadctl *ctl, struct dl_taskset *ts)
 		for (size_t k = 0; k < plan->parts[j]->ntasks; k++)
 			dl_taskset_set_place(ts, plan->parts[j]->tasks[k], plan->parts[j]->name);
 		if (!ctl->json) {
-			char cpus[256];
+			char cpus[DL_CPUS_STRLEN];
 
 			printf("  partition %s (CPUs %s):", plan->parts[j]->name,
 			       dl_cpus_format(&plan->parts[j]->cpus, cpus, sizeof(cpus)));

@@ -34,9 +34,9 @@ static const char *task_name(const struct dl_taskset *set, ssize_t i)
 	return i >= 0 && (size_t)i < dl_taskset_count(set) ? dl_taskset_task(set, (size_t)i)->name : "-";
 }
 
-static const char *bw(int64_t v, char buf[32])
+static const char *bw(int64_t v, char buf[DL_BW_STRLEN])
 {
-	return dl_bw_format(v, buf, 32);
+	return dl_bw_format(v, buf, DL_BW_STRLEN);
 }
 
 /* The library's sentence, with the task's name for the simulation's
@@ -44,7 +44,7 @@ static const char *bw(int64_t v, char buf[32])
 static const char *global_why(const struct dl_taskset *set, const struct dl_global_result *g,
 			      char *buf, size_t len)
 {
-	char at[32];
+	char at[DL_TIME_STRLEN];
 
 	if (g->verdict == DL_INFEASIBLE && g->miss_at && g->limiting >= 0)
 		snprintf(buf, len, "infeasible on %d CPUs under global EDF: with all tasks released together, %s misses its deadline at %s",
@@ -72,7 +72,7 @@ static void print_global(const struct dl_taskset *set, const struct dl_global_re
 	       bw(g->margin, a), bw((int64_t)g->scaling, b));
 	if (g->accepted_by == DL_TEST_RTA)
 		for (size_t i = 0; i < g->ntasks; i++) {
-			char r[32];
+			char r[DL_TIME_STRLEN];
 
 			printf("  %s responds within %s\n", task_name(set, (ssize_t)i),
 			       dl_time_format(g->response[i], r, sizeof(r)));
@@ -81,28 +81,30 @@ static void print_global(const struct dl_taskset *set, const struct dl_global_re
 
 static void print_part(const struct dl_taskset *set, const struct dl_plan_part *p)
 {
-	char cpus[256], a[32], b[32], c[32], d[32];
+	char cpus[DL_CPUS_STRLEN], a[DL_BW_STRLEN], b[DL_BW_STRLEN], c[DL_BW_STRLEN], d[DL_BW_STRLEN];
 
 	printf("  %-10s CPUs %-6s %s: load %s (%s per CPU), free %s; test %s, scaling %s\n    tasks:",
 	       p->name, dl_cpus_format(&p->cpus, cpus, sizeof(cpus)),
 	       strcmp(p->name, DL_CLUSTER) ? "partition" : "cluster",
-	       bw((int64_t)p->load, a), bw((int64_t)(p->load / (uint64_t)(p->ncpus ? p->ncpus : 1)), b),
+	       bw(p->load, a), bw(p->load / (p->ncpus ? p->ncpus : 1), b),
 	       bw(p->free_bw, c), p->test >= 0 ? dl_test_name(p->test) : "none (no task)",
-	       bw((int64_t)p->scaling, d));
+	       bw(p->scaling, d));
 	for (size_t i = 0; i < p->ntasks; i++)
 		printf(" %s", task_name(set, (ssize_t)p->tasks[i]));
 	printf(p->ntasks ? "\n" : " none\n");
 }
 
-static void print_text(const struct dl_taskset *set, const struct dl_platform *pf,
+static void print_text(const struct dl_taskset *set, const struct dl_platform *pf, bool defaults,
 		       const struct dl_plan *plan)
 {
-	char a[32], b[32], c[32];
+	char a[DL_BW_STRLEN], b[DL_BW_STRLEN], c[DL_BW_STRLEN];
 
-	printf("%zu tasks on %d CPUs (admission cap %s per CPU; fair server %s)\n",
+	printf("%zu tasks on %d CPUs (admission cap %s per CPU; fair server %s): %s\n",
 	       dl_taskset_count(set), pf->ncpus,
-	       pf->unlimited ? "none" : bw((int64_t)pf->cpu_bw, a),
-	       pf->server.runtime ? bw((int64_t)dl_params_bw(&pf->server), b) : "none");
+	       pf->unlimited ? "none" : bw(pf->cpu_bw, a),
+	       pf->server.runtime ? bw(dl_params_bw(&pf->server), b) : "none",
+	       defaults ? "the kernel's defaults for a machine of that many CPUs, not this machine's settings"
+			: "this machine's online CPUs and settings");
 	print_global(set, plan->global);
 	if (!plan->feasible) {
 		if (plan->unplaced >= 0)
@@ -124,7 +126,7 @@ static void print_text(const struct dl_taskset *set, const struct dl_platform *p
 static void json_part(struct json *j, const char *key, const struct dl_taskset *set,
 		      const struct dl_plan_part *p)
 {
-	char cpus[256];
+	char cpus[DL_CPUS_STRLEN];
 
 	json_obj_begin(j, key);
 	json_str(j, "name", p->name);
@@ -138,28 +140,29 @@ static void json_part(struct json *j, const char *key, const struct dl_taskset *
 		json_str(j, "test", dl_test_name(p->test));
 	else
 		json_null(j, "test");
-	json_uint(j, "load_bw", p->load);
-	json_uint(j, "load_per_cpu_bw", p->load / (uint64_t)(p->ncpus ? p->ncpus : 1));
+	json_int(j, "load_bw", p->load);
+	json_int(j, "load_per_cpu_bw", p->load / (p->ncpus ? p->ncpus : 1));
 	json_int(j, "free_bw", p->free_bw);
-	json_uint(j, "scaling_bw", p->scaling);
+	json_int(j, "scaling_bw", p->scaling);
 	json_obj_end(j);
 }
 
-static void print_json(const struct dl_taskset *set, const struct dl_platform *pf,
+static void print_json(const struct dl_taskset *set, const struct dl_platform *pf, bool defaults,
 		       const struct dl_plan *plan)
 {
 	static const char *const verdicts[] = { "infeasible", "not guaranteed", "schedulable" };
 	const struct dl_global_result *g = plan->global;
-	char cpus[256], why[512];
+	char cpus[DL_CPUS_STRLEN], why[512];
 	struct json j;
 
 	json_init(&j, stdout);
 	json_obj_begin(&j, NULL);
 	json_bool(&j, "feasible", plan->feasible);
 	json_int(&j, "cpus", pf->ncpus);
+	json_str(&j, "platform", defaults ? "defaults" : "host");
 	json_str(&j, "cpu_list", dl_cpus_format(&pf->cpus, cpus, sizeof(cpus)));
-	json_uint(&j, "cpu_bw", pf->unlimited ? 0 : pf->cpu_bw);
-	json_uint(&j, "fair_server_bw", pf->server.runtime ? dl_params_bw(&pf->server) : 0);
+	json_int(&j, "cpu_bw", pf->unlimited ? 0 : pf->cpu_bw);
+	json_int(&j, "fair_server_bw", pf->server.runtime ? dl_params_bw(&pf->server) : 0);
 	json_obj_begin(&j, "global");
 	json_str(&j, "verdict", verdicts[g->verdict + 1]);
 	json_str(&j, "why", global_why(set, g, why, sizeof(why)));
@@ -179,9 +182,9 @@ static void print_json(const struct dl_taskset *set, const struct dl_platform *p
 		json_str(&j, "limiting", task_name(set, g->limiting));
 	else
 		json_null(&j, "limiting");
-	json_uint(&j, "util_bw", g->util);
+	json_int(&j, "util_bw", g->util);
 	json_int(&j, "gfb_margin_bw", g->margin);
-	json_uint(&j, "scaling_bw", g->scaling);
+	json_int(&j, "scaling_bw", g->scaling);
 	if (g->accepted_by == DL_TEST_RTA) {
 		json_obj_begin(&j, "response_ns");
 		for (size_t i = 0; i < g->ntasks; i++)
@@ -262,14 +265,16 @@ static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 		usage_error("unexpected argument '%s' after the task set", argv[optind]);
 }
 
-static int load(const struct plan_opts *o, struct dl_taskset **set, struct dl_platform **pf,
+/* --cpus N plans for another machine of N CPUs: the kernel's defaults,
+ * nothing read from this one; without it, this machine as it is. */
+static int load(const struct plan_opts *o, struct dl_taskset **set, struct dl_platform *pf,
 		struct dl_plan **plan)
 {
 	if (dl_taskset_read(o->path, set) < 0) {
 		warnx_("%s", dl_errmsg());
 		return EXIT_USAGE;
 	}
-	if (dl_platform_get(o->cpus, pf) < 0) {
+	if ((o->cpus ? dl_platform_init(pf, o->cpus) : dl_platform_get(pf, 0)) < 0) {
 		warnx_("%s", dl_errmsg());
 		return o->cpus ? EXIT_USAGE : EXIT_FAILURE;
 	}
@@ -279,7 +284,7 @@ static int load(const struct plan_opts *o, struct dl_taskset **set, struct dl_pl
 			       dl_taskset_task(*set, i)->name, dl_taskset_task(*set, i)->line);
 			break;
 		}
-	if (dl_plan_taskset(*set, *pf, plan) < 0) {
+	if (dl_plan_taskset(*set, pf, plan) < 0) {
 		warnx_("%s", dl_errmsg());
 		return EXIT_FAILURE;
 	}
@@ -404,7 +409,7 @@ int dl_part_plan_main(const char *cmd, int argc, char **argv)
 {
 	struct plan_opts o = { 0 };
 	struct dl_taskset *set = NULL;
-	struct dl_platform *pf = NULL;
+	struct dl_platform pf;
 	struct dl_plan *plan = NULL;
 	int ret;
 
@@ -414,9 +419,9 @@ int dl_part_plan_main(const char *cmd, int argc, char **argv)
 		goto out;
 	if (!strcmp(cmd, "plan")) {
 		if (o.json)
-			print_json(set, pf, plan);
+			print_json(set, &pf, o.cpus != 0, plan);
 		else
-			print_text(set, pf, plan);
+			print_text(set, &pf, o.cpus != 0, plan);
 		ret = plan->feasible ? EXIT_SUCCESS : EXIT_FAILURE;
 	} else if (!plan->feasible) {
 		warnx_("no plan: %s%s%s", plan->unplaced >= 0 ? task_name(set, plan->unplaced) : "",
@@ -427,7 +432,6 @@ int dl_part_plan_main(const char *cmd, int argc, char **argv)
 	}
 out:
 	dl_plan_free(plan);
-	free(pf);
 	dl_taskset_free(set);
 	return ret;
 }

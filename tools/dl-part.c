@@ -198,7 +198,7 @@ static void parse_args(struct opts *o, const char *cmd, int argc, char **argv)
 
 static void print_rd(const struct dl_rd *rd)
 {
-	char cpus[256], f[32], c[32], t[32];
+	char cpus[DL_CPUS_STRLEN], f[DL_BW_STRLEN], c[DL_BW_STRLEN], t[DL_BW_STRLEN];
 
 	printf("root domain CPUs %s: capacity %s, admitted %s%s, free %s",
 	       dl_cpus_format(&rd->cpus, cpus, sizeof(cpus)),
@@ -230,7 +230,7 @@ static int show_layout(bool json, struct json *j)
 		json_int(j, "cgroup_version", dl_layout_version(l));
 		json_arr_begin(j, "cpusets");
 		for (size_t i = 0; i < n; i++) {
-			char cpus[256];
+			char cpus[DL_CPUS_STRLEN];
 
 			json_obj_begin(j, NULL);
 			json_str(j, "name", info[i].name);
@@ -248,7 +248,7 @@ static int show_layout(bool json, struct json *j)
 		printf("layout (cgroup v%d%s):\n", dl_layout_version(l),
 		       dl_layout_flags(l) & DL_LAYOUT_NO_MOVE ? ", tasks not moved" : "");
 		for (size_t i = 0; i < n; i++) {
-			char cpus[256], cg[1100], state[520];
+			char cpus[DL_CPUS_STRLEN], cg[1100], state[520];
 
 			printf("  %-12s /%-22s CPUs %-8s %-14s %" PRIu64 " threads (%" PRIu64 " deadline); ",
 			       info[i].name, dl_str_escape(info[i].cgroup, cg, sizeof(cg)),
@@ -456,7 +456,7 @@ static int cmd_repair(void)
 {
 	struct dl_drift *before = NULL, *after = NULL;
 	size_t nb = 0, na = 0;
-	char cpus[256], k[32], e[32];
+	char cpus[DL_CPUS_STRLEN], k[DL_BW_STRLEN], e[DL_BW_STRLEN];
 
 	if (dl_drift_check(DL_DRIFT_SETTLE_MS, &before, &nb) < 0)
 		die(EXIT_FAILURE, "cannot read the kernel's figures: %s", dl_errmsg());

@@ -112,14 +112,14 @@ void json_end(struct json *j)
 
 void json_rd_fields(struct json *j, const struct dl_rd *rd)
 {
-	char cpus[256];
+	char cpus[DL_CPUS_STRLEN];
 
 	json_str(j, "cpus", dl_cpus_format(&rd->cpus, cpus, sizeof(cpus)));
 	json_int(j, "ncpus", rd->ncpus);
-	json_uint(j, "cpu_bw", rd->cpu_bw);
-	json_uint(j, "capacity", rd->capacity);
-	json_uint(j, "fair_bw", rd->fair_bw);
-	json_uint(j, "tasks_bw", rd->tasks_bw);
+	json_int(j, "cpu_bw", rd->cpu_bw);
+	json_int(j, "capacity", rd->capacity);
+	json_int(j, "fair_bw", rd->fair_bw);
+	json_int(j, "tasks_bw", rd->tasks_bw);
 	json_uint(j, "deadline_threads", rd->ntasks);
 	json_int(j, "total_bw", rd->total_bw);
 	json_int(j, "free_bw", rd->free_bw);

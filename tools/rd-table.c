@@ -8,7 +8,7 @@
 
 void show_rd_table(FILE *o, const struct dl_rd *rds, size_t n, const int *drift, const char *repair)
 {
-	char a[32], b[32], d[32], e[32], f[32], g[256];
+	char a[DL_BW_STRLEN], b[DL_BW_STRLEN], d[DL_BW_STRLEN], e[DL_BW_STRLEN], f[DL_BW_STRLEN], g[DL_CPUS_STRLEN];
 	bool computed = n && !rds[0].from_kernel;
 
 	fprintf(o, "%-3s %-10s %8s %8s %8s %8s %6s\n", "RD", "CPUS", "CAPACITY", "FAIR", "ADMITTED", "FREE", "TASKS");

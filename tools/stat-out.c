@@ -48,7 +48,7 @@ void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v)
 {
 	const struct dl_task *t = f->tasks;
 	struct json j;
-	char buf[256];
+	char buf[DL_CPUS_STRLEN];
 
 	json_init(&j, o);
 	json_obj_begin(&j, NULL);
@@ -110,7 +110,7 @@ void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v)
 			json_uint(&j, "runtime_ns", t[i].params.runtime);
 			json_uint(&j, "deadline_ns", t[i].params.deadline);
 			json_uint(&j, "period_ns", t[i].params.period);
-			json_uint(&j, "bw", t[i].bw);
+			json_int(&j, "bw", t[i].bw);
 			json_uint(&j, "util_ppm", (uint64_t)(((unsigned __int128)t[i].bw * 1000000) >> DL_BW_SHIFT));
 			json_arr_begin(&j, "flags");
 			if (t[i].params.flags & DL_FLAG_RESET_ON_FORK)
@@ -184,7 +184,7 @@ static void put_ratio(FILE *o, int64_t bw)
 
 static void rd_labels(FILE *o, const char *name, const struct dl_rd *rd)
 {
-	char cpus[256];
+	char cpus[DL_CPUS_STRLEN];
 
 	fprintf(o, "%s{", name);
 	put_label(o, "root_domain", dl_cpus_format(&rd->cpus, cpus, sizeof(cpus)), true);
@@ -208,7 +208,7 @@ static void task_labels(FILE *o, const char *name, const struct stat_frame *f, c
 			size_t i, const char *extra_key, const char *extra_val)
 {
 	const struct dl_task *t = &f->tasks[i];
-	char buf[256];
+	char buf[DL_CPUS_STRLEN];
 
 	fprintf(o, "%s{", name);
 	put_label(o, "command", t->comm, true);
@@ -301,7 +301,7 @@ static void rd_value(FILE *o, const struct stat_frame *f, size_t i, int field)
 
 static void prom_domains(FILE *o, const struct stat_frame *f)
 {
-	char cpus[256];
+	char cpus[DL_CPUS_STRLEN];
 	size_t nparts = 0;
 
 	family(o, "libdl_kernel_figures", "gauge",

@@ -176,9 +176,9 @@ int opt_pid(const char *opt, const char *arg)
 	return (int)v;
 }
 
-const char *fmt_time(uint64_t ns, char buf[32])
+const char *fmt_time(uint64_t ns, char buf[DL_TIME_STRLEN])
 {
-	return dl_time_format(ns, buf, 32);
+	return dl_time_format(ns, buf, DL_TIME_STRLEN);
 }
 
 uint64_t now_ns(void)

@@ -44,6 +44,6 @@ uint64_t now_ns(void);
 void sleep_ns(uint64_t ns);
 
 /* "200ms" and friends, into the caller's buffer. */
-const char *fmt_time(uint64_t ns, char buf[32]);
+const char *fmt_time(uint64_t ns, char buf[DL_TIME_STRLEN]);
 
 #endif

@@ -481,6 +481,7 @@ DL_EXPORT int dl_edf_test(const struct dl_params *tasks, size_t n, const struct 
 
 	if (!res)
 		return dl_fail(-EINVAL, "dl_edf_test: no result pointer given");
+	*res = NULL;
 	err = dl_an_tasks(tasks, n, server, 1, &ts, &total);
 	if (err)
 		return err;

@@ -404,11 +404,12 @@ DL_EXPORT int dl_global_test(const struct dl_params *tasks, size_t n, int ncpus,
 	size_t total, nfix;
 	unsigned mask = 0;
 	ssize_t lim;
-	char u[32];
+	char u[DL_BW_STRLEN];
 	int err;
 
 	if (!res)
 		return dl_fail(-EINVAL, "dl_global_test: no result pointer given");
+	*res = NULL;
 	if (ncpus < 1 || ncpus > DL_CPUS_MAX)
 		return dl_fail(-EINVAL, "%d CPUs: the analysis needs 1 to %d", ncpus, DL_CPUS_MAX);
 	err = dl_an_tasks(tasks, n, server, ncpus, &ts, &total);
@@ -471,7 +472,7 @@ DL_EXPORT int dl_global_test(const struct dl_params *tasks, size_t n, int ncpus,
 		snprintf(r->why, sizeof(r->why), "not guaranteed on %d CPUs under global EDF: no sufficient test accepts (utilization %s)",
 			 ncpus, u);
 		if (total <= SIM_TASKS_MAX && dl_gedf_sim(ts, total, ncpus, &who, &when) && who < (ssize_t)n) {
-			char at[32];
+			char at[DL_TIME_STRLEN];
 
 			r->verdict = DL_INFEASIBLE;
 			r->limiting = who;

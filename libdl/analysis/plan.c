@@ -375,7 +375,7 @@ static struct dl_plan_part *make_part(struct ctx *c, int id, const dl_cpus_t *cp
 	struct dl_plan_part *p = calloc(1, sizeof(*p));
 	size_t nt = 0, total;
 	struct dl_rd rd;
-	char cl[64];
+	char cl[DL_CPUS_STRLEN];
 
 	if (!p)
 		return NULL;
@@ -415,7 +415,7 @@ static struct dl_plan_part *make_part(struct ctx *c, int id, const dl_cpus_t *cp
 
 static void explain_none(struct ctx *c, char *why, size_t len)
 {
-	char a[32], b[32], d[32], room[32];
+	char a[DL_TIME_STRLEN], b[DL_TIME_STRLEN], d[DL_TIME_STRLEN], room[DL_BW_STRLEN];
 	ssize_t u = c->unplaced;
 	struct dl_qpa_out o;
 
@@ -482,6 +482,8 @@ DL_EXPORT int dl_plan_compute(const struct dl_params *tasks, size_t n, const str
 	size_t total;
 	int err, cpu;
 
+	if (out)
+		*out = NULL;
 	if (!out || !pf)
 		return dl_fail(-EINVAL, "dl_plan_compute: no platform or result pointer given");
 	if (dl_reserved_check(pf->reserved, sizeof(pf->reserved), "struct dl_platform") < 0)
@@ -492,6 +494,18 @@ DL_EXPORT int dl_plan_compute(const struct dl_params *tasks, size_t n, const str
 	err = dl_an_tasks(tasks, n, NULL, 0, &ts, &total);
 	if (err)
 		return err;
+	for (size_t i = 0; i < n; i++) {
+		/* The periods the platform's kernel accepts (0: its defaults). */
+		struct dl_params per = { .period = ts[i].t };
+
+		err = dl_params_check_period(&per, pf->period_min ? pf->period_min : DL_PERIOD_MIN_US_DEFAULT * 1000,
+					     pf->period_max ? pf->period_max : DL_PERIOD_MAX_US_DEFAULT * 1000,
+					     "the platform's");
+		if (err) {
+			free(ts);
+			return dl_fail_ctx(err, "task %zu", i);
+		}
+	}
 	if (pf->server.runtime) {
 		struct dl_an_task *sv;
 		size_t one;

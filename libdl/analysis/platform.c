@@ -97,24 +97,46 @@ int64_t dl_an_admission(const struct dl_platform *pf, const struct dl_an_task *t
 	return dl_bw_free(&rd);
 }
 
-DL_EXPORT int dl_platform_get(int ncpus, struct dl_platform **pfp)
+/* The fair server's bandwidth as the kernel gives it by default. */
+static void default_server(struct dl_params *server)
 {
-	struct dl_platform *pf;
+	*server = (struct dl_params){ .runtime = FAIR_RUNTIME_NS, .deadline = FAIR_PERIOD_NS, .period = FAIR_PERIOD_NS };
+}
+
+DL_EXPORT int dl_platform_init(struct dl_platform *pf, int ncpus)
+{
+	if (!pf)
+		return dl_fail(-EINVAL, "dl_platform_init needs a struct dl_platform to fill in");
+	memset(pf, 0, sizeof(*pf));
+	if (ncpus < 1 || ncpus > DL_CPUS_MAX)
+		return dl_fail(-EINVAL, "%d CPUs: give 1 to %d", ncpus, DL_CPUS_MAX);
+	pf->ncpus = ncpus;
+	for (int c = 0; c < ncpus; c++)
+		dl_cpus_set(&pf->cpus, c);
+	/* sched_rt_runtime_us 950000 of sched_rt_period_us 1000000, as
+	 * sched_rt_handler() turns them into a cap: to_ratio(). */
+	pf->cpu_bw = (int64_t)dl_to_ratio(DL_DEFAULT_RT_PERIOD_US, DL_DEFAULT_RT_RUNTIME_US);
+	default_server(&pf->server);
+	pf->period_min = DL_PERIOD_MIN_US_DEFAULT * 1000;
+	pf->period_max = DL_PERIOD_MAX_US_DEFAULT * 1000;
+	return 0;
+}
+
+DL_EXPORT int dl_platform_get(struct dl_platform *pf, int ncpus)
+{
 	dl_cpus_t online;
-	uint64_t fair = 0;
+	uint64_t fair = 0, cap;
 	int err, have;
 
-	if (!pfp)
-		return dl_fail(-EINVAL, "dl_platform_get: no result pointer given");
+	if (!pf)
+		return dl_fail(-EINVAL, "dl_platform_get needs a struct dl_platform to fill in");
+	memset(pf, 0, sizeof(*pf));
 	if (ncpus < 0 || ncpus > DL_CPUS_MAX)
 		return dl_fail(-EINVAL, "%d CPUs: give 1 to %d, or 0 for the online CPUs", ncpus, DL_CPUS_MAX);
 	err = dl_cpus_online(&online);
 	if (err < 0)
 		return err;
 	have = dl_cpus_count(&online);
-	pf = calloc(1, sizeof(*pf));
-	if (!pf)
-		return dl_fail(-ENOMEM, "out of memory");
 	if (ncpus == 0 || ncpus == have) {
 		pf->cpus = online;
 		pf->ncpus = have;
@@ -141,11 +163,13 @@ DL_EXPORT int dl_platform_get(int ncpus, struct dl_platform **pfp)
 
 		if (dl_kernel_bw(dl_cpus_first(&online), &kbw, &total) == 0) {
 			pf->unlimited = (int64_t)kbw == -1;
-			pf->cpu_bw = pf->unlimited ? DL_BW_UNIT : kbw;
+			cap = pf->unlimited ? DL_BW_UNIT : kbw;
 		} else {
-			dl_rt_bw(&pf->cpu_bw, &pf->unlimited);
+			dl_rt_bw(&cap, &pf->unlimited);
 		}
+		pf->cpu_bw = (int64_t)cap;
 	}
+	dl_period_limits(&pf->period_min, &pf->period_max);
 	dl_fair_server_bw(dl_cpus_first(&online), &fair);
 	if (fair) {
 		/* Its bandwidth as the kernel reports it, on the default period. */
@@ -153,8 +177,7 @@ DL_EXPORT int dl_platform_get(int ncpus, struct dl_platform **pfp)
 		pf->server.deadline = FAIR_PERIOD_NS;
 		pf->server.runtime = (uint64_t)(((dl_u128)fair * FAIR_PERIOD_NS + DL_BW_UNIT - 1) >> DL_BW_SHIFT);
 		if (fair == dl_to_ratio(FAIR_PERIOD_NS, FAIR_RUNTIME_NS))
-			pf->server.runtime = FAIR_RUNTIME_NS;
+			default_server(&pf->server);
 	}
-	*pfp = pf;
 	return 0;
 }

@@ -42,7 +42,7 @@ void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *t
 			first = c;
 		capsum += cpu_capacity(c);
 		dl_fair_server_bw(c, &fb);
-		rd->fair_bw += fb;
+		rd->fair_bw += (int64_t)fb;
 	}
 	for (size_t i = 0; i < ntasks; i++) {
 		if (dl_cpus_isset(span, tasks[i].cpu)) {
@@ -53,15 +53,18 @@ void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *t
 	if (kbw && first >= 0 && kbw[first] != -2 && ktotal[first] != -2) {
 		rd->from_kernel = true;
 		rd->unlimited = kbw[first] == -1;
-		rd->cpu_bw = rd->unlimited ? DL_BW_UNIT : (uint64_t)kbw[first];
+		rd->cpu_bw = rd->unlimited ? (int64_t)DL_BW_UNIT : kbw[first];
 		rd->total_bw = ktotal[first];
 	} else {
-		dl_rt_bw(&rd->cpu_bw, &rd->unlimited);
+		uint64_t cap;
+
+		dl_rt_bw(&cap, &rd->unlimited);
+		rd->cpu_bw = (int64_t)cap;
 		rd->total_bw = dl_rd_expected(rd);
 	}
 	/* cap_scale(bw, capacity) of __dl_overflow(): bw x CPUs when every
 	 * CPU has the full capacity of 1024. */
-	rd->capacity = (uint64_t)(((unsigned __int128)rd->cpu_bw * capsum) >> 10);
+	rd->capacity = (int64_t)(((unsigned __int128)(uint64_t)rd->cpu_bw * capsum) >> 10);
 	rd->free_bw = dl_bw_free(rd);
 }
 
@@ -69,7 +72,7 @@ void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *t
  * deadline tasks (what dl_rebuild_rd_accounting() recounts). */
 DL_EXPORT int64_t dl_rd_expected(const struct dl_rd *rd)
 {
-	return (int64_t)(rd->fair_bw + rd->tasks_bw);
+	return rd->fair_bw + rd->tasks_bw;
 }
 
 int dl_bw_verdict(const struct dl_rd *rd, bool settled)
@@ -93,7 +96,7 @@ DL_EXPORT int dl_rd_drift(const struct dl_rd *rd, uint64_t high_ns)
  * layout's fit check and the planner's rooms. */
 int64_t dl_bw_free(const struct dl_rd *rd)
 {
-	return rd->unlimited ? INT64_MAX : (int64_t)rd->capacity - rd->total_bw;
+	return rd->unlimited ? INT64_MAX : rd->capacity - rd->total_bw;
 }
 
 /*
@@ -105,5 +108,5 @@ bool dl_bw_overflow(const struct dl_rd *rd, uint64_t old, uint64_t new_bw)
 {
 	int64_t after = rd->total_bw - (int64_t)old + (int64_t)new_bw;
 
-	return !rd->unlimited && (after < 0 || (uint64_t)after > rd->capacity);
+	return !rd->unlimited && (after < 0 || after > rd->capacity);
 }

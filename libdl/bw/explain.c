@@ -24,7 +24,7 @@
 /* The EPERM steps of the rule, in words. */
 static void eperm_text(pid_t tid, const struct dl_admission *a, char *buf, size_t len)
 {
-	char aff[256], span[256];
+	char aff[DL_CPUS_STRLEN], span[DL_CPUS_STRLEN];
 	struct dl_rd there;
 	int first = dl_cpus_first(&a->affinity);
 
@@ -66,7 +66,7 @@ static void explain_eperm(pid_t tid, char *buf, size_t len)
 
 static void explain_ebusy(pid_t tid, const struct dl_params *p, char *buf, size_t len)
 {
-	char need_s[32], used_s[32], rdt[768];
+	char need_s[DL_BW_STRLEN], used_s[DL_BW_STRLEN], rdt[768];
 	struct dl_params cur;
 	struct dl_admission a;
 	uint64_t need = p ? dl_params_bw(p) : 0, oldbw = 0;
@@ -100,7 +100,7 @@ static void explain_ebusy(pid_t tid, const struct dl_params *p, char *buf, size_
 
 DL_EXPORT int dl_explain(int err, pid_t tid, const struct dl_params *p, char *buf, size_t len)
 {
-	char a[32], b[32], c[32];
+	char a[DL_TIME_STRLEN], b[DL_TIME_STRLEN], c[DL_TIME_STRLEN];
 
 	if (!buf || len == 0)
 		return dl_fail(-EINVAL, "no buffer for the explanation");
@@ -184,6 +184,7 @@ static int threads_of(pid_t pid, bool all, uint64_t *n, uint64_t *old)
 DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_params *p,
 				 struct dl_verdict *v, char *why, size_t len)
 {
+	char scratch[1024];
 	struct dl_verdict local;
 	struct dl_admission a;
 	struct dl_params norm;
@@ -194,8 +195,11 @@ DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_pa
 		v = &local;
 	memset(v, 0, sizeof(*v));
 	v->cpu = -1;
-	if (!why || len == 0)
-		return dl_fail(-EINVAL, "no buffer for the reason");
+	if (!why || len == 0) {
+		/* No reason wanted: the verdict alone. */
+		why = scratch;
+		len = sizeof(scratch);
+	}
 	if (pid == 0)
 		pid = gettid();
 	if (dl_params_normalize(p, &norm) < 0) {
@@ -215,7 +219,7 @@ DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_pa
 int dl_verdict_render(const struct dl_admission *a, pid_t pid, uint64_t n, struct dl_verdict *v, char *why,
 		      size_t len)
 {
-	char need_s[32], old_s[64], rdt[768], corrupt[256] = "";
+	char need_s[DL_BW_STRLEN], old_s[64], rdt[768], corrupt[256] = "";
 	uint64_t old = a->old;
 
 	v->cpu = a->cpu;
@@ -253,13 +257,13 @@ int dl_verdict_render(const struct dl_admission *a, pid_t pid, uint64_t n, struc
 	dl_rd_text(&a->rd, rdt, sizeof(rdt));
 	old_s[0] = '\0';
 	if (old) {
-		char held[32];
+		char held[DL_BW_STRLEN];
 
 		snprintf(old_s, sizeof(old_s), ", %s of it held already",
 			 dl_bw_format((int64_t)old, held, sizeof(held)));
 	}
 	if (v->drift == DL_DRIFT_YES) {
-		char tb[32], eb[32];
+		char tb[DL_BW_STRLEN], eb[DL_BW_STRLEN];
 
 		snprintf(corrupt, sizeof(corrupt),
 			 "; the kernel's count is corrupt (total_bw %s, below the %s its fair servers and live tasks hold): rebuild the root domains to repair it (dl_rd_rebuild(3))",

@@ -175,7 +175,7 @@ static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
 
 static void rt_bw_read(void)
 {
-	int64_t runtime = 950000, period = 1000000;
+	int64_t runtime = (int64_t)DL_DEFAULT_RT_RUNTIME_US, period = (int64_t)DL_DEFAULT_RT_PERIOD_US;
 
 	dl_read_s64("/proc/sys/kernel/sched_rt_runtime_us", &runtime);
 	dl_read_s64("/proc/sys/kernel/sched_rt_period_us", &period);

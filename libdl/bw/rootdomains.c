@@ -301,21 +301,21 @@ DL_EXPORT int dl_snapshot(pid_t pid, struct dl_task **tasks, size_t *ntasks,
 			dl_rd_fill(&r[k], &spans[k], all, nall, kbw, kbw ? kbw + DL_CPUS_MAX : NULL);
 		free(kbw);
 		*rds = r;
-		if (nrds)
-			*nrds = nspans;
 	}
+	if (nrds)
+		*nrds = nspans;
 	free(spans);
-	if (!tasks) {
-		free(all);
-		return 0;
-	}
 	for (size_t i = 0; i < nall; i++)
 		if (!pid || all[i].pid == pid)
 			all[keep++] = all[i];
-	qsort(all, keep, sizeof(*all), by_rd_then_bw);
-	*tasks = all;
 	if (ntasks)
 		*ntasks = keep;
+	if (!tasks) {
+		free(all);
+		return (int)keep;
+	}
+	qsort(all, keep, sizeof(*all), by_rd_then_bw);
+	*tasks = all;
 	return (int)keep;
 }
 
@@ -326,7 +326,7 @@ DL_EXPORT int dl_tasks_list(pid_t pid, struct dl_task **tasks, size_t *count)
 
 char *dl_rd_text(const struct dl_rd *rd, char *buf, size_t len)
 {
-	char cpus[256], freebw[32], cap[32], per[32], total[32], fair[32], tasks[32];
+	char cpus[DL_CPUS_STRLEN], freebw[DL_BW_STRLEN], cap[DL_BW_STRLEN], per[DL_BW_STRLEN], total[DL_BW_STRLEN], fair[DL_BW_STRLEN], tasks[DL_BW_STRLEN];
 
 	snprintf(buf, len,
 		 "root domain CPUs %s has about %s free (capacity %s = %d x %s; admitted %s%s: fair servers %s, %" PRIu64 " deadline thread%s %s)",
@@ -344,9 +344,25 @@ char *dl_rd_text(const struct dl_rd *rd, char *buf, size_t len)
 
 DL_EXPORT int dl_rd_list(struct dl_rd **out, size_t *count)
 {
-	int err = dl_snapshot(0, NULL, NULL, out, count);
+	struct dl_rd *rds = NULL;
+	size_t n = 0;
+	int err;
 
-	return err < 0 ? err : (int)*count;
+	/* Either output may be NULL (the count alone, or the array alone). */
+	if (out)
+		*out = NULL;
+	if (count)
+		*count = 0;
+	err = dl_snapshot(0, NULL, NULL, &rds, &n);
+	if (err < 0)
+		return err;
+	if (out)
+		*out = rds;
+	else
+		free(rds);
+	if (count)
+		*count = n;
+	return (int)n;
 }
 
 DL_EXPORT int dl_rd_of_cpu(int cpu, struct dl_rd *rd)
@@ -355,6 +371,9 @@ DL_EXPORT int dl_rd_of_cpu(int cpu, struct dl_rd *rd)
 	size_t n;
 	int err;
 
+	if (!rd)
+		return dl_fail(-EINVAL, "dl_rd_of_cpu needs a struct dl_rd to fill in");
+	memset(rd, 0, sizeof(*rd));
 	err = dl_rd_list(&rds, &n);
 	if (err < 0)
 		return err;

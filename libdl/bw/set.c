@@ -209,9 +209,9 @@ DL_EXPORT int dl_set_process(pid_t pid, const struct dl_params *p, unsigned int 
 			st[k++].err = sv[i].err;
 		}
 		*status = st;
-		if (count)
-			*count = live;
 	}
+	if (count)
+		*count = live;
 	if (nfailed) {
 		/* Explain the first failure; every one is in the status list. */
 		if (first->foreign) {

@@ -66,7 +66,7 @@ int dl_layout_check_bw(const struct dl_layout *l)
 	err = 0; /* a count */
 	for (int m = -1; m < (int)l->nparts && !err; m++) {
 		const dl_cpus_t *cpus = m < 0 ? &l->cluster : &l->parts[m].cpus;
-		char list[512] = "", a[32], b[32], c[32], cs[256], name[64];
+		char list[512] = "", a[DL_BW_STRLEN], b[DL_BW_STRLEN], c[DL_BW_STRLEN], cs[DL_CPUS_STRLEN], name[64];
 		struct dl_rd rd;
 		size_t used = 0;
 

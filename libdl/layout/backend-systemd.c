@@ -259,7 +259,7 @@ static int unit_name(char *buf, size_t len, const char *member)
  * a crash. */
 static int write_unit(const char *member, const dl_cpus_t *cpus, const dl_cpus_t *mems)
 {
-	char path[4096], c[4096], m[1024], text[10000];
+	char path[4096], c[4096], m[DL_CPUS_STRLEN], text[10000];
 	int n, err;
 
 	if ((err = dl_fault("a unit file")))
@@ -285,7 +285,7 @@ static int wait_cgroup(const char *cg, const dl_cpus_t *cpus)
 {
 	uint64_t until = dl_now_ns() + WAIT_MS * 1000000ULL;
 	dl_cpus_t now;
-	char a[256];
+	char a[DL_CPUS_STRLEN];
 
 	for (;;) {
 		if (dl_cs_cpus(cg, "cpuset.cpus", &now) == 0 && dl_cpus_equal(&now, cpus))
@@ -313,7 +313,7 @@ static int wait_gone(const char *cg)
 int dl_sd_check(const struct dl_layout *l)
 {
 	dl_cpus_t online, rest;
-	char a[256];
+	char a[DL_CPUS_STRLEN];
 	int err;
 
 	/* Before anything is changed: a create that cannot talk to systemd

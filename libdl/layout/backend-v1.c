@@ -21,7 +21,7 @@
 static int v1_conflict(const char *child, int depth, void *arg)
 {
 	const struct dl_cs_conflict *w = arg;
-	char c[256], o[256];
+	char c[DL_CPUS_STRLEN], o[DL_CPUS_STRLEN];
 	dl_cpus_t cpus;
 	bool excl;
 	int err = DL_CS_NEXT;

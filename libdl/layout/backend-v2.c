@@ -19,7 +19,7 @@
 int dl_v2_conflict(const char *child, int depth, void *arg)
 {
 	const struct dl_cs_conflict *w = arg;
-	char c[256];
+	char c[DL_CPUS_STRLEN];
 	dl_cpus_t cpus;
 
 	(void)depth;

@@ -43,7 +43,7 @@ void dl_layout_all_cpus(const struct dl_layout *l, dl_cpus_t *out)
 int dl_layout_make_cs(const char *name, const dl_cpus_t *cpus, const dl_cpus_t *mems,
 			 const struct dl_kv *more, size_t nmore)
 {
-	char c[4096], m[1024];
+	char c[4096], m[DL_CPUS_STRLEN];
 	struct dl_kv kv[8];
 	size_t n = 0;
 	int err;

@@ -22,7 +22,7 @@ static int verify_domains(const struct dl_layout *l)
 {
 	dl_cpus_t *spans;
 	size_t n;
-	char a[256], b[256];
+	char a[DL_CPUS_STRLEN], b[DL_CPUS_STRLEN];
 	int err = dl_rd_spans(&spans, &n);
 
 	if (err)

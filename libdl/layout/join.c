@@ -367,8 +367,10 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 	size_t n = 0, nrd = 0;
 	int err;
 
-	*out = NULL;
-	*count = 0;
+	if (out)
+		*out = NULL;
+	if (count)
+		*count = 0;
 	err = dl_layout_load(&l);
 	if (err)
 		return err;
@@ -410,7 +412,11 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 	}
 	free(rds);
 	dl_layout_free(l);
-	*out = v;
-	*count = n;
+	if (out)
+		*out = v;
+	else
+		free(v);
+	if (count)
+		*count = n;
 	return (int)n;
 }

@@ -19,10 +19,12 @@ DL_EXPORT struct dl_layout *dl_layout_new(void)
 {
 	struct dl_layout *l = calloc(1, sizeof(*l));
 
-	if (!l)
+	if (!l) {
 		dl_fail(-ENOMEM, "out of memory");
-	if (l)
-		l->root_lb = -1;
+		errno = ENOMEM;
+		return NULL;
+	}
+	l->root_lb = -1;
 	return l;
 }
 
@@ -153,8 +155,12 @@ DL_EXPORT int dl_layout_count(const struct dl_layout *l)
 
 DL_EXPORT const char *dl_layout_member(const struct dl_layout *l, int i, dl_cpus_t *cpus)
 {
-	if (!l || i < -1 || i >= (int)l->nparts)
+	if (!l || i < -1 || i >= (int)l->nparts) {
+		errno = l ? ERANGE : EINVAL;
+		dl_fail(-errno, l ? "member %d: the layout has partitions 0 to %d and the cluster, -1" : "no layout given",
+			i, (int)(l ? l->nparts : 0) - 1);
 		return NULL;
+	}
 	if (i == -1) {
 		if (cpus)
 			*cpus = l->cluster;
@@ -205,7 +211,7 @@ static int possible_cpus(dl_cpus_t *set)
 static int check_cpus(const char *what, const dl_cpus_t *cpus, const dl_cpus_t *online,
 		      const dl_cpus_t *possible)
 {
-	char a[256], b[256];
+	char a[DL_CPUS_STRLEN], b[DL_CPUS_STRLEN];
 
 	if (dl_cpus_count(cpus) == 0)
 		return dl_fail(-EINVAL, "%s has no CPU", what);
@@ -229,7 +235,7 @@ static int check_cpus(const char *what, const dl_cpus_t *cpus, const dl_cpus_t *
 int dl_layout_validate(struct dl_layout *l)
 {
 	dl_cpus_t online, possible, used, nodes;
-	char what[64], a[256], b[256];
+	char what[DL_CPUS_STRLEN], a[DL_CPUS_STRLEN], b[DL_CPUS_STRLEN];
 	int err;
 
 	if (l->nparts == 0)
@@ -287,7 +293,7 @@ int dl_layout_validate(struct dl_layout *l)
 char *dl_layout_text(const struct dl_layout *l, char *buf, size_t len)
 {
 	size_t used = 0;
-	char c[256];
+	char c[DL_CPUS_STRLEN];
 
 	buf[0] = '\0';
 	for (int i = 0; i < (int)l->nparts && used < len; i++) {

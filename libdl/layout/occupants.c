@@ -121,6 +121,8 @@ DL_EXPORT int dl_part_occupants(const char *name, char *buf, size_t len)
 	struct dl_layout *l;
 	int err, i;
 
+	if (buf && len)
+		buf[0] = '\0';
 	if (!name)
 		return dl_fail(-EINVAL, "no partition named");
 	err = dl_layout_load(&l);

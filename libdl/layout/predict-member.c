@@ -34,7 +34,7 @@ static int outside(dl_cpus_t *cpus, char *where, size_t len)
 static int member_cpus(const char *member, dl_cpus_t *cpus, char *where, size_t len)
 {
 	struct dl_layout *l;
-	char cg[4200], list[256];
+	char cg[4200], list[DL_CPUS_STRLEN];
 	int err, i;
 
 	err = dl_layout_load(&l);
@@ -66,7 +66,7 @@ DL_EXPORT int dl_predict_member(const char *member, const struct dl_params *p, s
 	struct dl_verdict local;
 	struct dl_admission a;
 	struct dl_params norm;
-	char where[512], rest[1024], span[256];
+	char where[512], rest[1024], span[DL_CPUS_STRLEN], scratch[1536];
 	dl_cpus_t cpus;
 	int err, ret;
 
@@ -74,8 +74,11 @@ DL_EXPORT int dl_predict_member(const char *member, const struct dl_params *p, s
 		v = &local;
 	memset(v, 0, sizeof(*v));
 	v->cpu = -1;
-	if (!why || len == 0)
-		return dl_fail(-EINVAL, "no buffer for the reason");
+	if (!why || len == 0) {
+		/* No reason wanted: the verdict alone. */
+		why = scratch;
+		len = sizeof(scratch);
+	}
 	/* Outside the partitions of a layout is the cluster: the rest of the
 	 * machine (the root cgroup's CPUs on cgroup v2 and under systemd). */
 	if (member)

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "sys/sys.h"
+#include "workload/taskset.h"
 
 #define SETUP_TIMEOUT_MS 10000
 #define START_MARGIN_NS 50000000ULL /* from "all ready" to the common start */
@@ -170,7 +171,12 @@ DL_EXPORT size_t dl_load_count(const struct dl_load *l)
 
 DL_EXPORT const struct dl_load_task *dl_load_task(const struct dl_load *l, size_t i)
 {
-	return l && i < l->n ? &l->tasks[i] : NULL;
+	if (!l || i >= l->n) {
+		errno = l ? ERANGE : EINVAL;
+		dl_fail(-errno, l ? "task %zu: the load ran %zu" : "no load given", i, l ? l->n : 0);
+		return NULL;
+	}
+	return &l->tasks[i];
 }
 
 DL_EXPORT uint64_t dl_load_start(const struct dl_load *l)
@@ -221,6 +227,8 @@ DL_EXPORT int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t durati
 	struct dl_load *l = NULL;
 	uint64_t t0;
 
+	if (out)
+		*out = NULL;
 	if (!out || n == 0)
 		return dl_fail(-EINVAL, "dl_load_run needs a task set with tasks");
 	if (mode != DL_PERIODIC_YIELD && mode != DL_PERIODIC_SLEEP)
@@ -229,6 +237,16 @@ DL_EXPORT int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t durati
 		return dl_fail(-EINVAL, "give a duration or a number of jobs: a load runs for one or the other");
 	if (flags & ~(unsigned int)(DL_LOAD_KEEP_JOBS | DL_LOAD_IGNORE_PLACE))
 		return dl_fail(-EINVAL, "unknown flags 0x%x", flags);
+	{
+		/* This host's period limits, with the file and line, before
+		 * any process starts. */
+		uint64_t min, max;
+
+		dl_period_limits(&min, &max);
+		err = dl_taskset_check_periods(ts, min, max, "the kernel's");
+		if (err)
+			return err;
+	}
 	l = calloc(1, sizeof(*l));
 	sh = calloc(n, sizeof(*sh));
 	if (!l || !sh || !(l->tasks = calloc(n, sizeof(*l->tasks)))) {

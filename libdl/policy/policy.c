@@ -352,12 +352,18 @@ DL_EXPORT int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_t
 {
 	const struct rule *r = NULL;
 	struct dl_params norm;
-	char rt[512], a[32], b[32], c[32];
+	char rt[512], a[32], b[32], c[32], scratch[1024];
 	uint64_t bw, held, nthreads = 1;
 	int err;
 
-	if (!pol || !p || !why || len == 0)
-		return dl_fail(-EINVAL, "no policy, parameters or buffer");
+	if (!why || len == 0) {
+		/* No reason wanted: the verdict alone. */
+		why = scratch;
+		len = sizeof(scratch);
+	}
+	why[0] = '\0';
+	if (!pol || !p)
+		return dl_fail(-EINVAL, "dl_policy_check needs a policy and parameters");
 	if (getuid() == 0) {
 		snprintf(why, len, "allowed: root is not limited by the policy");
 		return 1;

@@ -140,8 +140,13 @@ void dl_params_from_attr(struct dl_params *p, const struct dl_sched_attr *a)
 DL_EXPORT int dl_get(pid_t tid, struct dl_params *p)
 {
 	struct dl_sched_attr attr;
+	struct dl_params local;
 	int err;
 
+	/* p may be NULL: the policy alone. */
+	if (!p)
+		p = &local;
+	memset(p, 0, sizeof(*p));
 	err = dl_sys_getattr(tid, &attr);
 	if (err == -ESRCH)
 		return dl_fail(err, "no thread %d", (int)tid);
@@ -149,8 +154,6 @@ DL_EXPORT int dl_get(pid_t tid, struct dl_params *p)
 		return dl_fail(err, "sched_getattr(%d): %s", (int)tid, strerror(-err));
 	if (attr.sched_policy == DL_SCHED_DEADLINE)
 		dl_params_from_attr(p, &attr);
-	else
-		memset(p, 0, sizeof(*p));
 	return (int)attr.sched_policy;
 }
 

@@ -92,7 +92,7 @@ static int parse_cpu(const char **p, long *out)
 
 /* The kernel's list format (Documentation/admin-guide/cgroup-v1/cpusets.rst):
  * comma-separated CPUs and ranges, "0-3,8"; an empty string is the empty set. */
-DL_EXPORT int dl_cpus_parse(const char *text, dl_cpus_t *set)
+static int parse_list(const char *text, dl_cpus_t *set)
 {
 	const char *p = text;
 
@@ -136,16 +136,31 @@ DL_EXPORT int dl_cpus_parse(const char *text, dl_cpus_t *set)
 	}
 }
 
+DL_EXPORT int dl_cpus_parse(const char *text, dl_cpus_t *out)
+{
+	dl_cpus_t local, *set = out ? out : &local;
+	int err = parse_list(text, set);
+
+	/* out may be NULL: the list is checked only.  On failure it is empty. */
+	if (err)
+		dl_cpus_zero(set);
+	return err;
+}
+
 DL_EXPORT char *dl_cpus_format(const dl_cpus_t *set, char *buf, size_t len)
 {
+	char text[DL_CPUS_STRLEN];
 	size_t used = 0;
 	int cpu = 0;
 
-	if (len == 0)
-		return buf;
-	buf[0] = '\0';
+	if (!set) {
+		errno = EINVAL;
+		dl_fail(-EINVAL, "dl_cpus_format: no CPU set given");
+		return NULL;
+	}
+	text[0] = '\0';
 	while (cpu < DL_CPUS_MAX) {
-		int start;
+		int start, n;
 
 		if (!dl_cpus_isset(set, cpu)) {
 			cpu++;
@@ -154,22 +169,24 @@ DL_EXPORT char *dl_cpus_format(const dl_cpus_t *set, char *buf, size_t len)
 		start = cpu;
 		while (cpu + 1 < DL_CPUS_MAX && dl_cpus_isset(set, cpu + 1))
 			cpu++;
-		if (used < len) {
-			int n = start == cpu
-				? snprintf(buf + used, len - used, "%s%d", used ? "," : "", start)
-				: snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", start, cpu);
-			used += n > 0 ? (size_t)n : 0;
-		}
+		/* DL_CPUS_STRLEN holds the longest list: this never cuts. */
+		n = start == cpu ? snprintf(text + used, sizeof(text) - used, "%s%d", used ? "," : "", start)
+				 : snprintf(text + used, sizeof(text) - used, "%s%d-%d", used ? "," : "", start, cpu);
+		used += n > 0 ? (size_t)n : 0;
 		cpu++;
 	}
-	return buf;
+	return dl_fmt_out(text, buf, len, "dl_cpus_format", "DL_CPUS_STRLEN");
 }
 
 DL_EXPORT int dl_cpus_online(dl_cpus_t *set)
 {
 	char buf[4096];
-	int err = dl_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	int err;
 
+	if (!set)
+		return dl_fail(-EINVAL, "dl_cpus_online needs a set to fill in");
+	dl_cpus_zero(set);
+	err = dl_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf));
 	if (err)
 		return dl_fail(err, "cannot read /sys/devices/system/cpu/online: %s", strerror(-err));
 	return dl_cpus_parse(buf, set);

@@ -17,9 +17,6 @@
 
 #define NSEC_PER_USEC 1000ULL
 #define DL_RUNTIME_MIN 1024ULL /* 1 << DL_SCALE */
-/* Kernel defaults when the sysctls are missing (kernel/sched/deadline.c). */
-#define DL_PERIOD_MIN_US_DEFAULT 100ULL
-#define DL_PERIOD_MAX_US_DEFAULT (1ULL << 22)
 
 DL_EXPORT int dl_period_limits(uint64_t *min_ns, uint64_t *max_ns)
 {
@@ -42,17 +39,46 @@ uint64_t dl_to_ratio(uint64_t period, uint64_t runtime)
 	return (uint64_t)(((unsigned __int128)runtime << DL_BW_SHIFT) / period);
 }
 
-DL_EXPORT uint64_t dl_params_bw(const struct dl_params *p)
+DL_EXPORT int64_t dl_params_bw(const struct dl_params *p)
 {
 	uint64_t period = p->period ? p->period : p->deadline;
 
-	return dl_to_ratio(period, p->runtime);
+	/* runtime < 2^63 and runtime <= period: at most DL_BW_UNIT, but a
+	 * caller's unchecked parameters may ask more, cut to INT64_MAX. */
+	uint64_t bw = dl_to_ratio(period, p->runtime);
+
+	return bw > INT64_MAX ? INT64_MAX : (int64_t)bw;
 }
 
 int dl_params_check(const struct dl_params *p)
 {
-	char a[32], b[32];
 	uint64_t min, max;
+	int err = dl_params_check_rules(p);
+
+	if (err)
+		return err;
+	dl_period_limits(&min, &max);
+	return dl_params_check_period(p, min, max, "the kernel's");
+}
+
+int dl_params_check_period(const struct dl_params *p, uint64_t min, uint64_t max, const char *whose)
+{
+	char a[DL_TIME_STRLEN], b[DL_TIME_STRLEN];
+
+	if (p->period < min)
+		return dl_fail(-EINVAL, "period %s is below %s minimum of %s (sched_deadline_period_min_us)",
+			       dl_time_format(p->period, a, sizeof(a)), whose,
+			       dl_time_format(min, b, sizeof(b)));
+	if (p->period > max)
+		return dl_fail(-EINVAL, "period %s is above %s maximum of %s (sched_deadline_period_max_us)",
+			       dl_time_format(p->period, a, sizeof(a)), whose,
+			       dl_time_format(max, b, sizeof(b)));
+	return 0;
+}
+
+int dl_params_check_rules(const struct dl_params *p)
+{
+	char a[DL_TIME_STRLEN], b[DL_TIME_STRLEN];
 
 	if (dl_reserved_check(p->reserved, sizeof(p->reserved), "struct dl_params") < 0)
 		return -EINVAL;
@@ -76,15 +102,6 @@ int dl_params_check(const struct dl_params *p)
 		return dl_fail(-EINVAL, "deadline %s is longer than the period %s: the kernel needs runtime <= deadline <= period",
 			       dl_time_format(p->deadline, a, sizeof(a)),
 			       dl_time_format(p->period, b, sizeof(b)));
-	dl_period_limits(&min, &max);
-	if (p->period < min)
-		return dl_fail(-EINVAL, "period %s is below the kernel's minimum of %s (/proc/sys/kernel/sched_deadline_period_min_us)",
-			       dl_time_format(p->period, a, sizeof(a)),
-			       dl_time_format(min, b, sizeof(b)));
-	if (p->period > max)
-		return dl_fail(-EINVAL, "period %s is above the kernel's maximum of %s (/proc/sys/kernel/sched_deadline_period_max_us)",
-			       dl_time_format(p->period, a, sizeof(a)),
-			       dl_time_format(max, b, sizeof(b)));
 	if ((p->flags & DL_FLAG_UTIL_CLAMP_MIN) && p->util_min > DL_UTIL_MAX)
 		return dl_fail(-EINVAL, "util-min %" PRIu32 " is above %d, a whole CPU", p->util_min, DL_UTIL_MAX);
 	if ((p->flags & DL_FLAG_UTIL_CLAMP_MAX) && p->util_max > DL_UTIL_MAX)
@@ -95,19 +112,36 @@ int dl_params_check(const struct dl_params *p)
 	return 0;
 }
 
-DL_EXPORT int dl_params_normalize(const struct dl_params *in, struct dl_params *out)
+static int normalize(const struct dl_params *in, struct dl_params *out, bool limits)
 {
 	struct dl_params p;
 
-	if (!in || !out)
+	/* out may be in, or NULL (the check alone); zero on failure. */
+	if (!in) {
+		if (out)
+			memset(out, 0, sizeof(*out));
 		return dl_fail(-EINVAL, "no parameters");
+	}
 	p = *in;
+	if (out)
+		memset(out, 0, sizeof(*out));
 	if (p.deadline == 0)
 		p.deadline = p.period;
 	if (p.period == 0)
 		p.period = p.deadline;
-	if (dl_params_check(&p) < 0)
+	if ((limits ? dl_params_check(&p) : dl_params_check_rules(&p)) < 0)
 		return -EINVAL;
-	*out = p;
+	if (out)
+		*out = p;
 	return 0;
+}
+
+DL_EXPORT int dl_params_normalize(const struct dl_params *in, struct dl_params *out)
+{
+	return normalize(in, out, true);
+}
+
+int dl_params_normalize_rules(const struct dl_params *in, struct dl_params *out)
+{
+	return normalize(in, out, false);
 }

@@ -50,6 +50,9 @@ int dl_reserved_check(const void *reserved, size_t len, const char *what);
 /* snprintf that says -ENAMETOOLONG instead of truncating. */
 int dl_pathf(char *buf, size_t len, const char *fmt, ...) DL_PRINTF(3, 4);
 int dl_read_file(const char *path, char *buf, size_t len);
+/* A formatter's text into the caller's buffer, or NULL with errno ERANGE
+ * (buf left "") when it does not fit (units.c). */
+char *dl_fmt_out(const char *text, char *buf, size_t len, const char *what, const char *constant);
 /* A number as the kernel writes it (a sysctl, a cgroup or debugfs file). */
 int dl_parse_s64(const char *text, int64_t *val);
 int dl_read_u64(const char *path, uint64_t *val);
@@ -123,7 +126,22 @@ int dl_owner_after(int dirfd, pid_t tid, const struct dl_params *p);
 
 /* params.c: parameters as the kernel checks them (units.c writes and
  * reads them as text). */
+/* The kernel's defaults: the period limits (sched_deadline_period_*_us,
+ * kernel/sched/deadline.c) and the real-time cap, sched_rt_runtime_us of
+ * sched_rt_period_us (kernel/sched/rt.c). */
+#define DL_PERIOD_MIN_US_DEFAULT 100ULL
+#define DL_PERIOD_MAX_US_DEFAULT (1ULL << 22)
+#define DL_DEFAULT_RT_RUNTIME_US 950000ULL
+#define DL_DEFAULT_RT_PERIOD_US 1000000ULL
+/* Every rule of the kernel's, the period limits of this host included. */
 int dl_params_check(const struct dl_params *p);
+/* The same without the period limits, which are a machine's (sysctls). */
+int dl_params_check_rules(const struct dl_params *p);
+/* dl_params_normalize() without the period limits. */
+int dl_params_normalize_rules(const struct dl_params *in, struct dl_params *out);
+/* The period of normalized p against a machine's limits; whose names
+ * them in the message ("the kernel's", "the platform's"). */
+int dl_params_check_period(const struct dl_params *p, uint64_t min, uint64_t max, const char *whose);
 uint64_t dl_to_ratio(uint64_t period, uint64_t runtime);
 
 /* thread.c: capabilities, and where a thread runs. */

@@ -19,13 +19,14 @@
 
 struct dl_periodic {
 	struct dl_book book;
+	bool reserved;      /* under a reservation (not DL_PERIODIC_NO_RESERVATION) */
 	struct dl_job last;
-	struct dl_periodic_stats stats;
-	uint64_t *resp;     /* every job's response, for the percentiles */
-	size_t nresp, cap;
+	struct dl_periodic_stats counts; /* kept by every job */
+	struct dl_periodic_stats stats;  /* what dl_periodic_stats() last returned */
 	uint64_t cpu0;      /* the thread's CPU clock when the last job ended */
 	long nvcsw0;        /* its voluntary switches then */
 	uint32_t xcpu0;     /* SIGXCPU count then */
+	struct dl_hist resp; /* every job's response, for the percentiles */
 };
 
 /* DL_FLAG_DL_OVERRUN sends SIGXCPU to the process, whose default action
@@ -92,16 +93,29 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 {
 	struct dl_periodic *pt;
 	struct dl_params norm;
+	bool reserve = !(mode & DL_PERIODIC_NO_RESERVATION);
 	uint64_t now, release;
 	int err;
 
 	if (!out)
 		return dl_fail(-EINVAL, "dl_periodic_start needs somewhere to put the task");
+	*out = NULL;
+	mode &= ~DL_PERIODIC_NO_RESERVATION;
 	if (mode != DL_PERIODIC_YIELD && mode != DL_PERIODIC_SLEEP)
-		return dl_fail(-EINVAL, "unknown periodic mode %d: use DL_PERIODIC_YIELD or DL_PERIODIC_SLEEP", mode);
+		return dl_fail(-EINVAL, "unknown periodic mode %d: use DL_PERIODIC_YIELD or DL_PERIODIC_SLEEP, optionally with DL_PERIODIC_NO_RESERVATION", mode);
+	if (!reserve && !p)
+		return dl_fail(-EINVAL, "DL_PERIODIC_NO_RESERVATION needs the parameters to run by: give p");
+	/* Everything the loop will use, allocated and written now: after
+	 * this, dl_periodic_next() allocates nothing and faults no page in. */
+	pt = malloc(sizeof(*pt));
+	if (!pt)
+		return dl_fail(-ENOMEM, "out of memory for a periodic task (%zu bytes)", sizeof(*pt));
+	memset(pt, 0, sizeof(*pt));
+	dl_hist_clear(&pt->resp);
+	pt->reserved = reserve;
 	if (p) {
 		err = dl_params_normalize(p, &norm);
-		if (!err)
+		if (!err && reserve)
 			err = dl_set(0, &norm);
 	} else {
 		/* Adopt the reservation the thread already has (dl-run's). */
@@ -111,12 +125,11 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 		else if (err > 0)
 			err = 0;
 	}
-	if (err)
+	if (err) {
+		free(pt);
 		return err;
-	pt = calloc(1, sizeof(*pt));
-	if (!pt)
-		return dl_fail(-ENOMEM, "out of memory");
-	if (norm.flags & DL_FLAG_DL_OVERRUN)
+	}
+	if (reserve && (norm.flags & DL_FLAG_DL_OVERRUN))
 		count_overruns();
 	now = dl_now_ns();
 	if (first_release > now) {
@@ -125,7 +138,7 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 		 * kernel's periods start at the release. */
 		dl_sleep_until(first_release);
 		release = first_release;
-	} else if (mode == DL_PERIODIC_YIELD) {
+	} else if (mode == DL_PERIODIC_YIELD && reserve) {
 		/* Begin on a period boundary: the next replenishment. */
 		err = dl_yield();
 		if (err) {
@@ -134,17 +147,19 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 		}
 		release = dl_now_ns();
 	} else {
+		/* Without a reservation there is no replenishment to wait
+		 * for: the kernel's first period would start now. */
 		release = first_release ? first_release : now;
 	}
-	dl_book_init(&pt->book, mode, &norm, release, dl_now_ns());
-	job_begins(pt, dl_thread_cpu_ns(), mode == DL_PERIODIC_YIELD ? voluntary_switches() : 0);
+	dl_book_init(&pt->book, reserve ? mode : mode | DL_PERIODIC_NO_RESERVATION, &norm, release, dl_now_ns());
+	job_begins(pt, dl_thread_cpu_ns(), mode == DL_PERIODIC_YIELD && reserve ? voluntary_switches() : 0);
 	*out = pt;
 	return 0;
 }
 
 static void record(struct dl_periodic *pt, const struct dl_job *job)
 {
-	struct dl_periodic_stats *st = &pt->stats;
+	struct dl_periodic_stats *st = &pt->counts;
 
 	st->jobs++;
 	st->misses += !job->met;
@@ -156,16 +171,7 @@ static void record(struct dl_periodic *pt, const struct dl_job *job)
 	}
 	if (job->tardiness > st->tardiness_max)
 		st->tardiness_max = job->tardiness;
-	if (pt->nresp == pt->cap) {
-		size_t cap = pt->cap ? 2 * pt->cap : 1024;
-		uint64_t *r = realloc(pt->resp, cap * sizeof(*r));
-
-		if (!r)
-			return; /* the percentiles lose this job; the counts do not */
-		pt->resp = r;
-		pt->cap = cap;
-	}
-	pt->resp[pt->nresp++] = job->response;
+	dl_hist_add(&pt->resp, job->response);
 }
 
 DL_EXPORT int dl_periodic_next(struct dl_periodic *pt, const struct dl_job **done)
@@ -173,63 +179,70 @@ DL_EXPORT int dl_periodic_next(struct dl_periodic *pt, const struct dl_job **don
 	uint64_t end = dl_now_ns(), cpu = dl_thread_cpu_ns(), wake, release;
 	long nvcsw = 0;
 	bool blocked = false;
-	int err;
+	int err = 0;
 
+	if (done)
+		*done = NULL;
 	if (!pt)
 		return dl_fail(-EINVAL, "dl_periodic_next needs the task dl_periodic_start made");
-	if (pt->book.mode == DL_PERIODIC_YIELD) {
+	if (pt->book.mode == DL_PERIODIC_YIELD && pt->reserved) {
 		nvcsw = voluntary_switches();
 		blocked = nvcsw != pt->nvcsw0;
 	}
 	dl_book_end(&pt->book, end, &pt->last);
 	pt->last.cpu = cpu - pt->cpu0;
-	pt->last.overruns = __atomic_load_n(&xcpu_count, __ATOMIC_RELAXED) - pt->xcpu0;
+	/* The SIGXCPU count is the process's: a loop with no reservation
+	 * cannot have overrun, whatever other threads did. */
+	pt->last.overruns = pt->reserved ? __atomic_load_n(&xcpu_count, __ATOMIC_RELAXED) - pt->xcpu0 : 0;
 	record(pt, &pt->last);
+	if (done)
+		*done = &pt->last;
 	job_begins(pt, cpu, nvcsw);
 	if (pt->book.mode == DL_PERIODIC_SLEEP) {
 		release = dl_book_sleep_next(&pt->book, end);
 		dl_sleep_until(release);
 		dl_book_started(&pt->book, dl_now_ns());
-	} else {
+	} else if (pt->reserved) {
+		/* A failed yield (sched_yield(2) documents none on Linux)
+		 * is booked as a wake-up at once: the next job has begun
+		 * all the same, and the error says it was not waited for. */
 		err = dl_yield();
-		if (err)
-			return err;
 		wake = dl_now_ns();
 		dl_book_yield_next(&pt->book, end, wake, pt->last.cpu > pt->book.runtime, blocked);
 		dl_book_started(&pt->book, wake);
+	} else {
+		/* No reservation: wait where the kernel's replenishment
+		 * timer would release the next job.  Nothing throttles the
+		 * thread nor moves its grid on a wake-up, so it neither
+		 * overran nor blocked in the kernel's sense. */
+		dl_sleep_until(dl_book_yield_wait(&pt->book));
+		wake = dl_now_ns();
+		dl_book_yield_next(&pt->book, end, wake, false, false);
+		dl_book_started(&pt->book, wake);
 	}
-	if (done)
-		*done = &pt->last;
-	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
+	return err;
 }
 
 DL_EXPORT const struct dl_periodic_stats *dl_periodic_stats(struct dl_periodic *pt)
 {
 	struct dl_periodic_stats *st;
 
-	if (!pt)
+	if (!pt) {
+		dl_fail(-EINVAL, "dl_periodic_stats needs the task dl_periodic_start made");
+		errno = EINVAL;
 		return NULL;
+	}
 	st = &pt->stats;
-	qsort(pt->resp, pt->nresp, sizeof(*pt->resp), cmp_u64);
-	st->response_min = pt->nresp ? pt->resp[0] : 0;
-	st->response_p50 = dl_percentile(pt->resp, pt->nresp, 50);
-	st->response_p90 = dl_percentile(pt->resp, pt->nresp, 90);
-	st->response_p99 = dl_percentile(pt->resp, pt->nresp, 99);
-	st->response_max = pt->nresp ? pt->resp[pt->nresp - 1] : 0;
+	*st = pt->counts;
+	st->response_min = pt->resp.min;
+	st->response_p50 = dl_hist_percentile(&pt->resp, 50);
+	st->response_p90 = dl_hist_percentile(&pt->resp, 90);
+	st->response_p99 = dl_hist_percentile(&pt->resp, 99);
+	st->response_max = pt->resp.max;
 	return st;
 }
 
 DL_EXPORT void dl_periodic_free(struct dl_periodic *pt)
 {
-	if (!pt)
-		return;
-	free(pt->resp);
 	free(pt);
 }

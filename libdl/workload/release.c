@@ -34,6 +34,9 @@
  *    the second; one late wake-up alone moves nothing.  Interference
  *    twice in a row is then mistaken for a move: sleep mode does not
  *    depend on any of this.
+ * With no reservation (DL_PERIODIC_NO_RESERVATION) the loop sleeps to
+ * where the timer would fire, and nothing throttles, wakes early or
+ * re-anchors on a wake-up: only the first and third rules apply.
  * The grid is first anchored at the first release; a wake-up that comes
  * before its grid point shows the anchor was late (wake-up latency), and
  * moves the grid earlier: the kernel never releases early.
@@ -57,7 +60,8 @@ void dl_book_init(struct dl_book *b, int mode, const struct dl_params *p,
 		  uint64_t first_release, uint64_t start)
 {
 	*b = (struct dl_book){
-		.mode = mode,
+		.mode = mode & ~DL_PERIODIC_NO_RESERVATION,
+		.unreserved = mode & DL_PERIODIC_NO_RESERVATION,
 		.runtime = p->runtime,
 		.deadline = p->deadline ? p->deadline : p->period,
 		.period = p->period ? p->period : p->deadline,
@@ -118,7 +122,14 @@ void dl_book_yield_next(struct dl_book *b, uint64_t end, uint64_t wake, bool ove
 		tol = TOL_MAX;
 	b->shift = 0;
 	b->skipped = 0;
-	if (end < grid(b, n)) {
+	a = grid_floor(b, end) + 1;
+	if (end < grid(b, n) && b->unreserved) {
+		/* Slept to the grid point: a late wake-up is latency, not a
+		 * move of a grid that no kernel timer keeps. */
+		j = n;
+		rel = grid(b, n);
+		timer = false;
+	} else if (end < grid(b, n)) {
 		/* The timer releases period n. */
 		j = n;
 		rel = grid(b, n);
@@ -133,7 +144,7 @@ void dl_book_yield_next(struct dl_book *b, uint64_t end, uint64_t wake, bool ove
 		} else {
 			rel = on_grid(b, rel, wake);
 		}
-	} else if (a = grid_floor(b, end) + 1, wake + tol >= grid(b, a)) {
+	} else if (!b->unreserved && wake + tol >= grid(b, a)) {
 		/* Asleep until the grid point after the yield: a timer
 		 * release; the job had eaten the periods before it. */
 		j = a;
@@ -141,7 +152,8 @@ void dl_book_yield_next(struct dl_book *b, uint64_t end, uint64_t wake, bool ove
 		rel = on_grid(b, grid(b, a), wake);
 	} else {
 		/* Replenished at once.  The deadline is that of period n, or
-		 * of the period whose budget an overrunning job was on. */
+		 * of the period whose budget an overrunning job was on (with
+		 * no reservation nothing throttles: overran is false). */
 		timer = false;
 		j = overran ? a - 1 : n;
 		b->skipped = j - n;
@@ -173,12 +185,7 @@ void dl_book_started(struct dl_book *b, uint64_t start)
 	b->start = start;
 }
 
-uint64_t dl_percentile(const uint64_t *sorted, size_t n, unsigned p)
+uint64_t dl_book_yield_wait(const struct dl_book *b)
 {
-	size_t rank;
-
-	if (n == 0)
-		return 0;
-	rank = (size_t)(((unsigned __int128)n * p + 99) / 100);
-	return sorted[rank ? rank - 1 : 0];
+	return grid(b, b->index + 1);
 }

@@ -18,6 +18,7 @@
 
 struct task {
 	struct dl_taskspec spec; /* what callers see; the strings below */
+	int period_line;         /* where its period was given, for messages */
 	char *name;
 	char *place;
 	char **argv;
@@ -26,6 +27,7 @@ struct task {
 struct dl_taskset {
 	struct task **tasks; /* pointers: a spec stays put while the set grows */
 	size_t n, cap;
+	char *origin;        /* the file it came from, for messages; NULL: none */
 };
 
 const char *const dl_rawfield_name[DL_RF_N] = {
@@ -49,8 +51,10 @@ DL_EXPORT struct dl_taskset *dl_taskset_new(void)
 {
 	struct dl_taskset *ts = calloc(1, sizeof(*ts));
 
-	if (!ts)
+	if (!ts) {
 		dl_fail(-ENOMEM, "out of memory");
+		errno = ENOMEM;
+	}
 	return ts;
 }
 
@@ -78,6 +82,7 @@ DL_EXPORT void dl_taskset_free(struct dl_taskset *ts)
 	for (size_t i = 0; i < ts->n; i++)
 		free_task(ts->tasks[i]);
 	free(ts->tasks);
+	free(ts->origin);
 	free(ts);
 }
 
@@ -88,7 +93,12 @@ DL_EXPORT size_t dl_taskset_count(const struct dl_taskset *ts)
 
 DL_EXPORT const struct dl_taskspec *dl_taskset_task(const struct dl_taskset *ts, size_t i)
 {
-	return ts && i < ts->n ? &ts->tasks[i]->spec : NULL;
+	if (!ts || i >= ts->n) {
+		errno = ts ? ERANGE : EINVAL;
+		dl_fail(-errno, ts ? "task %zu: the set has %zu" : "no task set given", i, ts ? ts->n : 0);
+		return NULL;
+	}
+	return &ts->tasks[i]->spec;
 }
 
 /* A message that starts "FILE:LINE: FIELD: " (or "FIELD: " for a task
@@ -224,7 +234,7 @@ static bool has_name(const struct dl_taskset *ts, const char *name, int *line)
 
 int dl_taskset_add_raw(struct dl_taskset *ts, const struct dl_rawtask *raw)
 {
-	char a[32], b[32], name[DL_TASKSET_NAME_MAX + 16];
+	char a[DL_TIME_STRLEN], b[DL_TIME_STRLEN], name[DL_TASKSET_NAME_MAX + 16];
 	uint64_t count = raw->at[DL_RF_COUNT] ? raw->count : 1, work;
 	struct dl_params p;
 	size_t first = ts->n;
@@ -235,7 +245,9 @@ int dl_taskset_add_raw(struct dl_taskset *ts, const struct dl_rawtask *raw)
 			     DL_TASKSET_NAME_MAX + 8, raw->name ? raw->name : "", DL_TASKSET_NAME_MAX);
 	if (!raw->params.runtime && !raw->at[DL_RF_RUNTIME])
 		return rfail(raw, DL_RF_RUNTIME, "task \"%s\" has no runtime: give one, e.g. 2ms", raw->name);
-	if (dl_params_normalize(&raw->params, &p) < 0)
+	/* The period limits are a machine's sysctls: they are checked
+	 * where the set meets one (dl_taskset_check_periods()). */
+	if (dl_params_normalize_rules(&raw->params, &p) < 0)
 		return rfail(raw, bad_field(&raw->params), "task \"%s\": %s", raw->name, dl_errmsg());
 	work = raw->at[DL_RF_WORK] ? raw->work : p.runtime / 10 * 9 + p.runtime % 10 * 9 / 10;
 	if (work > p.period)
@@ -284,7 +296,29 @@ int dl_taskset_add_raw(struct dl_taskset *ts, const struct dl_rawtask *raw)
 				free_task(ts->tasks[--ts->n]);
 			return dl_fail(-ENOMEM, "out of memory");
 		}
+		ts->tasks[ts->n]->period_line = raw->at[DL_RF_PERIOD] ? raw->at[DL_RF_PERIOD]
+					      : raw->at[DL_RF_DEADLINE] ? raw->at[DL_RF_DEADLINE] : raw->line;
 		ts->n++;
+	}
+	return 0;
+}
+
+int dl_taskset_check_periods(const struct dl_taskset *ts, uint64_t min, uint64_t max, const char *whose)
+{
+	char where[300];
+
+	for (size_t i = 0; ts && i < ts->n; i++) {
+		const struct task *t = ts->tasks[i];
+
+		if (dl_params_check_period(&t->spec.params, min ? min : DL_PERIOD_MIN_US_DEFAULT * 1000,
+					   max ? max : DL_PERIOD_MAX_US_DEFAULT * 1000, whose) == 0)
+			continue;
+		where[0] = '\0';
+		if (t->period_line && ts->origin)
+			snprintf(where, sizeof(where), "%s:%d: ", ts->origin, t->period_line);
+		else if (t->period_line)
+			snprintf(where, sizeof(where), "line %d: ", t->period_line);
+		return dl_fail_ctx(-EINVAL, "%speriod: task \"%s\"", where, t->name);
 	}
 	return 0;
 }
@@ -295,6 +329,10 @@ DL_EXPORT int dl_taskset_add(struct dl_taskset *ts, const char *name, const stru
 
 	if (!ts || !p)
 		return dl_fail(-EINVAL, "dl_taskset_add needs a task set and parameters");
+	/* Named here: the field-by-field messages below know the file's
+	 * fields, and reserved is none of them. */
+	if (dl_reserved_check(p->reserved, sizeof(p->reserved), "struct dl_params") < 0)
+		return dl_fail_ctx(-EINVAL, "task \"%s\": reserved", name ? name : "");
 	raw.params = *p;
 	return dl_taskset_add_raw(ts, &raw);
 }
@@ -480,6 +518,9 @@ DL_EXPORT int dl_taskset_parse(const char *text, size_t len, const char *origin,
 	const char *nul, *s;
 	int err, line = 1;
 
+	if (!out)
+		return dl_fail(-EINVAL, "dl_taskset_parse needs somewhere to put the task set");
+	*out = NULL;
 	if (!origin)
 		origin = "(text)";
 	if (!text && len)
@@ -504,6 +545,8 @@ DL_EXPORT int dl_taskset_parse(const char *text, size_t len, const char *origin,
 		err = from_lines(ts, text, len, origin);
 	if (!err && ts->n == 0)
 		err = dl_fail(-EINVAL, "%s: no task: add a line NAME RUNTIME DEADLINE PERIOD, e.g. \"heavy 8ms 9ms 9ms\"", origin);
+	if (!err && strcmp(origin, "(text)") && !(ts->origin = strdup(origin)))
+		err = dl_fail(-ENOMEM, "out of memory");
 	if (err) {
 		dl_taskset_free(ts);
 		return printable_errmsg(err);
@@ -520,6 +563,9 @@ DL_EXPORT int dl_taskset_read(const char *path, struct dl_taskset **out)
 	char *buf = NULL;
 	int fd, err;
 
+	if (!out)
+		return dl_fail(-EINVAL, "dl_taskset_read needs somewhere to put the task set");
+	*out = NULL;
 	if (!path || !*path)
 		return dl_fail(-EINVAL, "no task-set file given");
 	fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);

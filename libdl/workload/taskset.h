@@ -38,6 +38,10 @@ extern const char *const dl_rawfield_name[DL_RF_N];
 /* Check raw and add it (count copies) to ts; messages say origin:line:
  * field.  The strings are copied. */
 int dl_taskset_add_raw(struct dl_taskset *ts, const struct dl_rawtask *raw);
+/* Every task's period within a machine's limits (0: the kernel's
+ * defaults), whose naming them; the message names the file, line and
+ * task.  Reading a set leaves these out: they are a machine's sysctls. */
+int dl_taskset_check_periods(const struct dl_taskset *ts, uint64_t min, uint64_t max, const char *whose);
 /* A flags= word: comma-separated dl-run flag names. */
 int dl_taskset_flags(const char *text, uint64_t *flags);
 

@@ -10,7 +10,8 @@
 # kernel suites, which run there as here (real syscalls, real cpusets, as
 # root; the kernel suites' lock in /run is the host's).  One TAP line per
 # suite.  The build stays in the cache for the VM suites that boot
-# Debian 13 (tests/vm/debian13/, "# vm-build: debian13").
+# Debian 13 (tests/vm/debian13/, "# vm-build: debian13"), one per build
+# tree of the host.
 #
 # Needs root (chroot, mounts); skips, saying why, without it or without
 # the build root (which bootstrap.sh fetches).  TAP.
@@ -19,7 +20,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${top_builddir:-.}
 cache=${LIBDL_VM_CACHE:-$here/../vm/cache}
 root=$cache/trixie/build
-dest=/root/libdl/src
+# One build folder per build tree of the host: several checkouts may
+# share the cache (and run at once); vm-test finds it by the same key.
+key=$(cd "$build" && pwd | cksum | cut -d' ' -f1)
+work=/root/libdl-$key
+dest=$work/src
 
 if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP building in Debian 13's root file system needs root (chroot)"
@@ -32,12 +37,12 @@ fi
 command -v unshare >/dev/null 2>&1 || { echo "1..0 # SKIP no unshare (util-linux)"; exit 0; }
 
 echo "# Debian 13: $(tr '\n' ' ' <"$cache/trixie/build.stamp")"
-rm -rf "$root/root/libdl"
-mkdir -p "$root/root/libdl"
-if ! "${MAKE:-make}" -s -C "$build" distdir distdir="$root$dest" >"$root/root/libdl/distdir.log" 2>&1; then
+rm -rf "${root:?}$work"
+mkdir -p "$root$work"
+if ! "${MAKE:-make}" -s -C "$build" distdir distdir="$root$dest" >"$root$work/distdir.log" 2>&1; then
 	echo "1..1"
 	echo "not ok 1 - make distdir of the sources into the build root"
-	sed 's/^/# /' "$root/root/libdl/distdir.log"
+	sed 's/^/# /' "$root$work/distdir.log"
 	exit 0
 fi
 
@@ -59,7 +64,7 @@ unshare --mount --propagation private sh -c '
 		make -j\$(nproc) >make.log 2>&1 &&
 		{ make check-unit >check-unit.log 2>&1; make check TESTS=\"\$(make -s print-kernel-tests)\" >check-kernel.log 2>&1; true; }
 	"
-' sh "$root" "$dest" >"$root/root/libdl/run.log" 2>&1
+' sh "$root" "$dest" >"$root$work/run.log" 2>&1
 rc=$?
 
 n=0
@@ -73,7 +78,7 @@ src=$root$dest
 if [ "$rc" != 0 ] || ! [ -x "$src/tools/dl-part" ]; then
 	tap "not ok" "configure --enable-werror and make in Debian 13"
 	for f in run.log src/configure.log src/make.log; do
-		[ -s "$root/root/libdl/$f" ] && tail -n 30 "$root/root/libdl/$f" | sed "s|^|# $f: |"
+		[ -s "$root$work/$f" ] && tail -n 30 "$root$work/$f" | sed "s|^|# $f: |"
 	done
 	echo "1..$n"
 	exit 0

@@ -103,7 +103,7 @@ END_TEST
  * predicts is what the kernel then does. */
 START_TEST(test_check_json)
 {
-	char want[256], cpus[64];
+	char want[256], cpus[DL_CPUS_STRLEN];
 	struct dl_rd rd;
 	int rc, cpu;
 	const char *p;
@@ -149,9 +149,9 @@ START_TEST(test_prediction_edges)
 	ck_assert_int_gt(rd.free_bw, 0);
 	/* The largest runtime whose bandwidth still fits, and the next. */
 	runtime = (uint64_t)(((unsigned __int128)rd.free_bw * period) >> DL_BW_SHIFT);
-	while (dl_params_bw(&(struct dl_params){ .runtime = runtime + 1, .period = period }) <= (uint64_t)rd.free_bw)
+	while (dl_params_bw(&(struct dl_params){ .runtime = runtime + 1, .period = period }) <= rd.free_bw)
 		runtime++;
-	while (dl_params_bw(&(struct dl_params){ .runtime = runtime, .period = period }) > (uint64_t)rd.free_bw)
+	while (dl_params_bw(&(struct dl_params){ .runtime = runtime, .period = period }) > rd.free_bw)
 		runtime--;
 	under = (struct dl_params){ .runtime = runtime - 1000, .period = period };
 	over = (struct dl_params){ .runtime = runtime + 20000, .period = period };

@@ -62,11 +62,11 @@ START_TEST(test_feasible_plan_admitted)
 		{ .runtime = 25 * MS / 10, .period = 8 * MS },
 		{ .runtime = 25 * MS / 10, .period = 8 * MS },
 	};
-	struct dl_platform *pf = NULL;
+	struct dl_platform host, *pf = &host;
 	struct dl_plan *plan = NULL;
 	pid_t pid[3] = { 0 };
 
-	ck_assert_int_eq(dl_platform_get(0, &pf), 0);
+	ck_assert_int_eq(dl_platform_get(pf, 0), 0);
 	ck_assert_int_eq(dl_plan_compute(p, 3, pf, &plan), 0);
 	ck_assert_msg(plan->feasible, "%s", plan->why);
 	ck_assert_uint_ge(plan->nparts, 1);
@@ -86,7 +86,6 @@ START_TEST(test_feasible_plan_admitted)
 		tl_kill(pid[i]);
 	tl_settle();
 	dl_plan_free(plan);
-	free(pf);
 }
 END_TEST
 
@@ -98,12 +97,12 @@ END_TEST
 START_TEST(test_predicted_refusal_refused)
 {
 	struct dl_an_task ts[2] = { { 450 * MS, 1000 * MS, 1000 * MS }, { 0, 1000 * MS, 1000 * MS } };
-	struct dl_platform *pf = NULL, one;
+	struct dl_platform host, *pf = &host, one;
 	uint64_t lo = 1024, hi = 1000 * MS;
 	char why[1024];
 	pid_t a, b;
 
-	ck_assert_int_eq(dl_platform_get(0, &pf), 0);
+	ck_assert_int_eq(dl_platform_get(pf, 0), 0);
 	if (pf->unlimited)
 		tl_skip_all("sched_rt_runtime_us is -1: the kernel admits everything");
 	/* A layout with a one-CPU partition. */
@@ -145,7 +144,6 @@ START_TEST(test_predicted_refusal_refused)
 	tl_kill(a);
 	tl_kill(b);
 	tl_settle();
-	free(pf);
 }
 END_TEST
 

@@ -138,7 +138,7 @@ START_TEST(test_free_predicts_admission)
 	ck_assert_int_gt(freebw, 0);
 	ck_assert_int_lt(freebw, (long long)DL_BW_UNIT);
 	runtime = (uint64_t)(((unsigned __int128)freebw * period) >> DL_BW_SHIFT);
-	while (dl_params_bw(&(struct dl_params){ .runtime = runtime + 1, .period = period }) <= (uint64_t)freebw)
+	while (dl_params_bw(&(struct dl_params){ .runtime = runtime + 1, .period = period }) <= freebw)
 		runtime++;
 	p = tl_dl_hog(runtime + 20000, period);
 	ck_assert_msg(p < 0, "admitted above the free bandwidth dl-stat reported");

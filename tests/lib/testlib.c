@@ -437,7 +437,7 @@ static void drift_guard(const char *when)
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		char cpus[256], k[32], e[32];
+		char cpus[DL_CPUS_STRLEN], k[DL_BW_STRLEN], e[DL_BW_STRLEN];
 
 		tl_note("%s: the kernel's total_bw for CPUs %s is %s, the live tasks and fair servers hold %s: kernel accounting drift (docs/kernel-notes.md); repairing with one root-domain rebuild",
 			when, dl_cpus_format(&d[i].cpus, cpus, sizeof(cpus)),
@@ -556,7 +556,7 @@ void tl_dl_snapshot(char *buf, size_t len)
 		return;
 	}
 	for (size_t i = 0; i < nrd && used < len; i++) {
-		char c[256];
+		char c[DL_CPUS_STRLEN];
 
 		used += (size_t)snprintf(buf + used, len - used, "rd %s total_bw %lld\n",
 					 dl_cpus_format(&rds[i].cpus, c, sizeof(c)), (long long)rds[i].total_bw);

@@ -37,7 +37,7 @@ static const struct {
 START_TEST(test_good)
 {
 	dl_cpus_t s;
-	char buf[256];
+	char buf[DL_CPUS_STRLEN];
 
 	ck_assert_msg(dl_cpus_parse(good[_i].in, &s) == 0, "%s: %s", good[_i].in, dl_errmsg());
 	ck_assert_int_eq(dl_cpus_count(&s), good[_i].count);

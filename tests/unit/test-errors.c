@@ -52,7 +52,7 @@ START_TEST(test_own_messages)
 	FAILS_WITH(dl_set_process(getpid(), &ok, 0x80, NULL, NULL), "unknown flags");
 	FAILS_WITH(dl_part_set_process(DL_CLUSTER, -1, &ok, 0, NULL, NULL), "invalid process id");
 	FAILS_WITH(dl_explain(-EBUSY, 0, &ok, NULL, 0), "no buffer");
-	FAILS_WITH(dl_predict(0, false, &ok, NULL, 0), "no buffer");
+	FAILS_WITH(dl_rd_of_cpu(0, NULL), "needs a struct dl_rd");
 	FAILS_WITH(dl_periodic_next(NULL, NULL), "dl_periodic_start");
 	FAILS_WITH(dl_rd_of_cpu(DL_CPUS_MAX - 1, &rd), "CPU");
 	FAILS_WITH(dl_layout_add_partition(l, "../x", &set), "invalid partition name");
@@ -60,7 +60,7 @@ START_TEST(test_own_messages)
 	FAILS_WITH(dl_layout_set_flags(l, 0x100), "unknown layout flags");
 	FAILS_WITH(dl_policy_parse("permit all\n", 11, "p.conf", &pol), "p.conf, line 1");
 	FAILS_WITH(dl_policy_parse("allow all", 9, "p.conf", NULL), "no place");
-	FAILS_WITH(dl_policy_check(NULL, 0, false, &ok, buf, sizeof(buf)), "no policy");
+	FAILS_WITH(dl_policy_check(NULL, 0, false, &ok, buf, sizeof(buf)), "needs a policy and parameters");
 	{
 		char path[] = "/tmp/libdl-policy-XXXXXX";
 		int fd = mkstemp(path);

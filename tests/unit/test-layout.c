@@ -69,7 +69,7 @@ static int validate(const char *const *parts, const char *cluster)
 START_TEST(test_checks)
 {
 	dl_cpus_t online;
-	char last[16], beyond[16], all[64];
+	char last[16], beyond[16], all[DL_CPUS_STRLEN];
 	int n;
 
 	dl_cpus_online(&online);

@@ -43,7 +43,7 @@ START_TEST(test_bad)
 	int err = dl_params_normalize(&bad[_i].p, &out);
 
 	ck_assert_int_eq(err, -EINVAL);
-	ck_assert_uint_eq(out.runtime, 42); /* untouched on failure */
+	ck_assert_uint_eq(out.runtime, 0); /* cleared on failure */
 	for (int k = 0; k < 3 && bad[_i].says[k]; k++)
 		ck_assert_msg(strstr(dl_errmsg(), bad[_i].says[k]),
 			      "case %d: \"%s\" lacks \"%s\"", _i, dl_errmsg(), bad[_i].says[k]);
@@ -129,7 +129,7 @@ END_TEST
 
 START_TEST(test_bw_format)
 {
-	char buf[32];
+	char buf[DL_BW_STRLEN];
 
 	ck_assert_str_eq(dl_bw_format(104857, buf, sizeof(buf)), "0.1000");
 	ck_assert_str_eq(dl_bw_format(996147, buf, sizeof(buf)), "0.9500");

@@ -4,6 +4,8 @@
  * what the API must then call release, late, skipped and re-anchored.
  */
 #include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testlib.h"
@@ -311,19 +313,115 @@ START_TEST(test_yield_late_timer_reanchor)
 }
 END_TEST
 
-START_TEST(test_percentile)
+/* No reservation: the loop slept to the grid point itself, so a late
+ * wake-up is latency (the grid stays), and a late end is replenished at
+ * once on the same grid, re-anchored only past the deadline, as the CBS
+ * would do. */
+START_TEST(test_yield_unreserved)
 {
-	uint64_t v[100];
+	struct dl_params p = { .runtime = 2 * MS, .deadline = 8 * MS, .period = 10 * MS };
 
-	for (int i = 0; i < 100; i++)
-		v[i] = (uint64_t)i + 1;
-	ck_assert_uint_eq(dl_percentile(v, 100, 50), 50);
-	ck_assert_uint_eq(dl_percentile(v, 100, 99), 99);
-	ck_assert_uint_eq(dl_percentile(v, 100, 100), 100);
-	ck_assert_uint_eq(dl_percentile(v, 3, 50), 2);
-	ck_assert_uint_eq(dl_percentile(v, 3, 99), 3);
-	ck_assert_uint_eq(dl_percentile(v, 1, 1), 1);
-	ck_assert_uint_eq(dl_percentile(v, 0, 50), 0);
+	dl_book_init(&book, DL_PERIODIC_YIELD | DL_PERIODIC_NO_RESERVATION, &p, T0, T0);
+	ck_assert_int_eq(book.mode, DL_PERIODIC_YIELD);
+	ck_assert_uint_eq(dl_book_yield_wait(&book), T0 + 10 * MS);
+	/* Woke 3 ms late, twice: no move (with a reservation the second
+	 * would be taken as the kernel's re-anchoring). */
+	yield_job(T0 + 1 * MS, T0 + 13 * MS, false);
+	yield_job(T0 + 14 * MS, T0 + 23 * MS, false);
+	dl_book_end(&book, T0 + 24 * MS, &job);
+	ck_assert_uint_eq(job.index, 2);
+	ck_assert_uint_eq(job.release, T0 + 20 * MS);
+	ck_assert_uint_eq(job.reanchor, 0);
+	/* Ends 1 ms after the next grid point, even within a timer's
+	 * tolerance of the one after: released at once on period 3. */
+	ck_assert_uint_eq(dl_book_yield_wait(&book), T0 + 30 * MS);
+	yield_job(T0 + 31 * MS, T0 + 31 * MS, true);
+	dl_book_end(&book, T0 + 32 * MS, &job);
+	ck_assert_uint_eq(job.index, 3);
+	ck_assert_uint_eq(job.release, T0 + 30 * MS);
+	ck_assert_uint_eq(job.skipped, 0);
+	/* Ends past period 4's deadline (48 ms): re-anchored at the end. */
+	yield_job(T0 + 49 * MS, T0 + 49 * MS, false);
+	dl_book_end(&book, T0 + 50 * MS, &job);
+	ck_assert_uint_eq(job.index, 4);
+	ck_assert_uint_eq(job.release, T0 + 49 * MS);
+	ck_assert_uint_eq(job.reanchor, 9 * MS);
+}
+END_TEST
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The exact nearest-rank percentile of n sorted values, the reference. */
+static uint64_t exact(const uint64_t *sorted, size_t n, unsigned p)
+{
+	size_t rank = (n * p + 99) / 100;
+
+	return sorted[rank ? rank - 1 : 0];
+}
+
+/* The buckets tile every uint64_t value: each holds its own values and
+ * is less than 1/128 of them wide. */
+START_TEST(test_hist_buckets)
+{
+	ck_assert_uint_eq(dl_hist_index(0), 0);
+	ck_assert_uint_eq(dl_hist_index(255), 255);
+	ck_assert_uint_eq(dl_hist_index(256), 256);
+	ck_assert_uint_eq(dl_hist_index(257), 256);
+	ck_assert_uint_eq(dl_hist_index(UINT64_MAX), DL_HIST_BUCKETS - 1);
+	ck_assert_uint_eq(dl_hist_upper(DL_HIST_BUCKETS - 1), UINT64_MAX);
+	for (size_t i = 1; i < DL_HIST_BUCKETS; i++) {
+		uint64_t lo = dl_hist_upper(i - 1) + 1, hi = dl_hist_upper(i);
+
+		ck_assert_uint_eq(dl_hist_index(lo), i);
+		ck_assert_uint_eq(dl_hist_index(hi), i);
+		ck_assert_uint_ge(hi, lo);
+		/* The width, hi - lo + 1, is under lo / 128 above 255. */
+		if (lo > 255)
+			ck_assert_uint_lt((hi - lo) * 128, lo);
+	}
+}
+END_TEST
+
+/* Against the exact percentiles of a sort: never below, less than 1/128
+ * above, exact below 256 ns; min and max exact. */
+START_TEST(test_hist_percentiles)
+{
+	static struct dl_hist h;
+	static uint64_t v[20000];
+	static const unsigned ps[] = { 1, 50, 90, 99, 100 };
+	uint64_t seed = 12345;
+	size_t n = 0;
+
+	dl_hist_clear(&h);
+	ck_assert_uint_eq(dl_hist_percentile(&h, 50), 0);
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		/* Spread over 13 decades: 1 ns to about 10 s. */
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		v[n] = (seed >> 20) >> (seed >> 58);
+		dl_hist_add(&h, v[n++]);
+		if (n == 1 || n == 7 || n == 100 || n == 20000) {
+			uint64_t sorted[20000];
+
+			memcpy(sorted, v, n * sizeof(*v));
+			qsort(sorted, n, sizeof(*sorted), cmp_u64);
+			ck_assert_uint_eq(h.min, sorted[0]);
+			ck_assert_uint_eq(h.max, sorted[n - 1]);
+			for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+				uint64_t want = exact(sorted, n, ps[i]), got = dl_hist_percentile(&h, ps[i]);
+
+				ck_assert_uint_ge(got, want);
+				if (want < 256)
+					ck_assert_uint_eq(got, want);
+				else
+					ck_assert_uint_lt((got - want) * 128, want);
+			}
+		}
+	}
 }
 END_TEST
 
@@ -340,9 +438,91 @@ START_TEST(test_api_refusals)
 	ck_assert_int_eq(dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP, 0), -EINVAL);
 	ck_assert_msg(strstr(dl_errmsg(), "runtime 20ms is longer than the deadline 10ms"), "%s", dl_errmsg());
 	ck_assert_ptr_null(pt);
+	/* After a failure *pt is NULL, whatever it held. */
+	pt = (struct dl_periodic *)&p;
+	ck_assert_int_eq(dl_periodic_start(&pt, NULL, DL_PERIODIC_SLEEP | DL_PERIODIC_NO_RESERVATION, 0), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "DL_PERIODIC_NO_RESERVATION needs the parameters"), "%s", dl_errmsg());
+	ck_assert_ptr_null(pt);
+	ck_assert_int_eq(dl_periodic_start(&pt, &p, 0x200 | DL_PERIODIC_SLEEP, 0), -EINVAL);
+	ck_assert_ptr_null(pt);
 	ck_assert_int_eq(dl_periodic_next(NULL, NULL), -EINVAL);
+	{
+		const struct dl_job *done = (const struct dl_job *)&p;
+
+		ck_assert_int_eq(dl_periodic_next(NULL, &done), -EINVAL);
+		ck_assert_ptr_null(done);
+	}
+	errno = 0;
 	ck_assert_ptr_null(dl_periodic_stats(NULL));
+	ck_assert_int_eq(errno, EINVAL);
 	dl_periodic_free(NULL);
+}
+END_TEST
+
+/* The loop itself, unprivileged: DL_PERIODIC_NO_RESERVATION runs the
+ * same releases and measurements with no sched_setattr.  Whatever the
+ * machine's load, every job is on the grid (sleep mode), or on a grid
+ * moved only by the re-anchorings it reports (yield mode); the counts
+ * agree with the jobs seen; the heap does not grow while it runs. */
+static void run_unreserved(int mode)
+{
+	struct dl_params p = { .runtime = 200 * US, .period = 1 * MS };
+	struct dl_periodic *pt = (struct dl_periodic *)&pt;
+	const struct dl_periodic_stats *st, *st2;
+	const struct dl_job *done = (const struct dl_job *)&done;
+	uint64_t first = dl_now_ns() + 2 * MS, phase = first, last = 0, misses = 0, skipped = 0;
+	size_t heap = 0;
+
+	ck_assert_int_eq(dl_periodic_start(&pt, &p, mode | DL_PERIODIC_NO_RESERVATION, first), 0);
+	ck_assert_uint_ge(dl_now_ns(), first);
+	for (int i = 1; i <= 300; i++) {
+		ck_assert_int_eq(dl_periodic_next(pt, &done), 0);
+		ck_assert_ptr_nonnull(done);
+		if (i > 1)
+			ck_assert_uint_gt(done->index, last);
+		last = done->index;
+		phase += done->reanchor;
+		if (mode == DL_PERIODIC_SLEEP)
+			ck_assert_uint_eq(done->reanchor, 0);
+		ck_assert_uint_eq(done->release, phase + done->index * p.period);
+		ck_assert_uint_eq(done->deadline, done->release + p.period);
+		ck_assert_uint_eq(done->response, done->end - done->release);
+		ck_assert_int_eq(done->met, done->end <= done->deadline);
+		ck_assert_uint_eq(done->overruns, 0);
+		misses += !done->met;
+		skipped += done->skipped;
+		if (i == 30)
+			heap = mallinfo2().uordblks;
+	}
+	ck_assert_uint_eq(mallinfo2().uordblks, heap);
+	st = dl_periodic_stats(pt);
+	ck_assert_ptr_nonnull(st);
+	ck_assert_uint_eq(st->jobs, 300);
+	ck_assert_uint_eq(st->misses, misses);
+	ck_assert_uint_eq(st->skipped, skipped);
+	ck_assert_uint_le(st->response_min, st->response_p50);
+	ck_assert_uint_le(st->response_p50, st->response_p90);
+	ck_assert_uint_le(st->response_p90, st->response_p99);
+	ck_assert_uint_le(st->response_p99, st->response_max);
+	/* A snapshot: the next job does not change it until asked again,
+	 * and the pointer stays the same. */
+	ck_assert_int_eq(dl_periodic_next(pt, NULL), 0);
+	ck_assert_uint_eq(st->jobs, 300);
+	st2 = dl_periodic_stats(pt);
+	ck_assert_ptr_eq(st2, st);
+	ck_assert_uint_eq(st->jobs, 301);
+	dl_periodic_free(pt);
+}
+
+START_TEST(test_unreserved_sleep)
+{
+	run_unreserved(DL_PERIODIC_SLEEP);
+}
+END_TEST
+
+START_TEST(test_unreserved_yield)
+{
+	run_unreserved(DL_PERIODIC_YIELD);
 }
 END_TEST
 
@@ -363,10 +543,16 @@ static Suite *make(void)
 	tcase_add_test(tc, test_yield_overrun_reanchor);
 	tcase_add_test(tc, test_yield_blocked_resync);
 	tcase_add_test(tc, test_yield_late_timer_reanchor);
+	tcase_add_test(tc, test_yield_unreserved);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("stats");
-	tcase_add_test(tc, test_percentile);
+	tcase_add_test(tc, test_hist_buckets);
+	tcase_add_test(tc, test_hist_percentiles);
 	tcase_add_test(tc, test_api_refusals);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("unreserved");
+	tcase_add_test(tc, test_unreserved_sleep);
+	tcase_add_test(tc, test_unreserved_yield);
 	suite_add_tcase(s, tc);
 	return s;
 }

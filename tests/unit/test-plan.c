@@ -17,14 +17,16 @@
 
 static struct dl_platform *platform(int m)
 {
-	struct dl_platform *pf = NULL;
+	struct dl_platform *pf = malloc(sizeof(*pf));
 
-	ck_assert_int_eq(dl_platform_get(m, &pf), 0);
-	ck_assert_int_eq(pf->ncpus, m);
 	/* The kernel's defaults, whatever this machine says. */
-	pf->cpu_bw = 996147; /* 0.95 */
-	pf->unlimited = false;
-	pf->server = (struct dl_params){ .runtime = 50 * MS, .deadline = 1000 * MS, .period = 1000 * MS };
+	ck_assert_ptr_nonnull(pf);
+	ck_assert_int_eq(dl_platform_init(pf, m), 0);
+	ck_assert_int_eq(pf->ncpus, m);
+	ck_assert_int_eq(pf->cpu_bw, 996147); /* 0.95 */
+	ck_assert(!pf->unlimited);
+	ck_assert_uint_eq(pf->server.runtime, 50 * MS);
+	ck_assert_uint_eq(pf->server.period, 1000 * MS);
 	return pf;
 }
 
@@ -65,7 +67,7 @@ START_TEST(test_platform_reserved)
 
 	for (size_t i = 0; i < sizeof(pf->reserved) / sizeof(pf->reserved[0]); i++)
 		ck_assert_uint_eq(pf->reserved[i], 0); /* the library's are zeroed */
-	pf->reserved[3] = 7;
+	pf->reserved[1] = 7;
 	ck_assert_int_eq(dl_plan_compute(&p, 1, pf, &plan), -EINVAL);
 	ck_assert_msg(strstr(dl_errmsg(), "struct dl_platform"), "%s", dl_errmsg());
 	ck_assert_ptr_null(plan);
@@ -240,6 +242,9 @@ START_TEST(test_random_plans_rechecked)
 		/* Small integer times keep the hyperperiods short; the server
 		 * is 1 in 24 and the cap 0.95. */
 		pf->server = (struct dl_params){ .runtime = 1, .deadline = 24, .period = 24 };
+		/* Abstract time units: a kernel without period limits. */
+		pf->period_min = 1;
+		pf->period_max = UINT64_MAX;
 		for (size_t i = 0; i < n; i++) {
 			ts[i].t = 2 + (uint64_t)(rand_r(&seed) % 11);
 			ts[i].t = ts[i].t == 5 || ts[i].t == 7 || ts[i].t == 9 || ts[i].t == 10 || ts[i].t == 11 ? 12 : ts[i].t;
@@ -291,7 +296,9 @@ START_TEST(test_bad_platform)
 	pf->ncpus = 3; /* disagrees with its CPU set */
 	ck_assert_int_eq(dl_plan_compute(&p, 1, pf, &plan), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(dl_errmsg(), "must agree"));
-	ck_assert_int_eq(dl_platform_get(-1, &pf), -EINVAL);
+	ck_assert_int_eq(dl_platform_get(pf, -1), -EINVAL);
+	ck_assert_int_eq(dl_platform_init(pf, 0), -EINVAL);
+	ck_assert_int_eq(dl_platform_get(NULL, 0), -EINVAL);
 	free(pf);
 }
 END_TEST

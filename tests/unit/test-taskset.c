@@ -140,7 +140,6 @@ static const struct {
 	  { "t.tasks:2: runtime:", "task \"a\"", "runtime 3ms is longer than the deadline 2ms" } },
 	{ "a 1ms 20ms 10ms\n", { "t.tasks:1: deadline:", "deadline 20ms is longer than the period 10ms" } },
 	{ "a 1ms 50us 50us\n", { "t.tasks:1: runtime:", "longer than the deadline" } },
-	{ "a 10us 50us 50us\n", { "t.tasks:1: period:", "minimum of 100us" } },
 	{ "a 1ms 10ms 10ms work=11ms\n", { "t.tasks:1: work:", "11ms", "period 10ms", "work <= period" } },
 	{ "a 1ms 10ms 10ms work=2\n b 1ms 10ms 10ms work=1.5xs\n", { "t.tasks:2: work:", "unknown unit" } },
 	{ "a 1ms 10ms 10ms count=0\n", { "t.tasks:1: count:", "0 copies", "1 to 1024" } },
@@ -230,7 +229,7 @@ START_TEST(test_bad)
 	int err = dl_taskset_parse(bad[_i].text, strlen(bad[_i].text), "t.tasks", &ts);
 
 	ck_assert_msg(err == -EINVAL, "case %d accepted (%d): %s", _i, err, bad[_i].text);
-	ck_assert_ptr_eq(ts, (void *)0x1); /* untouched on failure */
+	ck_assert_ptr_null(ts); /* NULL after a failure */
 	for (int k = 0; k < 4 && bad[_i].says[k]; k++)
 		ck_assert_msg(strstr(dl_errmsg(), bad[_i].says[k]),
 			      "case %d: \"%s\" lacks \"%s\"", _i, dl_errmsg(), bad[_i].says[k]);
@@ -327,6 +326,53 @@ START_TEST(test_read)
 }
 END_TEST
 
+/* The period limits are the machine's the set is planned for: a set is
+ * read whatever this host's sysctls say, and a plan checks the
+ * platform's limits (the kernel's defaults, or the ones it was given). */
+START_TEST(test_period_limits_of_the_platform)
+{
+	static const char text[] = "ok 1ms 10ms 10ms\nfast 10us 50us 50us\nslow 1ms 5s 5s\n";
+	struct dl_taskset *ts = NULL;
+	struct dl_global_result *g = NULL;
+	struct dl_platform pf;
+	struct dl_plan *plan = NULL;
+
+	ck_assert_int_eq(dl_taskset_parse(text, strlen(text), "t.tasks", &ts), 0);
+	ck_assert_uint_eq(dl_taskset_count(ts), 3);
+	ck_assert_int_eq(dl_platform_init(&pf, 4), 0);
+	ck_assert_uint_eq(pf.period_min, 100 * US);
+	ck_assert_uint_eq(pf.period_max, 4194304 * US);
+	ck_assert_int_eq(dl_plan_taskset(ts, &pf, &plan), -EINVAL);
+	ck_assert_ptr_null(plan);
+	ck_assert_msg(strstr(dl_errmsg(), "t.tasks:2: period: task \"fast\": period 50us is below the platform's minimum of 100us"),
+		      "%s", dl_errmsg());
+	ck_assert_int_eq(dl_global_test_taskset(ts, &pf, &g), -EINVAL);
+	ck_assert_ptr_null(g);
+	/* A machine whose limits allow both. */
+	pf.period_min = 10 * US;
+	pf.period_max = 10000 * MS;
+	ck_assert_int_eq(dl_plan_taskset(ts, &pf, &plan), 0);
+	ck_assert(plan->feasible);
+	dl_plan_free(plan);
+	ck_assert_int_eq(dl_global_test_taskset(ts, &pf, &g), 0);
+	ck_assert_int_eq(g->ncpus, 4);
+	ck_assert_uint_eq(g->ntasks, 3);
+	free(g);
+	/* One that allows neither: the first is named. */
+	pf.period_min = 0;
+	pf.period_max = 1000 * MS;
+	ck_assert_int_eq(dl_plan_taskset(ts, &pf, &plan), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "t.tasks:2: period: task \"fast\""), "%s", dl_errmsg());
+	pf.period_min = 10 * US;
+	ck_assert_int_eq(dl_plan_taskset(ts, &pf, &plan), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "t.tasks:3: period: task \"slow\": period 5s is above the platform's maximum of 1s"),
+		      "%s", dl_errmsg());
+	ck_assert_int_eq(dl_plan_taskset(NULL, &pf, &plan), -EINVAL);
+	ck_assert_int_eq(dl_plan_taskset(ts, &pf, NULL), -EINVAL);
+	dl_taskset_free(ts);
+}
+END_TEST
+
 START_TEST(test_api)
 {
 	struct dl_taskset *ts = dl_taskset_new();
@@ -370,6 +416,13 @@ START_TEST(test_api)
 	ck_assert_msg(strstr(dl_errmsg(), "runtime: task \"x\": runtime 20ms is longer than the deadline 10ms"),
 		      "%s", dl_errmsg());
 	ck_assert_int_eq(dl_taskset_add(ts, "x", NULL), -EINVAL);
+	/* Reserved bytes are named as such, not as a field of the file. */
+	p.runtime = 1 * MS;
+	p.reserved[1] = 1;
+	ck_assert_int_eq(dl_taskset_add(ts, "x", &p), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "task \"x\": reserved: struct dl_params has non-zero bytes in its reserved space"),
+		      "%s", dl_errmsg());
+	ck_assert_ptr_null(strstr(dl_errmsg(), "period"));
 	ck_assert_uint_eq(dl_taskset_count(ts), 42);
 	dl_taskset_free(ts);
 
@@ -388,6 +441,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_good_json);
 	tcase_add_test(tc, test_count_limit);
 	tcase_add_test(tc, test_api);
+	tcase_add_test(tc, test_period_limits_of_the_platform);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bad");
 	tcase_add_loop_test(tc, test_bad, 0, ARRAY_SIZE(bad));
