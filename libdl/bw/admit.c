@@ -19,20 +19,6 @@
 
 #include "bw/bw.h"
 
-void dl_admit_bw(struct dl_admission *a)
-{
-	if (a->rd.unlimited)
-		a->step = DL_ADMIT_OK;
-	else if (a->have_affinity && !dl_cpus_subset(&a->rd.cpus, &a->affinity))
-		a->step = DL_ADMIT_AFFINITY;
-	else if (a->rd.cpu_bw == 0)
-		a->step = DL_ADMIT_NO_BW;
-	else if (a->old && a->need == a->old)
-		a->step = DL_ADMIT_OK;
-	else
-		a->step = dl_bw_overflow(&a->rd, a->old, a->need) ? DL_ADMIT_OVERFLOW : DL_ADMIT_OK;
-}
-
 int dl_admit(pid_t tid, uint64_t need, uint64_t old, struct dl_admission *a)
 {
 	int err;
@@ -52,6 +38,20 @@ int dl_admit(pid_t tid, uint64_t need, uint64_t old, struct dl_admission *a)
 	if (err)
 		return err;
 	a->have_affinity = dl_task_affinity(tid, &a->affinity) == 0;
-	dl_admit_bw(a);
+	dl_admit_decide(a);
 	return 0;
+}
+
+void dl_admit_decide(struct dl_admission *a)
+{
+	if (a->rd.unlimited)
+		a->step = DL_ADMIT_OK;
+	else if (a->have_affinity && !dl_cpus_subset(&a->rd.cpus, &a->affinity))
+		a->step = DL_ADMIT_AFFINITY;
+	else if (a->rd.cpu_bw == 0)
+		a->step = DL_ADMIT_NO_BW;
+	else if (a->old && a->need == a->old)
+		a->step = DL_ADMIT_OK;
+	else
+		a->step = dl_bw_overflow(&a->rd, a->old, a->need) ? DL_ADMIT_OVERFLOW : DL_ADMIT_OK;
 }

@@ -75,14 +75,14 @@ struct dl_admission {
 /* 0 with the verdict in a, or a negative errno when the thread or its
  * root domain cannot be found (after the capability test). */
 int dl_admit(pid_t tid, uint64_t need, uint64_t old, struct dl_admission *a);
-/* The steps after the capability, for a request on a->rd by a thread of
- * a->affinity (when have_affinity): a->step. */
-void dl_admit_bw(struct dl_admission *a);
-/* explain.c: an admission as dl_predict_verdict() renders it, the
- * verdict into v and the words into why (tid: the thread it is about,
- * for the EPERM words; n: threads).  1 admitted, 0 refused. */
-int dl_verdict_render(const struct dl_admission *a, pid_t tid, uint64_t n, struct dl_verdict *v, char *why,
-		      size_t len);
+/* The rule on a->rd, a->affinity (when a->have_affinity), a->need and
+ * a->old, as filled in: the step in a->step. */
+void dl_admit_decide(struct dl_admission *a);
+
+/* explain.c: a verdict as dl_predict_verdict(3) gives it, from the
+ * admission a of n threads of pid (1 admitted, 0 refused). */
+int dl_verdict_render(pid_t pid, uint64_t n, const struct dl_admission *a, struct dl_verdict *v,
+		      char *why, size_t len);
 
 /* drift.c: wait until no exited deadline task still holds bandwidth. */
 int dl_wait_quiet(unsigned int timeout_ms);

@@ -213,11 +213,11 @@ DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_pa
 	err = dl_admit(pid, n * dl_params_bw(&norm), old, &a);
 	if (err)
 		return err;
-	return dl_verdict_render(&a, pid, n, v, why, len);
+	return dl_verdict_render(pid, n, &a, v, why, len);
 }
 
-int dl_verdict_render(const struct dl_admission *a, pid_t pid, uint64_t n, struct dl_verdict *v, char *why,
-		      size_t len)
+int dl_verdict_render(pid_t pid, uint64_t n, const struct dl_admission *a, struct dl_verdict *v,
+		      char *why, size_t len)
 {
 	char need_s[DL_BW_STRLEN], old_s[64], rdt[768], corrupt[256] = "";
 	uint64_t old = a->old;

@@ -104,8 +104,8 @@ DL_EXPORT int dl_predict_member(const char *member, const struct dl_params *p, s
 		return dl_fail(-ENODEV, "%sno CPU", where);
 	if ((err = dl_rd_of_cpu(a.cpu, &a.rd)))
 		return err;
-	dl_admit_bw(&a);
-	ret = dl_verdict_render(&a, 0, 1, v, rest, sizeof(rest));
+	dl_admit_decide(&a);
+	ret = dl_verdict_render(0, 1, &a, v, rest, sizeof(rest));
 	if (a.step == DL_ADMIT_AFFINITY)
 		snprintf(rest, sizeof(rest),
 			 "permission denied: its CPUs are not a root domain of their own (the root domain of CPU %d is CPUs %s): the kernel refuses a deadline task whose CPUs do not cover its root domain; is the partition still valid? (dl_layout_report(3))",
