@@ -314,7 +314,9 @@ DL_EXPORT int dl_snapshot(pid_t pid, struct dl_task **tasks, size_t *ntasks,
 		free(all);
 		return (int)keep;
 	}
-	qsort(all, keep, sizeof(*all), by_rd_then_bw);
+	/* No deadline task at all leaves all NULL: qsort's pointer must not be. */
+	if (keep > 1)
+		qsort(all, keep, sizeof(*all), by_rd_then_bw);
 	*tasks = all;
 	return (int)keep;
 }
