@@ -29,7 +29,8 @@ fi
 # three libraries.  Tests: qemu and cpio for the VM suites, setpriv and
 # setcap for the privilege tests, debugfs access via mount (util-linux),
 # mmdebstrap for the systemd VM image, abigail-tools for the ABI check
-# (libdl/ABI), groff-base for the man page check.  libsystemd-dev (sd-bus) and
+# (libdl/ABI), groff-base for the man page check, iproute2 and curl for the
+# metrics test (a network namespace, an HTTP read).  libsystemd-dev (sd-bus) and
 # bash-completion (its pkg-config file) are optional for configure.
 PKGS="
 gcc:/usr/bin/gcc
@@ -53,6 +54,8 @@ abigail-tools:/usr/bin/abidiff
 libsystemd-dev:/usr/include/systemd/sd-bus.h
 bash-completion:/usr/share/pkgconfig/bash-completion.pc
 groff-base:/usr/bin/groff
+iproute2:/usr/sbin/ip
+curl:/usr/bin/curl
 "
 # make bench: the plots and the peers (see bench/run.sh).
 [ "$bench" = 1 ] && PKGS="$PKGS gnuplot-nox:/usr/bin/gnuplot
@@ -86,18 +89,32 @@ fi
 if ! tests/vm/fetch-kernel.sh; then
 	echo "bootstrap: could not fetch the VM kernel; the VM suites will skip and say why" >&2
 fi
-# Debian 12's systemd image and Debian 13 (its 6.12 kernels, a build
-# root with libcgroup 3, its systemd) for the suites that build, test and
-# boot the project there.  The two are built side by side: each waits
-# mostly on downloads, and each has its own apt configuration and work
-# folder.
+# Debian 12's systemd image, promtool and node_exporter for the metrics
+# tests (unpacked, not installed: installed, each package starts and
+# enables a daemon), and Debian 13 (its 6.12 kernels, a build root with
+# libcgroup 3, its systemd with podman's layer) for the suites that build,
+# test and boot the project there.  They are built side by side, Debian
+# 13's systemd image and podman layer beside its kernels and build root:
+# each waits mostly on downloads, and each has its own apt configuration
+# and work folder.
 tests/vm/fetch-systemd-rootfs.sh &
 rootfs=$!
-if [ "$(id -u)" = 0 ] && ! tests/vm/fetch-trixie.sh; then
-	echo "bootstrap: could not fetch Debian 13; the Debian 13 suites will skip and say why" >&2
+tests/vm/fetch-prometheus.sh &
+prom=$!
+if [ "$(id -u)" = 0 ]; then
+	tests/vm/fetch-trixie.sh systemd podman &
+	trixie=$!
+	tests/vm/fetch-trixie.sh kernels build || trixie_failed=1
+	wait "$trixie" || trixie_failed=1
+	if [ -n "${trixie_failed:-}" ]; then
+		echo "bootstrap: could not fetch Debian 13; the Debian 13 suites will skip and say why" >&2
+	fi
 fi
 if ! wait "$rootfs"; then
 	echo "bootstrap: could not build the systemd VM image; the systemd VM suites will skip and say why" >&2
+fi
+if ! wait "$prom"; then
+	echo "bootstrap: could not fetch promtool and node_exporter; the metrics tests will skip and say why" >&2
 fi
 
 if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then

@@ -56,13 +56,16 @@ unshare --mount --propagation private sh -c '
 	mount --rbind /dev "$r/dev"
 	mount --bind /run "$r/run"
 	# A clean environment: nothing of the outer make check (MAKEFLAGS
-	# and its TESTS, top_builddir...) reaches the build inside.
+	# and its TESTS, top_builddir...) reaches the build inside.  The
+	# Prometheus programs are in the host cache, not in Debian 13: the
+	# exposition is checked by promtool on the host, its figures here
+	# (test-prometheus).
 	chroot "$r" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 /bin/sh -c "
 		cd $2 &&
 		./configure --enable-werror >configure.log 2>&1 &&
 		make -j\$(nproc) >make.log 2>&1 &&
-		{ make check-unit >check-unit.log 2>&1; make check TESTS=\"\$(make -s print-kernel-tests)\" >check-kernel.log 2>&1; true; }
+		{ make check-unit >check-unit.log 2>&1; make check TESTS=\"\$(make -s print-kernel-tests | sed s,tests/kernel/prometheus.sh,,)\" >check-kernel.log 2>&1; true; }
 	"
 ' sh "$root" "$dest" >"$root$work/run.log" 2>&1
 rc=$?

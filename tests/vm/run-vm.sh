@@ -32,7 +32,9 @@
 #                     as tests/vm/fetch-trixie.sh fetches them; default
 #                     Debian 12's 6.1 (LIBDL_VM_KERNEL overrides both)
 #   --rootfs NAME     with --systemd: boot debian13 (Debian 13's systemd,
-#                     fetch-trixie.sh) instead of Debian 12's
+#                     fetch-trixie.sh) instead of Debian 12's, or
+#                     debian13-podman (the same with podman and crun,
+#                     fetch-trixie.sh podman)
 #   --sysroot DIR     the --bin programs and --lib libraries come from the
 #                     root file system DIR (built there, for that system's
 #                     libraries): ldd and ldconfig run in DIR (chroot, so
@@ -202,11 +204,12 @@ need_trixie() {
 case $rootfs in
 '') image=$cache/systemd-rootfs.cpio.gz ;;
 debian13) image=$cache/trixie/systemd.cpio.gz ;;
-*) hard "unknown --rootfs $rootfs: give debian13" ;;
+debian13-podman) image=$cache/trixie/podman.cpio.gz ;;
+*) hard "unknown --rootfs $rootfs: give debian13 or debian13-podman" ;;
 esac
 [ -z "$rootfs" ] || [ "$sysd" = yes ] || hard "--rootfs needs --systemd"
 if [ "$sysd" = yes ] && [ -n "$rootfs" ]; then
-	need_trixie "$image" systemd
+	need_trixie "$image" "$([ "$rootfs" = debian13-podman ] && echo podman || echo systemd)"
 elif [ "$sysd" = yes ] && ! [ -s "$image" ]; then
 	say "no systemd root file system in $cache: running fetch-systemd-rootfs.sh"
 	LIBDL_VM_CACHE=$cache "$here/fetch-systemd-rootfs.sh" >&2
