@@ -37,22 +37,14 @@ static int member_cpus(const char *member, dl_cpus_t *cpus, char *where, size_t 
 	char cg[4200], list[DL_CPUS_STRLEN];
 	int err, i;
 
-	err = dl_layout_load(&l);
-	if (err == -ENOENT)
-		return dl_fail(err, "no layout, so no partition %s: create one with dl_layout_create(3)", member);
+	err = dl_layout_member_cgroup(member, cg, sizeof(cg), &l);
 	if (err)
 		return err;
 	for (i = -1; i < (int)l->nparts; i++)
 		if (!strcmp(dl_layout_member(l, i, cpus), member))
 			break;
-	if (i == (int)l->nparts) {
-		dl_layout_text(l, list, sizeof(list));
-		dl_layout_free(l);
-		return dl_fail(-ENOENT, "the layout has no partition %s (it is %s)", member, list);
-	}
 	/* What the kernel gives its tasks now, else what create asked. */
-	if (dl_layout_cgroup(l, member, cg, sizeof(cg)) == 0 && dl_cs_effective(cg, cpus) == 0 &&
-	    dl_cpus_count(cpus) == 0)
+	if (dl_cs_effective(cg, cpus) == 0 && dl_cpus_count(cpus) == 0)
 		dl_layout_member(l, i, cpus);
 	snprintf(where, len, "in %s%s (cgroup /%s, CPUs %s): ", i < 0 ? "the " : "partition ", member, cg,
 		 dl_cpus_format(cpus, list, sizeof(list)));
@@ -70,15 +62,14 @@ DL_EXPORT int dl_predict_member(const char *member, const struct dl_params *p, s
 	dl_cpus_t cpus;
 	int err, ret;
 
-	if (!v)
-		v = &local;
-	memset(v, 0, sizeof(*v));
-	v->cpu = -1;
 	if (!why || len == 0) {
 		/* No reason wanted: the verdict alone. */
 		why = scratch;
 		len = sizeof(scratch);
 	}
+	err = dl_verdict_begin(v ? v : (v = &local), p, &norm, why, len);
+	if (err <= 0)
+		return err;
 	/* Outside the partitions of a layout is the cluster: the rest of the
 	 * machine (the root cgroup's CPUs on cgroup v2 and under systemd). */
 	if (member)
@@ -90,11 +81,6 @@ DL_EXPORT int dl_predict_member(const char *member, const struct dl_params *p, s
 		err = outside(&cpus, where, sizeof(where));
 	if (err)
 		return err;
-	if (dl_params_normalize(p, &norm) < 0) {
-		snprintf(why, len, "%s", dl_errmsg());
-		v->step = DL_VERDICT_INVALID;
-		return 0;
-	}
 	memset(&a, 0, sizeof(a));
 	a.cpu = dl_cpus_first(&cpus);
 	a.need = dl_params_bw(&norm);
