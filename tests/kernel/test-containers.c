@@ -9,7 +9,7 @@
  * refuses while such a cgroup holds a process, naming it; --force stops
  * nothing and leaves the partition; once it is empty destroy gives the
  * tree back.  podman itself, systemd and cgroup v2 are the VM's
- * (tests/vm/debian13/podman.vm).
+ * (tests/vm/guest/podman.sh).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,10 +1,9 @@
-#!/bin/sh
-# Deadline containers in a libdl partition, on Debian 13 as its users run
-# them: its systemd as PID 1 (cgroup v2), its podman 5.4, crun 1.21 and
-# conmon, its 6.12 kernel (fair servers: a CPU admits 0.95, 0.05 of it
-# held).  The image is made here, offline, with podman import from a root
-# file system of busybox-static and the build's dl-run with the libraries
-# it loads; nothing is pulled.
+# podman.sh: deadline containers in a libdl partition, on Debian 13 as its
+# users run them: its systemd as PID 1 (cgroup v2), its podman 5.4, crun
+# 1.21 and conmon, its 6.12 kernel (fair servers: a CPU admits 0.95, 0.05
+# of it held).  The image is made here, offline, with podman import from a
+# root file system of busybox-static and the build's dl-run with the
+# libraries it loads; nothing is pulled.
 #
 # A container with --cgroup-parent=libdl-rt.slice in a one-CPU partition
 # runs 0.85 of that CPU under SCHED_DEADLINE (dl-run in the image, with
@@ -19,26 +18,19 @@
 # cgroupfs path, as without systemd: a layout made in the cgroup files
 # (/libdl-rt) and podman's cgroupfs manager with --cgroup-parent=/libdl-rt,
 # the same admission, refusal, naming and removal.
-# vm: --systemd --rootfs debian13-podman --kernel debian13 --mem 2048 --timeout 1200
-# vm-build: debian13
-. /guest/lib.sh
+#
+# Sourced after lib.sh and systemd-part.sh (subtree, tree), on a machine
+# with no layout, in a boot of the podman image (run-vm.sh --rootfs
+# debian13-podman); ends without done_testing.
 
-P="podman --storage-driver vfs --hooks-dir /etc/containers/oci/hooks.d"
+PM="podman --storage-driver vfs --hooks-dir /etc/containers/oci/hooks.d"
 RT=$CS/libdl.slice/libdl-rt.slice
-subtree() { cat "$CS/cgroup.subtree_control"; }
-policy() { awk '$1 == "policy" { print $3 }' "/proc/$1/sched" 2>/dev/null; }
-tree() {
-	subtree
-	ls -d "$CS"/*/ | sort
-	ls /run/systemd/system | sort
-}
 exec_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
 # Each podman command costs seconds under TCG: one inspect per container.
-pid_id() { $P inspect -f '{{.State.Pid}} {{.Id}}' "$1" 2>/dev/null; }
+pid_id() { $PM inspect -f '{{.State.Pid}} {{.Id}}' "$1" 2>/dev/null; }
 bundle_of() { echo "/var/lib/containers/storage/vfs-containers/$1/userdata"; }
 
-note "booted in $(cut -d' ' -f1 /proc/uptime) s; $(podman --version), $(crun --version | head -n 1), kernel $(uname -r)"
-
+note "$(podman --version), $(crun --version | head -n 1)"
 # The image: busybox-static's applets, and dl-run with what it loads.
 img=/tmp/img
 mkdir -p "$img/bin" "$img/usr/bin" "$img/tmp" "$img/proc" "$img/sys" "$img/dev"
@@ -52,7 +44,7 @@ for lib in $(ldd /usr/bin/dl-run | awk '$2 == "=>" { print $3 } $1 ~ /^\// { pri
 	esac
 done
 t0=$(date +%s)
-run sh -c "tar -C $img -cf - . | $P import - localhost/libdl-rt"
+run sh -c "tar -C $img -cf - . | $PM import - localhost/libdl-rt"
 check "podman import makes the image from a root file system, offline ($(($(date +%s) - t0)) s)" eq "$rc" 0
 [ "$rc" = 0 ] || note "$err"
 
@@ -81,7 +73,7 @@ EOF
 # D, outside the partitions, started first: what podman makes of its own
 # the first time (machine.slice, its controllers) is not the layout's,
 # the tree to give back is after it.
-run $P run -d --name d --network none localhost/libdl-rt sleep 3600
+run $PM run -d --name d --network none localhost/libdl-rt sleep 3600
 set -- $(pid_id d)
 pd=$1
 check "a container outside the partitions runs, in machine.slice" has "$(cat /proc/"$pd"/cgroup 2>/dev/null)" "machine.slice/libpod-"
@@ -93,7 +85,7 @@ check "libdl-rt.slice is a root partition of CPU 1" eq "$(cat "$RT/cpuset.cpus.p
 
 # A: 0.85 of CPU 1 from inside, dl-run with CAP_SYS_NICE.
 t0=$(date +%s)
-run $P run -d --name a --network none --cap-add SYS_NICE --cgroup-parent=libdl-rt.slice localhost/libdl-rt \
+run $PM run -d --name a --network none --cap-add SYS_NICE --cgroup-parent=libdl-rt.slice localhost/libdl-rt \
 	dl-run -r 850ms -p 1s -- sh -c 'while :; do :; done'
 check "podman run --cgroup-parent=libdl-rt.slice: container a runs ($(($(date +%s) - t0)) s)" eq "$rc" 0
 [ "$rc" = 0 ] || note "$err"
@@ -121,9 +113,9 @@ note "$(dl-stat --domains | head -n 3)"
 
 # B: the OCI process.scheduler, crun's sched_setattr is the kernel's word.
 # 0.1 more does not fit (0.05 fair + 0.85 + 0.1 > 0.95).
-idb=$($P create --name b --network none --cgroup-parent=libdl-rt.slice \
+idb=$($PM create --name b --network none --cgroup-parent=libdl-rt.slice \
 	--annotation org.libdl.deadline="100000000 1000000000 1000000000" localhost/libdl-rt sleep 300 2>/dev/null)
-run $P start b
+run $PM start b
 kernel_b=$rc
 note "podman start b: $err"
 check "the kernel refuses b's 0.1 at crun's sched_setattr (EBUSY)" has "$err" "sched_setattr"
@@ -136,9 +128,9 @@ has "$out" "in partition rt" >/dev/null || not_ok "the check names partition rt"
 # the deadline task with an empty mask, which the kernel refuses (EBUSY,
 # dl_task_check_affinity); crun 1.25 passes a full one.  Either way the
 # kernel's admission was that sched_setattr.
-idc=$($P create --name c --network none --cgroup-parent=libdl-rt.slice \
+idc=$($PM create --name c --network none --cgroup-parent=libdl-rt.slice \
 	--annotation org.libdl.deadline="40000000 1000000000 1000000000" localhost/libdl-rt sleep 300 2>/dev/null)
-run $P start c
+run $PM start c
 note "podman start c: rc $rc ${err:-ok}"
 if [ "$rc" = 0 ]; then
 	ok "the kernel admits c's 0.04 (crun runs it)"
@@ -167,7 +159,7 @@ check "dl-part destroy --force: exit 0" eq "$rc" 0
 check "it says what it leaves" has "$out" "left in place: partition rt"
 check "a still runs under SCHED_DEADLINE in a partition still valid" eq "$(policy "$pa") $(cat "$RT/cpuset.cpus.partition")" "6 root"
 
-run $P rm -f -t 0 a b c
+run $PM rm -f -t 0 a b c
 check "podman rm -f the containers in the partition" eq "$rc" 0
 run dl-part destroy
 check "dl-part destroy once they are gone" eq "$rc" 0
@@ -175,12 +167,12 @@ check "dl-part destroy once they are gone" eq "$rc" 0
 # D still runs, as when the tree was read before the layout: systemd
 # enables the controllers its scope needs at the root while it runs.
 check "systemd's tree is as it was before the layout" eq "$(tree)" "$before"
-$P rm -f -t 0 d >/dev/null 2>&1
+$PM rm -f -t 0 d >/dev/null 2>&1
 
 # The cgroupfs path, as on a host without systemd: the layout made in the
 # cgroup files directly (LIBDL_NO_SYSTEMD: partitions /libdl-NAME) and
 # podman's cgroupfs manager with the partition's cgroup as the parent.
-F="$P --cgroup-manager cgroupfs"
+F="$PM --cgroup-manager cgroupfs"
 run env LIBDL_NO_SYSTEMD=1 dl-part create --partition rt=1
 check "cgroupfs: dl-part create --partition rt=1 makes /libdl-rt a partition" eq "$rc $(cat "$CS/libdl-rt/cpuset.cpus.partition" 2>/dev/null)" "0 root"
 [ "$rc" = 0 ] || note "$err"
@@ -207,4 +199,3 @@ has "$err" "podman container $ide" >/dev/null || not_ok "cgroupfs: the refusal n
 run $F rm -f -t 0 e f
 run dl-part destroy
 check "cgroupfs: destroy once the containers are gone, /libdl-rt removed" eq "$rc $(ls -d "$CS"/libdl* 2>/dev/null)" "0 "
-done_testing
