@@ -9,7 +9,7 @@
 # runs 0.85 of that CPU under SCHED_DEADLINE (dl-run in the image, with
 # CAP_SYS_NICE), and dl-stat shows its thread with its cgroup.  Requests
 # through the OCI process.scheduler (a precreate hook turns an annotation
-# into it, as dl-run(1) shows): the kernel refuses 0.1 more at crun's
+# into it, as dl-run(1) shows): the kernel refuses 0.15 more at crun's
 # sched_setattr, and admits 0.04, exactly as dl-run --check --oci says of
 # the same config.json.  A container outside the partitions cannot use
 # the partition's CPU.  dl-part destroy refuses while the container runs
@@ -112,13 +112,16 @@ check "dl-stat --prometheus labels it with that cgroup" has "$out" "libdl_task_r
 note "$(dl-stat --domains | head -n 3)"
 
 # B: the OCI process.scheduler, crun's sched_setattr is the kernel's word.
-# 0.1 more does not fit (0.05 fair + 0.85 + 0.1 > 0.95).
+# 0.15 more does not fit: 0.85 of CPU 1's 0.95 is held, and its fair
+# server's 0.05 too unless a rebuild that kept the root domain dropped it
+# from the kernel's count (6.12, as the admission suite's last rebuild
+# does: docs/kernel-notes.md, "The fair server"), so at most 0.10 is free.
 idb=$($PM create --name b --network none --cgroup-parent=libdl-rt.slice \
-	--annotation org.libdl.deadline="100000000 1000000000 1000000000" localhost/libdl-rt sleep 300 2>/dev/null)
+	--annotation org.libdl.deadline="150000000 1000000000 1000000000" localhost/libdl-rt sleep 300 2>/dev/null)
 run $PM start b
 kernel_b=$rc
 note "podman start b: $err"
-check "the kernel refuses b's 0.1 at crun's sched_setattr (EBUSY)" has "$err" "sched_setattr"
+check "the kernel refuses b's 0.15 at crun's sched_setattr (EBUSY)" has "$err" "sched_setattr"
 has "$err" "Device or resource busy" >/dev/null || not_ok "the refusal is EBUSY"
 run dl-run --check --oci "$(bundle_of "$idb")"
 note "dl-run --check --oci: $out"
@@ -185,10 +188,10 @@ pe=$1 ide=$(echo "$2" | cut -c1-12)
 for _ in $(seq 50); do [ "$(policy "$pe")" = 6 ] && break; sleep 0.2; done
 check "cgroupfs: its process is SCHED_DEADLINE, below /libdl-rt" eq "$(policy "$pe") $(grep -c '::/libdl-rt/' /proc/"$pe"/cgroup)" "6 1"
 idf=$($F create --name f --network none --cgroup-parent=/libdl-rt \
-	--annotation org.libdl.deadline="100000000 1000000000 1000000000" localhost/libdl-rt sleep 300 2>/dev/null)
+	--annotation org.libdl.deadline="150000000 1000000000 1000000000" localhost/libdl-rt sleep 300 2>/dev/null)
 run $F start f
 kernel_f=$rc
-check "cgroupfs: the kernel refuses 0.1 more at crun's sched_setattr" has "$err" "sched_setattr"
+check "cgroupfs: the kernel refuses 0.15 more at crun's sched_setattr" has "$err" "sched_setattr"
 run dl-run --check --oci "$(bundle_of "$idf")"
 note "dl-run --check --oci: $out"
 check "cgroupfs: dl-run --check --oci reads /libdl-rt/... as partition rt and says refused too" eq "$rc $([ "$kernel_f" != 0 ] && echo refused)" "1 refused"
