@@ -228,7 +228,9 @@ fetch_podman() {
 	# No daemon of the packages starts in the chroot.
 	printf '#!/bin/sh\nexit 101\n' >"$r/usr/sbin/policy-rc.d"
 	chmod 755 "$r/usr/sbin/policy-rc.d"
-	trap 'umount "$work/sys/dev" "$work/sys/proc" "$work/sys/sys" 2>/dev/null; rm -rf --one-file-system "$work"' EXIT
+	# Under set -e a failing umount (the normal path has unmounted them
+	# already) would end the trap, and the script with its status, before rm.
+	trap 'umount "$work/sys/dev" "$work/sys/proc" "$work/sys/sys" 2>/dev/null || :; rm -rf --one-file-system "$work"' EXIT
 	mount -t proc proc "$r/proc" && mount --bind /dev "$r/dev" && mount -t sysfs sysfs "$r/sys" ||
 		die "cannot mount /proc, /dev and /sys in the chroot"
 	# shellcheck disable=SC2086
