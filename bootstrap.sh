@@ -29,7 +29,8 @@ fi
 # three libraries.  Tests: qemu and cpio for the VM suites, setpriv and
 # setcap for the privilege tests, debugfs access via mount (util-linux),
 # mmdebstrap for the systemd VM image, abigail-tools for the ABI check
-# (libdl/ABI), groff-base for the man page check.  libsystemd-dev (sd-bus) and
+# (libdl/ABI), groff-base for the man page check, iproute2 and curl for the
+# metrics test (a network namespace, an HTTP read).  libsystemd-dev (sd-bus) and
 # bash-completion (its pkg-config file) are optional for configure.
 # Packages (make deb, tests/deb): dpkg-dev, debhelper, lintian, fakeroot,
 # systemd's pkg-config file (its unit folder).
@@ -60,6 +61,8 @@ debhelper:/usr/bin/dh
 lintian:/usr/bin/lintian
 fakeroot:/usr/bin/fakeroot
 systemd:/usr/share/pkgconfig/systemd.pc
+iproute2:/usr/sbin/ip
+curl:/usr/bin/curl
 "
 # make bench: the plots and the peers (see bench/run.sh).
 [ "$bench" = 1 ] && PKGS="$PKGS gnuplot-nox:/usr/bin/gnuplot
@@ -93,16 +96,20 @@ fi
 if ! tests/vm/fetch-kernel.sh; then
 	echo "bootstrap: could not fetch the VM kernel; the VM suites will skip and say why" >&2
 fi
-# Debian 12's systemd image and Debian 13 (its 6.12 kernels, a build
-# root with libcgroup 3, its systemd) for the suites that build, test and
-# boot the project there.  The two are built side by side, and beside
-# the build below: each waits mostly on downloads, and each has its own
-# apt configuration and work folder.
+# Debian 12's systemd image, promtool and node_exporter for the metrics
+# tests (unpacked, not installed: installed, each package starts and
+# enables a daemon), and Debian 13 (its 6.12 kernels, a build root with
+# libcgroup 3, its systemd with podman's layer) for the suites that build,
+# test and boot the project there.  They are fetched side by side, and
+# beside the build below: each waits mostly on downloads, and each has its
+# own apt configuration and work folder.
 tests/vm/fetch-systemd-rootfs.sh &
 rootfs=$!
+tests/vm/fetch-prometheus.sh &
+prom=$!
 trixie=""
 if [ "$(id -u)" = 0 ]; then
-	tests/vm/fetch-trixie.sh &
+	tests/vm/fetch-trixie.sh kernels build systemd podman &
 	trixie=$!
 fi
 
@@ -120,5 +127,8 @@ if [ -n "$trixie" ] && ! wait "$trixie"; then
 fi
 if ! wait "$rootfs"; then
 	echo "bootstrap: could not build the systemd VM image; the systemd VM suites will skip and say why" >&2
+fi
+if ! wait "$prom"; then
+	echo "bootstrap: could not fetch promtool and node_exporter; the metrics tests will skip and say why" >&2
 fi
 exit "$status"

@@ -113,6 +113,12 @@ const char *dl_errmsg(void);
  * len.  Returns out. */
 char *dl_str_escape(const char *in, char *out, size_t len);
 
+/* A file replaced whole or not at all (dl_file_replace(3)): a temporary
+ * file of a new name beside it, written, given mode, fsync'd when
+ * durable, renamed over path.  For files other programs read while they
+ * change (a metrics file, a state file). */
+int dl_file_replace(const char *path, const char *text, size_t len, mode_t mode, bool durable);
+
 /* Times: "200ms", "1.5ms", "500us", "750ns", "1s"; a bare integer is ns. */
 int dl_time_parse(const char *text, uint64_t *ns);
 /* Room for any time ("18446744073.709551615s" and its NUL) and any
@@ -379,6 +385,7 @@ struct dl_layout;
 
 #define DL_LAYOUT_ISOLATED 0x1 /* v2: "isolated" partitions, not "root" */
 #define DL_LAYOUT_NO_MOVE  0x2 /* v1: leave the root cpuset's tasks there */
+#define DL_LAYOUT_LEAVE_BUSY 0x4 /* destroy: leave the partitions that hold tasks in place */
 #define DL_LAYOUT_NAME_MAX 32
 #define DL_CLUSTER "cluster" /* the cluster's name */
 
@@ -396,7 +403,8 @@ struct dl_layout_result {
 	int steps;        /* steps done */
 	bool repaired;    /* the kernel's accounting drifted and was rebuilt */
 	uint64_t absent;  /* destroy: partitions whose cgroup was gone already */
-	uint64_t reserved[3];
+	uint64_t left;    /* destroy, DL_LAYOUT_LEAVE_BUSY: partitions left in place */
+	uint64_t reserved[2];
 };
 int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res);
 int dl_layout_destroy(const struct dl_layout *l, struct dl_layout_result *res);
@@ -421,6 +429,31 @@ struct dl_part_info {
 	uint64_t reserved[8];
 };
 int dl_layout_report(struct dl_part_info **info, size_t *count);
+/* What runs in partition name that destroy would stop or could not move:
+ * the cgroups below its own that hold tasks (a container, a unit), named
+ * into buf; how many (dl_part_occupants(3)). */
+int dl_part_occupants(const char *name, char *buf, size_t len);
+
+/* Would the kernel admit p for a task that starts in layout member
+ * `member` (a partition's name, or DL_CLUSTER), or outside every member
+ * (NULL: the root cgroup's root domain)?  1 yes, 0 no; v and why as
+ * dl_predict_verdict()'s.  For what a container runtime is about to
+ * start there (dl_predict_member(3)). */
+int dl_predict_member(const char *member, const struct dl_params *p, struct dl_verdict *v, char *why, size_t len);
+
+/* A container's OCI runtime configuration (dl_oci_read(3)): its
+ * process.scheduler as a reservation, and the member of the layout its
+ * linux.cgroupsPath puts it in. */
+struct dl_oci {                  /* allocated by the library: fields may be added at the end */
+	const char *config;      /* the config.json read */
+	struct dl_params params; /* process.scheduler's runtime, deadline, period (ns), flags */
+	const char *cgroup;      /* linux.cgroupsPath as written; NULL: none */
+	const char *member;      /* the partition it starts in; NULL: outside the partitions */
+	const char *where;       /* how linux.cgroupsPath was read, in words */
+	const char *note;        /* what else it should know (no reset-on-fork...), or NULL */
+};
+int dl_oci_read(const char *path, struct dl_oci **oci); /* path: the file, or the bundle's folder */
+void dl_oci_free(struct dl_oci *oci);
 
 /* Placing tasks: into a partition or the cluster (DL_CLUSTER).  tid 0 is
  * the calling thread; DL_ATTACH_PROCESS moves every thread of tid's

@@ -23,6 +23,7 @@
 #include "json-writer.h"
 #include "rd-table.h"
 #include "dl-part-plan.h"
+#include "stat-out.h"
 #include "tool.h"
 
 static noreturn void usage(void)
@@ -32,7 +33,7 @@ static noreturn void usage(void)
 	       "                [--mems NODES] [--isolated] [--no-move]\n"
 	       " %1$s create --config FILE\n"
 	       " %1$s list [--json]\n"
-	       " %1$s destroy\n"
+	       " %1$s destroy [--force]\n"
 	       " %1$s status [--json]\n"
 	       " %1$s repair\n"
 	       " %1$s plan [--cpus N] [--json] TASKSET\n"
@@ -46,7 +47,9 @@ static noreturn void usage(void)
 	       " create    make the layout (cgroup v1: the root cpuset's tasks move to the\n"
 	       "           cluster and its balancing goes off; v2: root partitions)\n"
 	       " list      the layout's cpusets, CPUs, tasks and root domains\n"
-	       " destroy   undo create exactly, even after a create that was killed\n"
+	       " destroy   undo create exactly, even after a create that was killed; a\n"
+	       "           partition that holds a container or a unit is refused, named\n"
+	       "           (--force: leave those in place, destroy the rest)\n"
 	       " status    the layout, every root domain's deadline bandwidth, and whether\n"
 	       "           the kernel's accounting has drifted (exit 1 if it has)\n"
 	       " repair    make the kernel recount its deadline bandwidth (a root-domain\n"
@@ -65,6 +68,8 @@ static noreturn void usage(void)
 	       "                              balancing inside them)\n"
 	       "     --no-move                cgroup v1: leave the root cpuset's tasks\n"
 	       " -j, --json                   list and status as JSON\n"
+	       " -f, --force                  destroy: stop nothing, leave the partitions\n"
+	       "                              that hold tasks as they are\n"
 	       " -h, --help    -V, --version\n"
 	       "\n"
 	       "CPUS and NODES use the kernel's list format: 0, 1-7, 0,2-3.\n"
@@ -77,6 +82,7 @@ static noreturn void usage(void)
 struct opts {
 	struct dl_layout *layout;
 	bool json;
+	bool force; /* destroy --force */
 	int nparts;
 };
 
@@ -112,6 +118,7 @@ static void parse_args(struct opts *o, const char *cmd, int argc, char **argv)
 		{ "isolated", no_argument, NULL, 'I' },
 		{ "no-move", no_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -123,7 +130,13 @@ static void parse_args(struct opts *o, const char *cmd, int argc, char **argv)
 
 	int idx;
 
-	while ((idx = -1, c = getopt_long(argc, argv, "+:P:C:c:m:jhV", longopts, &idx)) != -1) {
+	while ((idx = -1, c = getopt_long(argc, argv, "+:P:C:c:m:jfhV", longopts, &idx)) != -1) {
+		if (c == 'f') {
+			if (strcmp(cmd, "destroy"))
+				usage_error("%s takes no option --force: it is for destroy", cmd);
+			o->force = true;
+			continue;
+		}
 		if (!creating && c != 'j' && c != 'h' && c != 'V' && c != '?' && c != ':') {
 			char shortname[3] = { '-', (char)c, '\0' };
 
@@ -267,18 +280,10 @@ static int check_partitions(bool print)
 	dl_layout_load(&l);
 	for (size_t i = 0; i < n; i++) {
 		const struct dl_part_info *p = &info[i];
-		const char *why = NULL;
+		const char *why = member_invalid(dl_layout_version(l), p);
 
 		if (!p->partition)
 			continue;
-		if (!strcmp(p->state, "gone"))
-			why = "its cgroup no longer exists (removed by someone else)";
-		else if (dl_layout_version(l) == 1 && strcmp(p->state, "exclusive"))
-			why = "it is no longer cpu_exclusive";
-		else if (dl_layout_version(l) == 2 && !strcmp(p->state, "unknown"))
-			why = "it has no cpuset.cpus.partition any more (the cpuset controller was disabled above it)";
-		else if (dl_layout_version(l) == 2 && strcmp(p->state, "root") && strcmp(p->state, "isolated"))
-			why = "the kernel no longer makes it a partition";
 		if (!why)
 			continue;
 		bad++;
@@ -314,19 +319,38 @@ static int cmd_create(struct opts *o)
 	return EXIT_SUCCESS;
 }
 
-static int cmd_destroy(void)
+static int cmd_destroy(const struct opts *o)
 {
 	struct dl_layout_result res;
 	struct dl_layout *l = NULL;
 	int parts = dl_layout_load(&l) == 0 ? dl_layout_count(l) : 0;
 
+	if (l && o->force)
+		dl_layout_set_flags(l, dl_layout_flags(l) | DL_LAYOUT_LEAVE_BUSY);
 	/* The layout just read, or (none) the library's own refusal. */
 	if (dl_layout_destroy(l, &res) < 0)
 		die(EXIT_FAILURE, "cannot destroy the layout: %s", dl_errmsg());
 	dl_layout_free(l);
 	if (parts > 0 && res.absent == (uint64_t)parts)
 		printf("the layout was already gone: none of its partitions' cgroups exists any more\n");
-	printf("layout destroyed: %" PRIu64 " tasks moved back to the root, settings restored\n", res.moved);
+	if (res.left) {
+		/* What stays, and what holds it, from the layout now recorded. */
+		if (dl_layout_load(&l) == 0) {
+			for (int i = 0; i < dl_layout_count(l); i++) {
+				const char *name = dl_layout_member(l, i, NULL);
+				char what[2048], shown[2100];
+
+				if (dl_part_occupants(name, what, sizeof(what)) > 0)
+					printf("left in place: partition %s, which holds %s\n", name,
+					       tool_text(what, shown, sizeof(shown)));
+			}
+			dl_layout_free(l);
+		}
+		printf("layout partly destroyed: %" PRIu64 " partition%s left as %s, nothing stopped; %" PRIu64 " tasks moved back to the root; run dl-part destroy again once what runs there has stopped\n",
+		       res.left, res.left == 1 ? "" : "s", res.left == 1 ? "it was" : "they were", res.moved);
+	} else {
+		printf("layout destroyed: %" PRIu64 " tasks moved back to the root, settings restored\n", res.moved);
+	}
 	if (res.repaired)
 		printf("the kernel's deadline accounting drifted during the rebuild and was repaired\n");
 	return EXIT_SUCCESS;
@@ -492,7 +516,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "create"))
 		ret = cmd_create(&o);
 	else if (!strcmp(cmd, "destroy"))
-		ret = cmd_destroy();
+		ret = cmd_destroy(&o);
 	else if (!strcmp(cmd, "list"))
 		ret = cmd_list(&o);
 	else if (!strcmp(cmd, "status"))

@@ -28,6 +28,7 @@ struct dl_run {
 	bool json;        /* with --check: the verdict as JSON */
 	bool verbose;
 	const char *place; /* --partition NAME, or DL_CLUSTER */
+	const char *oci;   /* --check --oci: a bundle's config.json, or its folder */
 	char **command;
 	struct dl_policy *policy; /* for a caller that is not root */
 };
@@ -42,6 +43,7 @@ static noreturn void usage(void)
 	printf("Usage:\n"
 	       " %1$s [options] [--] COMMAND [ARG...]\n"
 	       " %1$s [options] --pid PID [--all-threads]\n"
+	       " %1$s --check [--json] --oci FILE\n"
 	       "\n"
 	       "Run COMMAND, or change the process PID, under a SCHED_DEADLINE reservation:\n"
 	       "RUNTIME of CPU time in every PERIOD, to be used within DEADLINE of the\n"
@@ -63,6 +65,9 @@ static noreturn void usage(void)
 	       "     --check             say whether the kernel would admit it, and why;\n"
 	       "                         change nothing and run nothing\n"
 	       "     --json              with --check: the verdict as JSON (see dl-run(1))\n"
+	       "     --oci FILE          with --check: the process.scheduler of an OCI bundle's\n"
+	       "                         config.json (FILE, or the bundle's folder), where its\n"
+	       "                         linux.cgroupsPath puts the container\n"
 	       " -v, --verbose           print the reservation the kernel reports\n"
 	       " -h, --help              display this help\n"
 	       " -V, --version           display the version\n"
@@ -92,6 +97,7 @@ enum {
 	OPT_JSON,
 	OPT_PARTITION,
 	OPT_CLUSTER,
+	OPT_OCI,
 };
 
 static void parse_args(struct dl_run *ctl, int argc, char **argv)
@@ -111,6 +117,7 @@ static void parse_args(struct dl_run *ctl, int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "partition", required_argument, NULL, OPT_PARTITION },
 		{ "cluster", no_argument, NULL, OPT_CLUSTER },
+		{ "oci", required_argument, NULL, OPT_OCI },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -171,6 +178,9 @@ static void parse_args(struct dl_run *ctl, int argc, char **argv)
 				usage_error("give one --partition or --cluster");
 			ctl->place = DL_CLUSTER;
 			break;
+		case OPT_OCI:
+			ctl->oci = optarg;
+			break;
 		case 'v':
 			ctl->verbose = true;
 			break;
@@ -181,6 +191,16 @@ static void parse_args(struct dl_run *ctl, int argc, char **argv)
 		default:
 			bad_option(c, argv);
 		}
+	}
+	if (ctl->oci) {
+		/* The request is the file's, and where it runs its cgroup's. */
+		if (!ctl->check)
+			usage_error("--oci goes with --check: dl-run --check --oci FILE");
+		if (have_runtime || ctl->params.deadline || ctl->params.period || ctl->params.flags)
+			usage_error("--oci takes the reservation from the file: give no --runtime, --deadline, --period or flags");
+		if (ctl->pid || ctl->all_threads || ctl->place || optind < argc)
+			usage_error("--oci takes where the container runs from the file: give no --pid, --partition, --cluster or COMMAND");
+		return;
 	}
 	if (!have_runtime)
 		usage_error("no runtime: give --runtime TIME (e.g. -r 2ms)");
@@ -239,10 +259,9 @@ static const char *const step_names[] = {
 };
 
 /* --check --json: one object, the schema of dl-run(1). */
-static void check_json(const struct dl_run *ctl, const struct dl_verdict *v, bool admitted,
-		       const char *why, int pol, const char *allowed)
+static void check_json(const struct dl_run *ctl, const struct dl_params *p, const struct dl_oci *oci,
+		       const struct dl_verdict *v, bool admitted, const char *why, int pol, const char *allowed)
 {
-	const struct dl_params *p = &ctl->params;
 	struct json j;
 
 	json_init(&j, stdout);
@@ -264,10 +283,18 @@ static void check_json(const struct dl_run *ctl, const struct dl_verdict *v, boo
 	json_uint(&j, "need_bw", v->need);
 	json_uint(&j, "old_bw", v->old);
 	json_obj_end(&j);
-	if (ctl->place)
-		json_str(&j, "member", ctl->place);
-	else
-		json_null(&j, "member");
+	/* A container's member is its cgroup's (null outside the partitions). */
+	json_str(&j, "member", oci ? oci->member : ctl->place);
+	if (oci) {
+		json_obj_begin(&j, "oci");
+		json_str(&j, "config", oci->config);
+		json_str(&j, "cgroups_path", oci->cgroup);
+		json_str(&j, "partition", oci->member);
+		json_str(&j, "where", oci->where);
+		json_bool(&j, "reset_on_fork", p->flags & DL_FLAG_RESET_ON_FORK);
+		json_str(&j, "note", oci->note);
+		json_obj_end(&j);
+	}
 	if (v->cpu >= 0 && v->rd.ncpus > 0) {
 		json_int(&j, "cpu", v->cpu);
 		json_obj_begin(&j, "root_domain");
@@ -313,7 +340,7 @@ static int check(const struct dl_run *ctl)
 	}
 	tool_text(why, shown, sizeof(shown));
 	if (ctl->json) {
-		check_json(ctl, &v, ret && pol, shown, pol, allowed);
+		check_json(ctl, &ctl->params, NULL, &v, ret && pol, shown, pol, allowed);
 	} else {
 		printf("%s %s\n", ret && pol ? "admissible:" : "not admissible:",
 		       params_text(&ctl->params, text, sizeof(text)));
@@ -322,6 +349,54 @@ static int check(const struct dl_run *ctl)
 			printf("policy: %s\n", allowed);
 	}
 	return ret && pol ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+/* --check --oci: what crun will ask the kernel when it starts the
+ * container, judged by the root domain of the partition its cgroup is in.
+ * No per-user policy: a container runtime runs as root.  Exit 0
+ * admitted, 1 refused, 2 a file that cannot be judged. */
+static int check_oci(const struct dl_run *ctl)
+{
+	char why[2048], shown[2048], text[256];
+	struct dl_params shown_params;
+	struct dl_oci *oci;
+	struct dl_verdict v;
+	int ret;
+
+	if (dl_oci_read(ctl->oci, &oci) < 0) {
+		tool_text(dl_errmsg(), shown, sizeof(shown));
+		if (ctl->json) {
+			struct json j;
+
+			json_init(&j, stdout);
+			json_obj_begin(&j, NULL);
+			json_bool(&j, "admissible", false);
+			json_str(&j, "verdict", "bad-file");
+			json_str(&j, "explanation", shown);
+			json_obj_end(&j);
+			json_end(&j);
+		}
+		die(EXIT_USAGE, "%s", shown);
+	}
+	dl_debugfs_mount(); /* the kernel's figures, when root */
+	ret = dl_predict_member(oci->member, &oci->params, &v, why, sizeof(why));
+	/* Shown as the kernel takes them: a period of 0 is the deadline. */
+	if (dl_params_normalize(&oci->params, &shown_params) < 0)
+		shown_params = oci->params;
+	if (ret < 0)
+		die(EXIT_FAILURE, "cannot tell: %s", dl_errmsg());
+	tool_text(why, shown, sizeof(shown));
+	if (ctl->json) {
+		check_json(ctl, &shown_params, oci, &v, ret, shown, 1, NULL);
+	} else {
+		printf("%s %s\n", ret ? "admissible:" : "not admissible:", params_text(&shown_params, text, sizeof(text)));
+		printf("container: %s: %s\n", oci->config, oci->where);
+		printf("%s\n", shown);
+		if (oci->note)
+			printf("note: %s\n", oci->note);
+	}
+	dl_oci_free(oci);
+	return ret ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
 /* A caller that is not root, placing a task in a partition: the policy
@@ -482,7 +557,7 @@ int main(int argc, char **argv)
 		die(EXIT_FAILURE, "%s", dl_errmsg());
 
 	if (ctl.check) {
-		ret = check(&ctl);
+		ret = ctl.oci ? check_oci(&ctl) : check(&ctl);
 		dl_policy_free(ctl.policy);
 		return ret;
 	}

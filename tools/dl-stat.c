@@ -1,9 +1,11 @@
 /*
  * dl-stat: every deadline task, every root domain, the bandwidth left.
  *
- *   dl-stat [-p PID] [--tasks | --domains] [--json] [--watch [INTERVAL]] [-n COUNT]
+ *   dl-stat [-p PID] [--tasks | --domains] [--json | --prometheus [--pid-labels]]
+ *           [--output FILE] [--watch [INTERVAL]] [-n COUNT]
  *
- * What it prints comes from dl_snapshot(3); dl-stat only lays it out.
+ * What it prints comes from dl_snapshot(3); dl-stat only lays it out
+ * (the machines' formats: stat-out.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,17 +16,20 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "json-writer.h"
 #include "rd-table.h"
+#include "stat-out.h"
 #include "tool.h"
 
 #define NS_PER_SEC 1000000000ULL
-/* A task that uses this much of its runtime per period runs out of it. */
-#define BUDGET_FULL_PERMILLE 950
+/* The metrics file is read by node_exporter, which runs as its own user. */
+#define OUTPUT_MODE 0644
 
 struct ctl {
 	pid_t pid;
 	bool json;
+	bool prometheus;
+	bool pid_labels;
+	const char *output; /* --output FILE: each refresh replaces it */
 	bool tasks_only;
 	bool domains_only;
 	bool watch;
@@ -41,6 +46,7 @@ struct history {
 	struct dl_rd *rds;
 	size_t nrds;
 	uint64_t *high_since; /* per rd: when the count went high, 0 if not */
+	uint64_t *overruns;   /* per task: refreshes that found it out of budget */
 };
 
 static noreturn void usage(void)
@@ -55,6 +61,10 @@ static noreturn void usage(void)
 	       " -t, --tasks             only the tasks\n"
 	       " -d, --domains           only the root domains\n"
 	       " -j, --json              JSON (one object per refresh; see dl-stat(1))\n"
+	       " -P, --prometheus        the Prometheus text exposition format\n"
+	       "     --pid-labels        with --prometheus: pid and tid labels on the tasks\n"
+	       " -o, --output FILE       write each refresh to FILE, replaced whole (for\n"
+	       "                         node_exporter's textfile collector), not stdout\n"
 	       " -w, --watch [INTERVAL]  refresh every INTERVAL (default 1s; a bare number\n"
 	       "                         is seconds, or give a unit: 500ms), with the CPU\n"
 	       "                         time each task used per period\n"
@@ -105,6 +115,9 @@ static void parse_args(struct ctl *c, int argc, char **argv)
 		{ "tasks", no_argument, NULL, 't' },
 		{ "domains", no_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'P' },
+		{ "pid-labels", no_argument, NULL, 'L' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "watch", optional_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
@@ -115,7 +128,7 @@ static void parse_args(struct ctl *c, int argc, char **argv)
 	int o;
 
 	c->interval = NS_PER_SEC;
-	while ((o = getopt_long(argc, argv, "+:p:tdjw::n:hV", longopts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+:p:tdjPo:w::n:hV", longopts, NULL)) != -1) {
 		switch (o) {
 		case 'p':
 			c->pid = opt_pid("--pid", optarg);
@@ -128,6 +141,17 @@ static void parse_args(struct ctl *c, int argc, char **argv)
 			break;
 		case 'j':
 			c->json = true;
+			break;
+		case 'P':
+			c->prometheus = true;
+			break;
+		case 'L':
+			c->pid_labels = true;
+			break;
+		case 'o':
+			if (!*optarg)
+				usage_error("--output: an empty file name");
+			c->output = optarg;
 			break;
 		case 'w':
 			c->watch = true;
@@ -157,7 +181,11 @@ static void parse_args(struct ctl *c, int argc, char **argv)
 		usage_error("give --tasks or --domains, not both");
 	if (have_count && !c->watch)
 		usage_error("--count needs --watch");
-	c->tty = isatty(STDOUT_FILENO);
+	if (c->json && c->prometheus)
+		usage_error("give --json or --prometheus, not both");
+	if (c->pid_labels && !c->prometheus)
+		usage_error("--pid-labels goes with --prometheus");
+	c->tty = !c->output && isatty(STDOUT_FILENO);
 }
 
 static const char *flags_text(uint64_t f, char *buf, size_t len)
@@ -189,23 +217,23 @@ static const char *fmt_measured(uint64_t ns, char buf[32])
 	return buf;
 }
 
-static const struct dl_task *find_task(const struct history *h, pid_t tid)
+/* The task of thread tid in the refresh before, by index; -1 if none. */
+static ssize_t find_task(const struct history *h, pid_t tid)
 {
 	for (size_t i = 0; h && i < h->ntasks; i++)
 		if (h->tasks[i].tid == tid)
-			return &h->tasks[i];
-	return NULL;
+			return (ssize_t)i;
+	return -1;
 }
 
-static void print_text(FILE *o, const struct ctl *c, const struct dl_task *t, size_t nt,
-		       const struct dl_rd *rds, size_t nrd, const int *drift,
-		       const struct history *prev)
+static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 {
+	const struct dl_task *t = f->tasks;
 	char a[32], b[32], d[32], e[32];
 	bool out_of_budget = false;
 
 	if (!c->tasks_only)
-		show_rd_table(o, rds, nrd, drift,
+		show_rd_table(o, f->rds, f->nrds, f->drift,
 			      "kernel accounting drift, repair it with dl-part repair (see libdeadline(3), BUGS)");
 	if (c->domains_only)
 		return;
@@ -220,7 +248,7 @@ static void print_text(FILE *o, const struct ctl *c, const struct dl_task *t, si
 	if (c->watch)
 		fprintf(o, " %8s %-5s", "USED/PER", "%RUN");
 	fprintf(o, " %-5s %-3s %s\n", "FLAGS", "RD", "CPUSET");
-	for (size_t i = 0; i < nt; i++) {
+	for (size_t i = 0; i < f->ntasks; i++) {
 		/* Names are anyone's: escaped, so that none rewrites a screen. */
 		char comm[80], cs[1100];
 
@@ -230,12 +258,10 @@ static void print_text(FILE *o, const struct ctl *c, const struct dl_task *t, si
 			fmt_time(t[i].params.runtime, a), fmt_time(t[i].params.deadline, b),
 			fmt_time(t[i].params.period, d), (double)t[i].bw / DL_BW_UNIT);
 		if (c->watch) {
-			const struct dl_task *before = find_task(prev, t[i].tid);
-
-			if (before) {
-				uint64_t used = dl_task_used_per_period(before, &t[i]);
+			if (f->seen[i]) {
+				uint64_t used = f->used[i];
 				uint64_t permille = t[i].params.runtime ? used * 1000 / t[i].params.runtime : 0;
-				bool full = permille >= BUDGET_FULL_PERMILLE;
+				bool full = task_overran(&t[i], used);
 
 				fprintf(o, " %8s %4" PRIu64 "%c", fmt_measured(used, a), permille / 10, full ? '!' : ' ');
 				out_of_budget |= full;
@@ -246,7 +272,7 @@ static void print_text(FILE *o, const struct ctl *c, const struct dl_task *t, si
 		fprintf(o, " %-5s %-3d %s\n", flags_text(t[i].params.flags, e, sizeof(e)), t[i].rd,
 			cs[0] ? cs : "?");
 	}
-	if (nt == 0)
+	if (f->ntasks == 0)
 		fprintf(o, "(no SCHED_DEADLINE thread%s)\n", c->pid ? " in that process" : "");
 	if (out_of_budget)
 		fprintf(o, "note: ! in %%RUN: it runs out of budget, it used %d%% or more of its runtime in the last period\n",
@@ -308,77 +334,8 @@ static void put_fitted(const char *text, unsigned int width)
 	}
 }
 
-static void print_json(const struct ctl *c, const struct dl_task *t, size_t nt,
-		       const struct dl_rd *rds, size_t nrd, const int *drift,
-		       const struct history *prev, uint64_t now)
-{
-	struct json j;
-	char buf[DL_CPUS_STRLEN];
-
-	json_init(&j, stdout);
-	json_obj_begin(&j, NULL);
-	json_uint(&j, "time_ns", now);
-	json_bool(&j, "kernel_figures", nrd && rds[0].from_kernel);
-	json_arr_begin(&j, "notes");
-	if (nrd && !rds[0].from_kernel)
-		json_str(&j, NULL, "the kernel's figures (debugfs sched/debug) cannot be read (they need root): figures computed");
-	json_arr_end(&j);
-	if (!c->tasks_only) {
-		json_arr_begin(&j, "root_domains");
-		for (size_t i = 0; i < nrd; i++) {
-			int64_t expected = dl_rd_expected(&rds[i]);
-
-			json_obj_begin(&j, NULL);
-			json_uint(&j, "id", i);
-			json_rd_fields(&j, &rds[i]);
-			json_int(&j, "expected_bw", expected);
-			json_str(&j, "drift", drift[i] == DL_DRIFT_YES ? "drifted" : drift[i] == DL_DRIFT_SETTLING ? "settling" : "none");
-			json_int(&j, "drift_bw", rds[i].from_kernel ? rds[i].total_bw - expected : 0);
-			json_obj_end(&j);
-		}
-		json_arr_end(&j);
-	}
-	if (!c->domains_only) {
-		json_arr_begin(&j, "tasks");
-		for (size_t i = 0; i < nt; i++) {
-			const struct dl_task *before = c->watch ? find_task(prev, t[i].tid) : NULL;
-
-			json_obj_begin(&j, NULL);
-			json_int(&j, "pid", t[i].pid);
-			json_int(&j, "tid", t[i].tid);
-			json_str(&j, "comm", t[i].comm);
-			json_uint(&j, "runtime_ns", t[i].params.runtime);
-			json_uint(&j, "deadline_ns", t[i].params.deadline);
-			json_uint(&j, "period_ns", t[i].params.period);
-			json_int(&j, "bw", t[i].bw);
-			json_uint(&j, "util_ppm", (uint64_t)(((unsigned __int128)t[i].bw * 1000000) >> DL_BW_SHIFT));
-			json_arr_begin(&j, "flags");
-			if (t[i].params.flags & DL_FLAG_RESET_ON_FORK)
-				json_str(&j, NULL, "reset-on-fork");
-			if (t[i].params.flags & DL_FLAG_RECLAIM)
-				json_str(&j, NULL, "reclaim");
-			if (t[i].params.flags & DL_FLAG_DL_OVERRUN)
-				json_str(&j, NULL, "overrun-signal");
-			json_arr_end(&j);
-			json_str(&j, "cpuset", t[i].cpuset);
-			json_int(&j, "cpu", t[i].cpu);
-			json_int(&j, "root_domain", t[i].rd);
-			json_str(&j, "root_domain_cpus", dl_cpus_format(&t[i].rd_cpus, buf, sizeof(buf)));
-			json_uint(&j, "exec_ns", t[i].exec_ns);
-			if (before)
-				json_uint(&j, "used_per_period_ns", dl_task_used_per_period(before, &t[i]));
-			else if (c->watch)
-				json_null(&j, "used_per_period_ns");
-			json_obj_end(&j);
-		}
-		json_arr_end(&j);
-	}
-	json_obj_end(&j);
-	json_end(&j);
-}
-
 static void keep(struct history *h, struct dl_task *t, size_t nt, struct dl_rd *rds, size_t nrd,
-		 uint64_t now)
+		 uint64_t *overruns, uint64_t now)
 {
 	uint64_t *since = calloc(nrd ? nrd : 1, sizeof(*since));
 
@@ -394,28 +351,94 @@ static void keep(struct history *h, struct dl_task *t, size_t nt, struct dl_rd *
 	free(h->tasks);
 	free(h->rds);
 	free(h->high_since);
+	free(h->overruns);
 	h->tasks = t;
 	h->ntasks = nt;
 	h->rds = rds;
 	h->nrds = nrd;
 	h->high_since = since;
+	h->overruns = overruns;
+}
+
+/* One-shot: a high count gets its chance to settle before it is called
+ * drift. */
+static void settle_drift(const struct dl_rd *rds, size_t nrd, int *drift)
+{
+	for (size_t i = 0; i < nrd; i++) {
+		if (drift[i] == DL_DRIFT_SETTLING) {
+			struct dl_drift *d = NULL;
+			size_t nd = 0;
+
+			dl_drift_check(DL_DRIFT_SETTLE_MS, &d, &nd);
+			for (size_t k = 0; k < nrd; k++) {
+				drift[k] = DL_DRIFT_NONE;
+				for (size_t m = 0; m < nd; m++)
+					if (dl_cpus_equal(&d[m].cpus, &rds[k].cpus))
+						drift[k] = DL_DRIFT_YES;
+			}
+			free(d);
+			return;
+		}
+	}
+}
+
+/* The frame in the chosen format, into o. */
+static void render(FILE *o, const struct ctl *c, const struct stat_frame *f)
+{
+	const struct stat_view v = { .tasks_only = c->tasks_only, .domains_only = c->domains_only,
+				     .pid_labels = c->pid_labels };
+
+	if (c->json)
+		stat_json(o, f, &v);
+	else if (c->prometheus)
+		stat_prometheus(o, f, &v);
+	else
+		print_text(o, c, f);
+}
+
+/* --output: the whole refresh, then the file replaced by it at once. */
+static int write_output(const struct ctl *c, const struct stat_frame *f)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&text, &len);
+	int err;
+
+	if (!o)
+		die(EXIT_FAILURE, "out of memory");
+	render(o, c, f);
+	if (fclose(o) != 0)
+		die(EXIT_FAILURE, "out of memory");
+	err = dl_file_replace(c->output, text, len, OUTPUT_MODE, false);
+	free(text);
+	if (err < 0)
+		warnx_("%s", dl_errmsg());
+	return err;
 }
 
 static int frame(const struct ctl *c, struct history *h, bool first)
 {
+	struct stat_frame f = { .watch = c->watch };
+	struct dl_part_info *parts = NULL;
+	struct dl_layout *l = NULL;
 	struct dl_task *t;
 	struct dl_rd *rds;
-	size_t nt, nrd;
+	size_t nt, nrd, nparts = 0;
 	int *drift; /* dl_rd_drift(3) verdicts */
-	uint64_t now;
+	uint64_t *used, *overruns;
+	bool *seen;
+	int ret = 0;
 
 	if (dl_snapshot(c->pid, &t, &nt, &rds, &nrd) < 0) {
 		warnx_("%s", dl_errmsg());
 		return -1;
 	}
-	now = now_ns();
+	f.now = now_ns();
 	drift = calloc(nrd ? nrd : 1, sizeof(*drift));
-	if (!drift)
+	used = calloc(nt ? nt : 1, sizeof(*used));
+	overruns = calloc(nt ? nt : 1, sizeof(*overruns));
+	seen = calloc(nt ? nt : 1, sizeof(*seen));
+	if (!drift || !used || !overruns || !seen)
 		die(EXIT_FAILURE, "out of memory");
 	for (size_t i = 0; i < nrd; i++) {
 		uint64_t since = 0;
@@ -423,57 +446,72 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 		for (size_t k = 0; k < h->nrds; k++)
 			if (dl_cpus_equal(&h->rds[k].cpus, &rds[i].cpus))
 				since = h->high_since[k];
-		drift[i] = dl_rd_drift(&rds[i], since ? now - since : 0);
+		drift[i] = dl_rd_drift(&rds[i], since ? f.now - since : 0);
 	}
-	/* One-shot: a high count gets its chance to settle before it is
-	 * called drift. */
-	if (!c->watch) {
-		for (size_t i = 0; i < nrd; i++) {
-			if (drift[i] == DL_DRIFT_SETTLING) {
-				struct dl_drift *d = NULL;
-				size_t nd = 0;
+	if (!c->watch)
+		settle_drift(rds, nrd, drift);
+	/* Each task against itself a refresh ago. */
+	for (size_t i = 0; i < nt; i++) {
+		ssize_t k = first ? -1 : find_task(h, t[i].tid);
 
-				dl_drift_check(DL_DRIFT_SETTLE_MS, &d, &nd);
-				for (size_t k = 0; k < nrd; k++) {
-					drift[k] = DL_DRIFT_NONE;
-					for (size_t m = 0; m < nd; m++)
-						if (dl_cpus_equal(&d[m].cpus, &rds[k].cpus))
-							drift[k] = DL_DRIFT_YES;
-				}
-				free(d);
-				break;
-			}
-		}
+		if (k < 0)
+			continue;
+		seen[i] = true;
+		used[i] = dl_task_used_per_period(&h->tasks[k], &t[i]);
+		overruns[i] = h->overruns[k] + task_overran(&t[i], used[i]);
 	}
-	if (c->watch && !c->json) {
-		if (c->tty)
-			fputs("\033[H\033[2J", stdout);
-		else if (!first)
-			putchar('\n');
-		printf("dl-stat: %zu deadline thread%s, %zu root domain%s, every %s\n\n", nt, nt == 1 ? "" : "s", nrd,
-		       nrd == 1 ? "" : "s", fmt_time(c->interval, (char[32]){ 0 }));
+	/* The layout, for the machines' formats (dl-part status shows it
+	 * to people); none, or one this user cannot read: left out. */
+	if ((c->json || c->prometheus) && !c->tasks_only && dl_layout_report(&parts, &nparts) >= 0 &&
+	    dl_layout_load(&l) == 0) {
+		f.layout = true;
+		f.layout_version = dl_layout_version(l);
+		f.parts = parts;
+		f.nparts = nparts;
 	}
-	if (c->json) {
-		print_json(c, t, nt, rds, nrd, drift, h, now);
-	} else if (!c->tty) {
-		print_text(stdout, c, t, nt, rds, nrd, drift, h);
+	f.tasks = t;
+	f.ntasks = nt;
+	f.rds = rds;
+	f.nrds = nrd;
+	f.drift = drift;
+	f.seen = seen;
+	f.used = used;
+	f.overruns = overruns;
+	if (c->output) {
+		ret = write_output(c, &f);
 	} else {
-		char *text = NULL;
-		size_t len = 0;
-		FILE *o = open_memstream(&text, &len);
+		if (c->watch && !c->json && !c->prometheus) {
+			if (c->tty)
+				fputs("\033[H\033[2J", stdout);
+			else if (!first)
+				putchar('\n');
+			printf("dl-stat: %zu deadline thread%s, %zu root domain%s, every %s\n\n", nt, nt == 1 ? "" : "s", nrd,
+			       nrd == 1 ? "" : "s", fmt_time(c->interval, (char[32]){ 0 }));
+		}
+		if (!c->tty || c->json || c->prometheus) {
+			render(stdout, c, &f);
+		} else {
+			char *text = NULL;
+			size_t len = 0;
+			FILE *o = open_memstream(&text, &len);
 
-		if (!o)
-			die(EXIT_FAILURE, "out of memory");
-		print_text(o, c, t, nt, rds, nrd, drift, h);
-		if (fclose(o) != 0)
-			die(EXIT_FAILURE, "out of memory");
-		put_fitted(text, term_width(c));
-		free(text);
+			if (!o)
+				die(EXIT_FAILURE, "out of memory");
+			render(o, c, &f);
+			if (fclose(o) != 0)
+				die(EXIT_FAILURE, "out of memory");
+			put_fitted(text, term_width(c));
+			free(text);
+		}
+		fflush(stdout);
 	}
-	fflush(stdout);
+	dl_layout_free(l);
+	free(parts);
 	free(drift);
-	keep(h, t, nt, rds, nrd, now);
-	return 0;
+	free(used);
+	free(seen);
+	keep(h, t, nt, rds, nrd, overruns, f.now);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -497,5 +535,6 @@ int main(int argc, char **argv)
 	free(h.tasks);
 	free(h.rds);
 	free(h.high_since);
+	free(h.overruns);
 	return bad ? EXIT_FAILURE : EXIT_SUCCESS;
 }

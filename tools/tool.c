@@ -37,6 +37,7 @@ static const struct {
 	{ "call dl_rd_rebuild(3)", "run dl-part repair" },
 	{ "(dl_rd_rebuild(3))", "(dl-part repair)" },
 	{ "call dl_layout_destroy(3)", "run dl-part destroy" },
+	{ "(DL_LAYOUT_LEAVE_BUSY, dl_layout_destroy(3))", "(dl-part destroy --force)" },
 	{ "with dl_layout_destroy(3)", "with dl-part destroy" },
 	{ "create one with dl_layout_create(3)", "create one with dl-part create" },
 	{ "a partition of its own (dl_layout_create(3))", "a partition of its own (dl-part)" },

@@ -481,10 +481,9 @@ int dl_sd_destroy(const struct dl_layout *l, struct dl_layout_result *res)
 	int err = 0, e;
 	sd_bus *bus;
 
-	(void)res;
 	for (size_t i = 0; i < l->nparts; i++) {
 		dl_sd_cgroup(l->parts[i].name, cg, sizeof(cg));
-		if (dl_cs_exists(cg) && busy(cg))
+		if (!dl_layout_left(l, (int)i) && dl_cs_exists(cg) && busy(cg))
 			return dl_fail(-EBUSY, "partition %s still runs tasks (systemctl status %s-%s.slice lists their units): stop them first; destroying the slice would stop them",
 				       l->parts[i].name, DL_SD_PARENT, l->parts[i].name);
 	}
@@ -494,7 +493,10 @@ int dl_sd_destroy(const struct dl_layout *l, struct dl_layout_result *res)
 	/* Member first, children before the parent, once no deadline exit
 	 * is in flight (libdeadline(3), BUGS). */
 	dl_wait_quiet(5000);
+	/* What is left keeps its slice, and the parent slice with it. */
 	for (int i = 0; i <= (int)l->nparts; i++) {
+		if (dl_layout_left(l, i) || (i == (int)l->nparts && res->left))
+			continue;
 		dl_sd_cgroup(i < (int)l->nparts ? l->parts[i].name : NULL, cg, sizeof(cg));
 		if (dl_cs_read(cg, "cpuset.cpus.partition", state, sizeof(state)) == 0 &&
 		    strcmp(state, "member") != 0 && (e = dl_cs_write(cg, "cpuset.cpus.partition", "member")) &&
@@ -506,12 +508,16 @@ int dl_sd_destroy(const struct dl_layout *l, struct dl_layout_result *res)
 	for (int i = 0; i <= (int)l->nparts && !err; i++) {
 		const char *m = i < (int)l->nparts ? l->parts[i].name : NULL;
 
+		if (dl_layout_left(l, i) || (i == (int)l->nparts && res->left))
+			continue;
 		unit_name(name, sizeof(name), m);
 		dl_sd_cgroup(m, cg, sizeof(cg));
 		if (dl_cs_exists(cg) && !(err = bus_call(bus, "StopUnit", "stop the slice", "ss", name, "replace")))
 			err = wait_gone(cg);
 	}
 	for (int i = 0; i <= (int)l->nparts && !err; i++) {
+		if (dl_layout_left(l, i) || (i == (int)l->nparts && res->left))
+			continue;
 		unit_path(path, sizeof(path), i < (int)l->nparts ? l->parts[i].name : NULL);
 		if ((e = dl_fault("remove a unit file")))
 			err = e;

@@ -106,8 +106,9 @@ static int destroy_v1(const struct dl_layout *l, struct dl_layout_result *res)
 	err = dl_layout_move_back(l, true, res);
 	if (err)
 		return err;
-	/* The merge: the root balances again (as it did before). */
-	if (l->root_lb >= 0 && dl_cs_read("", "cpuset.sched_load_balance", buf, sizeof(buf)) == 0 &&
+	/* The merge: the root balances again (as it did before), unless a
+	 * partition is left, which needs it unbalanced to stay a domain. */
+	if (!res->left && l->root_lb >= 0 && dl_cs_read("", "cpuset.sched_load_balance", buf, sizeof(buf)) == 0 &&
 	    atoi(buf) != l->root_lb) {
 		snprintf(buf, sizeof(buf), "%d", l->root_lb);
 		err = dl_cs_write("", "cpuset.sched_load_balance", buf);
@@ -117,7 +118,7 @@ static int destroy_v1(const struct dl_layout *l, struct dl_layout_result *res)
 	}
 	for (int i = -1; i < (int)l->nparts; i++) {
 		dl_layout_cgroup(l, dl_layout_member(l, i, NULL), name, sizeof(name));
-		if (!dl_cs_exists(name))
+		if (!dl_cs_exists(name) || dl_layout_left(l, i))
 			continue;
 		/* Balancing off first: removing a balanced cpuset rebuilds the
 		 * domains later, asynchronously, at a moment nobody chose. */
@@ -126,7 +127,7 @@ static int destroy_v1(const struct dl_layout *l, struct dl_layout_result *res)
 		if (e && !err)
 			err = dl_fail(e, "cannot remove cpuset /%s: %s", name, dl_cg_why(e));
 	}
-	if (!err && dl_cs_exists(DL_LAYOUT_PARENT) && (e = dl_cs_remove(DL_LAYOUT_PARENT)))
+	if (!err && !res->left && dl_cs_exists(DL_LAYOUT_PARENT) && (e = dl_cs_remove(DL_LAYOUT_PARENT)))
 		err = dl_fail(e, "cannot remove cpuset /%s: %s (is there a cpuset in it that is not the layout's?)",
 			      DL_LAYOUT_PARENT, dl_cg_why(e));
 	return err;

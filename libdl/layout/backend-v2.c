@@ -104,7 +104,7 @@ static int destroy_v2(const struct dl_layout *l, struct dl_layout_result *res)
 		char state[256];
 
 		dl_layout_cgroup(l, dl_layout_member(l, i, NULL), name, sizeof(name));
-		if (!dl_cs_exists(name))
+		if (!dl_cs_exists(name) || dl_layout_left(l, i))
 			continue;
 		/* Member first, so the removal itself changes no domain; never
 		 * empty a valid partition's cpus (the kernel loses the CPUs

@@ -71,6 +71,8 @@ int dl_layout_move_back(const struct dl_layout *l, bool threads, struct dl_layou
 
 	dl_wait_quiet(DL_QUIET_TIMEOUT_MS);
 	for (int i = -1; i < (int)l->nparts; i++) {
+		if (dl_layout_left(l, i))
+			continue; /* left as it is, its tasks too */
 		dl_layout_cgroup(l, dl_layout_member(l, i, NULL), name, sizeof(name));
 		if (dl_cs_exists(name) && (e = dl_cs_move_home(l, name, threads, res)) && !err)
 			err = e;

@@ -64,10 +64,62 @@ static void check_accounting(struct dl_layout_result *res)
 		res->repaired = true;
 }
 
-static int destroy_any(struct dl_layout *l, struct dl_layout_result *res)
+/*
+ * Partitions that hold what destroy would have to stop or could not move
+ * (occupants.c: a container, a unit): refused, each named; or, leave,
+ * marked to be left as they are, so that nothing is stopped.
+ */
+static int occupied(struct dl_layout *l, bool leave, struct dl_layout_result *res)
+{
+	char what[2048], msg[4096] = "";
+	size_t used = 0;
+	int busy = 0;
+
+	for (size_t i = 0; i < l->nparts; i++) {
+		int n = dl_layout_occupants(l, l->parts[i].name, what, sizeof(what));
+
+		if (n <= 0)
+			continue;
+		if (leave && !l->leave && !(l->leave = calloc(l->nparts, sizeof(*l->leave))))
+			return dl_fail(-ENOMEM, "out of memory");
+		if (leave)
+			l->leave[i] = true;
+		busy++;
+		if (used < sizeof(msg))
+			used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%spartition %s holds %s",
+						 used ? "; " : "", l->parts[i].name, what);
+	}
+	if (busy && !leave)
+		return dl_fail(-EBUSY, "%s: destroying %s would stop %s or tear %s out of the cgroup its owner keeps; stop %s first (podman stop, systemctl stop) and destroy again, or leave the partitions that hold tasks in place and destroy the rest (DL_LAYOUT_LEAVE_BUSY, dl_layout_destroy(3))",
+			       msg, busy == 1 ? "it" : "them", busy == 1 ? "what runs there" : "what runs there",
+			       busy == 1 ? "it" : "them", busy == 1 ? "it" : "them");
+	res->left = (uint64_t)busy;
+	return 0;
+}
+
+/* Keep in the state only the partitions left, for the next destroy. */
+static int keep_left(struct dl_layout *l)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < l->nparts; i++)
+		if (dl_layout_left(l, (int)i))
+			l->parts[k++] = l->parts[i];
+	l->nparts = k;
+	free(l->leave);
+	l->leave = NULL;
+	return dl_layout_save(l);
+}
+
+/* check: refuse (or, with leave, keep) partitions that hold tasks; a
+ * create rolled back has none of its own to ask about. */
+static int destroy_any(struct dl_layout *l, struct dl_layout_result *res, bool check, bool leave)
 {
 	char name[4200];
 	int err;
+
+	if (check && (err = occupied(l, leave, res)))
+		return err;
 
 	/* A layout whose cgroups someone else removed: the caller says so. */
 	for (size_t i = 0; i < l->nparts; i++)
@@ -80,7 +132,7 @@ static int destroy_any(struct dl_layout *l, struct dl_layout_result *res)
 	if (err)
 		return err;
 	check_accounting(res);
-	return dl_layout_forget();
+	return res->left ? keep_left(l) : dl_layout_forget();
 }
 
 static int preflight(void)
@@ -133,6 +185,7 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 	if (err)
 		goto out;
 
+	l->flags &= ~(unsigned int)DL_LAYOUT_LEAVE_BUSY; /* destroy's, not the layout's */
 	l->creator = getpid();
 	l->created = time(NULL);
 	l->root_lb = -1;
@@ -162,7 +215,7 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 		struct dl_layout_result undo = { 0 };
 
 		snprintf(why, sizeof(why), "%s", dl_errmsg());
-		if (destroy_any(l, &undo) < 0) {
+		if (destroy_any(l, &undo, false, false) < 0) {
 			char again[1024];
 
 			snprintf(again, sizeof(again), "%s", dl_errmsg());
@@ -212,7 +265,7 @@ DL_EXPORT int dl_layout_destroy(const struct dl_layout *want, struct dl_layout_r
 	if (!err && want && !same_layout(want, l))
 		err = dl_fail(-ESTALE, "the layout in place is not the one given: another process replaced it; load it (dl_layout_load(3)) to destroy it");
 	else if (!err)
-		err = destroy_any(l, res);
+		err = destroy_any(l, res, true, want && (want->flags & DL_LAYOUT_LEAVE_BUSY));
 	if (l)
 		dl_layout_free(l);
 	close(lock);

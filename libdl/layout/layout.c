@@ -34,6 +34,7 @@ DL_EXPORT void dl_layout_free(struct dl_layout *l)
 		return;
 	free(l->parts);
 	free(l->origins);
+	free(l->leave);
 	free(l);
 }
 
@@ -141,7 +142,7 @@ DL_EXPORT int dl_layout_set_mems(struct dl_layout *l, const char *nodes)
 
 DL_EXPORT int dl_layout_set_flags(struct dl_layout *l, unsigned int flags)
 {
-	if (!l || (flags & ~(unsigned int)(DL_LAYOUT_ISOLATED | DL_LAYOUT_NO_MOVE)))
+	if (!l || (flags & ~(unsigned int)(DL_LAYOUT_ISOLATED | DL_LAYOUT_NO_MOVE | DL_LAYOUT_LEAVE_BUSY)))
 		return dl_fail(-EINVAL, "unknown layout flags 0x%x", flags);
 	l->flags = flags;
 	return 0;

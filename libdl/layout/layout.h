@@ -48,7 +48,16 @@ struct dl_layout {
 	struct dl_origin *origins; /* tasks placed in the layout from other cgroups */
 	size_t norigins;
 	bool systemd;           /* v2 under systemd: made of its units (backend-systemd.c) */
+	/* destroy with DL_LAYOUT_LEAVE_BUSY: per partition, left in place
+	 * because something runs in it (NULL: none); the backends skip
+	 * these and whatever keeps them root domains. */
+	bool *leave;
 };
+
+static inline bool dl_layout_left(const struct dl_layout *l, int i)
+{
+	return i >= 0 && l->leave && l->leave[i];
+}
 
 /*
  * The cgroup backends of a layout, one table of operations each: v1
@@ -97,6 +106,10 @@ int dl_layout_lock(unsigned int wait_ms);
  * the layout in place, and with out the layout (the caller frees it);
  * -ENOENT naming the members when there is no such member. */
 int dl_layout_member_cgroup(const char *name, char *buf, size_t len, struct dl_layout **out);
+
+/* occupants.c: the cgroups below member name's that hold tasks, named
+ * into buf ("; "-separated); how many. */
+int dl_layout_occupants(const struct dl_layout *l, const char *name, char *buf, size_t len);
 
 /* admitted-fit.c: -EBUSY, naming the threads, when the admitted deadline
  * bandwidth would not fit a member's new root domain. */

@@ -116,19 +116,33 @@ int dl_write_file(const char *path, const char *text)
 	return err;
 }
 
-int dl_file_replace(const char *path, const char *text, size_t len, mode_t mode, bool durable)
+/*
+ * Public (dl_file_replace(3)): the tools write what other programs read
+ * (dl-stat's metrics for node_exporter) through it too.  The temporary
+ * file is made with O_CREAT | O_EXCL (mkostemp), which never follows a
+ * link and never opens a file someone else made there; O_NOFOLLOW says
+ * so once more.  rename(2) then replaces path itself, a symbolic link at
+ * path included, never what the link points to.  The mode is set with
+ * fchmod, so the caller's umask does not change it.
+ */
+DL_EXPORT int dl_file_replace(const char *path, const char *text, size_t len, mode_t mode, bool durable)
 {
 	char tmp[4200];
 	int fd, err;
 
+	if (!path || !*path || (!text && len))
+		return dl_fail(-EINVAL, "no file name or no text to write");
+	if (mode & ~(mode_t)07777)
+		return dl_fail(-EINVAL, "mode %o is not a file mode (at most 07777)", (unsigned)mode);
 	if ((err = dl_pathf(tmp, sizeof(tmp), "%s.XXXXXX", path)))
-		return err;
-	/* mkostemp: a name nobody else has, O_EXCL (no link followed), 0600
-	 * until the write is whole. */
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = write_whole(fd, text, len);
+		return dl_fail(err, "the file name %s is too long", path);
+	/* A name nobody else has, 0600 until the write is whole. */
+	fd = mkostemp(tmp, O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		err = -errno;
+		return dl_fail(err, "cannot create a temporary file next to %s: %s", path, strerror(-err));
+	}
+	err = write_whole(fd, text ? text : "", len);
 	if (!err && fchmod(fd, mode) < 0)
 		err = -errno;
 	if (!err && durable && fsync(fd) < 0)
@@ -137,7 +151,9 @@ int dl_file_replace(const char *path, const char *text, size_t len, mode_t mode,
 		err = -errno;
 	if (!err && rename(tmp, path) < 0)
 		err = -errno;
-	if (err)
+	if (err) {
 		unlink(tmp);
-	return err;
+		return dl_fail(err, "cannot write %s: %s", path, strerror(-err));
+	}
+	return 0;
 }

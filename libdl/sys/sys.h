@@ -45,7 +45,8 @@ int dl_fail_ctx(int err, const char *fmt, ...) DL_PRINTF(2, 3);
 int dl_reserved_check(const void *reserved, size_t len, const char *what);
 
 /* file.c: small files read and written whole.  Return 0 or a negative
- * errno; never set dl_errmsg (callers know what the file meant). */
+ * errno; never set dl_errmsg (callers know what the file meant), but
+ * dl_file_replace, which is public (libdeadline.h). */
 /* snprintf that says -ENAMETOOLONG instead of truncating. */
 int dl_pathf(char *buf, size_t len, const char *fmt, ...) DL_PRINTF(3, 4);
 int dl_read_file(const char *path, char *buf, size_t len);
@@ -57,9 +58,6 @@ int dl_parse_s64(const char *text, int64_t *val);
 int dl_read_u64(const char *path, uint64_t *val);
 int dl_read_s64(const char *path, int64_t *val);
 int dl_write_file(const char *path, const char *text);
-/* path replaced by text whole or not at all: a temporary file of a new
- * name in the same folder, renamed over it; fsync'd first when durable. */
-int dl_file_replace(const char *path, const char *text, size_t len, mode_t mode, bool durable);
 
 /* cpus.c: CPU set arithmetic, in place on a; the lowest CPU of a set, -1
  * when it is empty; a file holding a CPU (or node) list, parsed. */

@@ -62,8 +62,11 @@ check)
 		exit 0
 	fi
 	# shellcheck disable=SC2016
+	# The Prometheus programs are in the host cache, not in Debian 13:
+	# the exposition is checked by promtool on the host, its figures here
+	# (test-prometheus).
 	run='cd "$1" && { make check-unit >check-unit.log 2>&1;
-		make check TESTS="$(make -s print-kernel-tests)" >check-kernel.log 2>&1; true; }'
+		make check TESTS="$(make -s print-kernel-tests | sed s,tests/kernel/prometheus.sh,,)" >check-kernel.log 2>&1; true; }'
 	;;
 *)
 	echo "1..0 # SKIP give build or check"

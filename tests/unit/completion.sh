@@ -57,6 +57,7 @@ has "dl-run: its long options" "$(complete_line _dl_run dl-run --p)" --period --
 has "dl-run --pid: this shell's PID" "$(complete_line _dl_run dl-run --pid '')" $$
 has "dl-run: after --, a command" "$(complete_line _dl_run dl-run -r 1ms -p 10ms -- ech)" echo
 has "dl-stat: --watch and --watch=" "$(complete_line _dl_stat dl-stat --w)" --watch --watch=
+has "dl-stat: --prometheus and --pid-labels" "$(complete_line _dl_stat dl-stat --p)" --pid --prometheus --pid-labels
 has "dl-stat --pid: this shell's PID" "$(complete_line _dl_stat dl-stat --pid '')" $$
 has "dl-run --check: --json" "$(complete_line _dl_run dl-run --check --j)" --json
 has "dl-load: its long options" "$(complete_line _dl_load dl-load --)" \

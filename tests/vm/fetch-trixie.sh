@@ -4,7 +4,8 @@
 # test the project in with Debian 13's compiler and libraries (libcgroup
 # 3), and a root file system with Debian 13's systemd for the VMs.
 #
-# Usage: tests/vm/fetch-trixie.sh [kernels|build|systemd]...   (default: all)
+# Usage: tests/vm/fetch-trixie.sh [kernels|build|systemd|podman]...
+#        (default: kernels, build and systemd; podman only when asked)
 #
 # Environment:
 #   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
@@ -30,6 +31,13 @@
 #                                     libcgroup3, libcap2 and rt-app, as a
 #                                     gzip'd cpio that run-vm.sh --systemd
 #                                     --rootfs trixie boots as the initramfs
+#   podman.cpio.gz                    the same system with Debian 13's
+#                                     podman, crun, conmon and catatonit,
+#                                     jq for an OCI hook and busybox-static
+#                                     for an image made offline (podman
+#                                     import): systemd.cpio.gz followed by
+#                                     an archive of what they add; run-vm.sh
+#                                     --rootfs debian13-podman
 #   kernels.stamp, build.stamp        what each was made from (package
 #                                     versions), so a cache stays explained
 #
@@ -56,14 +64,15 @@ die() {
 	exit 1
 }
 
-want_kernels=no want_build=no want_systemd=no
+want_kernels=no want_build=no want_systemd=no want_podman=no
 [ $# -eq 0 ] && set -- kernels build systemd
 for w in "$@"; do
 	case $w in
 	kernels) want_kernels=yes ;;
 	build) want_build=yes ;;
 	systemd) want_systemd=yes ;;
-	*) die "unknown part \"$w\": give kernels, build or systemd" ;;
+	podman) want_podman=yes ;;
+	*) die "unknown part \"$w\": give kernels, build, systemd or podman" ;;
 	esac
 done
 have() { [ -s "$out/$1" ] || [ -d "$out/$1" ]; }
@@ -76,6 +85,7 @@ have_build() {
 [ $want_kernels = no ] || { have generic/vmlinuz && have rt/vmlinuz; } || need=1
 [ $want_build = no ] || have_build || need=1
 [ $want_systemd = no ] || have systemd.cpio.gz || need=1
+[ $want_podman = no ] || have podman.cpio.gz || need=1
 [ -n "${need:-}" ] || exit 0
 
 [ "$(id -u)" = 0 ] || die "fetching Debian 13 needs root (apt as root, mmdebstrap --mode=root)"
@@ -84,7 +94,7 @@ for tool in apt-get apt-cache dpkg-deb mmdebstrap cpio gzip unshare; do
 done
 mkdir -p "$out" 2>/dev/null || die "cannot create the cache folder $out"
 work=$(mktemp -d "$cache/.trixie.XXXXXX") || die "cannot create a temporary folder in $cache"
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf --one-file-system "$work"' EXIT
 trap 'exit 1' HUP INT TERM
 
 # The mirror of this host's Debian: the one its own suite comes from.
@@ -178,7 +188,16 @@ fetch_build() {
 # The VMs' system: systemd as PID 1, and what the tools load at run time.
 systemd_pkgs=systemd,systemd-sysv,udev,procps,util-linux,libcgroup3,libcap2,libsystemd0,rt-app
 
-fetch_systemd() {
+# The containers' flavour: podman with crun (the OCI runtime that applies
+# process.scheduler), conmon, catatonit; dbus, the system bus crun's
+# systemd cgroup manager asks systemd through; netavark because podman 5 wants
+# its network backend present even for --network none; jq for the
+# precreate hook of dl-run(1)'s recipe; busybox-static, the containers'
+# whole root file system (podman import).
+podman_pkgs="dbus podman crun conmon catatonit netavark jq busybox-static"
+
+# The systemd image's tree in $work/sys, as systemd.cpio.gz holds it.
+make_systemd_tree() {
 	debootstrap minbase "$work/sys" "$systemd_pkgs"
 	r=$work/sys
 	rm -rf "$r"/usr/share/man/* "$r"/usr/share/zoneinfo/*
@@ -190,9 +209,64 @@ fetch_systemd() {
 	echo libdl-vm >"$r/etc/hostname"
 	: >"$r/etc/fstab"
 	rm -rf "$r"/var/lib/apt/lists/*
-	(cd "$r" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$work/image" ||
+}
+
+# Every entry of tree $1 with what tells a change (type, mode, size, time,
+# link target), sorted by name.
+tree_list() {
+	(cd "$1" && find . -mindepth 1 -printf '%p\t%y%m %s %T@ %l\n') | LC_ALL=C sort
+}
+
+fetch_systemd() {
+	[ -d "$work/sys" ] || make_systemd_tree
+	(cd "$work/sys" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$work/image" ||
 		die "cannot pack the root file system"
 	mv -f "$work/image" "$out/systemd.cpio.gz"
+}
+
+# The podman image is the systemd image followed by a second cpio archive
+# of what installing podman adds or changes (the kernel unpacks
+# concatenated archives in turn, a later file replacing an earlier one):
+# one package installation in the systemd image's tree, not a second
+# bootstrap of the whole system.
+fetch_podman() {
+	# On a cache whose systemd.cpio.gz is older, the archive is what
+	# podman adds to a tree made now: the same release, its updates aside.
+	have systemd.cpio.gz || fetch_systemd
+	[ -d "$work/sys" ] || make_systemd_tree
+	r=$work/sys
+	tree_list "$r" >"$work/before"
+	# apt in the chroot resolves the mirror as this host does.
+	if [ -e "$r/etc/resolv.conf" ] || [ -L "$r/etc/resolv.conf" ]; then
+		mv "$r/etc/resolv.conf" "$work/resolv.conf"
+	fi
+	cp /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null || :
+	# No daemon of the packages starts in the chroot.
+	printf '#!/bin/sh\nexit 101\n' >"$r/usr/sbin/policy-rc.d"
+	chmod 755 "$r/usr/sbin/policy-rc.d"
+	# Run in a subshell beside the other parts: its own trap unmounts
+	# (a failing umount, the normal path having unmounted them already,
+	# must not change its status); the script's removes $work after.
+	trap 'umount "$work/sys/dev" "$work/sys/proc" "$work/sys/sys" 2>/dev/null || :' EXIT
+	mount -t proc proc "$r/proc" && mount --bind /dev "$r/dev" && mount -t sysfs sysfs "$r/sys" ||
+		die "cannot mount /proc, /dev and /sys in the chroot"
+	# shellcheck disable=SC2086
+	chroot "$r" sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o Dpkg::Use-Pty=0 --no-install-recommends $podman_pkgs" \
+		>"$work/podman.log" 2>&1 || failed=1
+	umount "$r/dev" "$r/proc" "$r/sys" || die "cannot unmount the chroot's /proc, /dev and /sys"
+	[ -z "${failed:-}" ] ||
+		die "installing $podman_pkgs in the Debian 13 tree failed: $(grep -E '^(E|W):' "$work/podman.log" | head -n 1)"
+	rm -f "$r/usr/sbin/policy-rc.d" "$r/etc/resolv.conf"
+	[ ! -e "$work/resolv.conf" ] && [ ! -L "$work/resolv.conf" ] || mv "$work/resolv.conf" "$r/etc/resolv.conf"
+	rm -rf "$r"/usr/share/man/* "$r"/var/lib/apt/lists/* "$r"/var/cache/apt/* "$r"/var/log/apt "$r"/var/log/dpkg.log
+	tree_list "$r" >"$work/after"
+	# What is new or changed, by name (a parent's line comes before its
+	# children's); what was removed stays in the first archive.
+	LC_ALL=C comm -13 "$work/before" "$work/after" | cut -f1 >"$work/layer.list"
+	(cd "$r" && cpio -o -H newc -R 0:0 --quiet <"$work/layer.list" | gzip -1) >"$work/layer" ||
+		die "cannot pack what podman adds"
+	cat "$out/systemd.cpio.gz" "$work/layer" >"$work/image" || die "cannot write the podman image"
+	mv -f "$work/image" "$out/podman.cpio.gz"
 }
 
 # The parts side by side, each in a subshell of its own (its own work
@@ -212,10 +286,18 @@ if [ $want_build = yes ] && ! have_build; then
 	) &
 	pids="$pids $!"
 fi
-if [ $want_systemd = yes ] && ! have systemd.cpio.gz; then
+# The podman image is made from the systemd image's tree: one after the
+# other, in one subshell.
+if { [ $want_systemd = yes ] && ! have systemd.cpio.gz; } || { [ $want_podman = yes ] && ! have podman.cpio.gz; }; then
 	(
-		fetch_systemd
-		echo "$me: Debian 13 with systemd packed into $out/systemd.cpio.gz ($(du -m "$out/systemd.cpio.gz" | cut -f1) MB)"
+		if [ $want_systemd = yes ] && ! have systemd.cpio.gz; then
+			fetch_systemd
+			echo "$me: Debian 13 with systemd packed into $out/systemd.cpio.gz ($(du -m "$out/systemd.cpio.gz" | cut -f1) MB)"
+		fi
+		if [ $want_podman = yes ] && ! have podman.cpio.gz; then
+			fetch_podman
+			echo "$me: Debian 13 with systemd and podman packed into $out/podman.cpio.gz ($(du -m "$out/podman.cpio.gz" | cut -f1) MB)"
+		fi
 	) &
 	pids="$pids $!"
 fi

@@ -32,9 +32,11 @@
 #                     as tests/vm/fetch-trixie.sh fetches them; default
 #                     Debian 12's 6.1 (LIBDL_VM_KERNEL overrides both)
 #   --rootfs NAME     with --systemd: boot debian13 (Debian 13's systemd,
-#                     fetch-trixie.sh) instead of Debian 12's, or the image
-#                     /PATH.cpio.gz (one made from either, e.g. with
-#                     packages installed in it)
+#                     fetch-trixie.sh) instead of Debian 12's;
+#                     debian13-podman (the same with podman and crun,
+#                     fetch-trixie.sh podman); or the image /PATH.cpio.gz
+#                     (one made from either, e.g. with packages installed
+#                     in it)
 #   --sysroot DIR     the --bin programs and --lib libraries come from the
 #                     root file system DIR (built there, for that system's
 #                     libraries): ldd and ldconfig run in DIR (chroot, so
@@ -209,14 +211,15 @@ need_trixie() {
 case $rootfs in
 '') image=$cache/systemd-rootfs.cpio.gz ;;
 debian13) image=$cache/trixie/systemd.cpio.gz ;;
+debian13-podman) image=$cache/trixie/podman.cpio.gz ;;
 /*.cpio.gz) image=$rootfs ;;
-*) hard "unknown --rootfs $rootfs: give debian13 or an image's absolute path" ;;
+*) hard "unknown --rootfs $rootfs: give debian13, debian13-podman or an image's absolute path" ;;
 esac
 [ -z "$rootfs" ] || [ "$sysd" = yes ] || hard "--rootfs needs --systemd"
-if [ "$sysd" = yes ] && [ "$rootfs" = debian13 ]; then
-	need_trixie "$image" systemd
-elif [ "$sysd" = yes ] && [ -n "$rootfs" ]; then
+if [ "$sysd" = yes ] && [ -n "$rootfs" ] && [ "${rootfs#/}" != "$rootfs" ]; then
 	[ -s "$image" ] || hard "no image $image"
+elif [ "$sysd" = yes ] && [ -n "$rootfs" ]; then
+	need_trixie "$image" "$([ "$rootfs" = debian13-podman ] && echo podman || echo systemd)"
 elif [ "$sysd" = yes ] && ! [ -s "$image" ]; then
 	say "no systemd root file system in $cache: running fetch-systemd-rootfs.sh"
 	LIBDL_VM_CACHE=$cache "$here/fetch-systemd-rootfs.sh" >&2

@@ -94,7 +94,8 @@ run /bin/dl-run -r 50ms -p 1s --partition partition0 -- /bin/true
 check "0.05 more is admitted" eq "$rc" 0
 run /bin/dl-part destroy
 check "destroy refuses while a service runs in a partition" eq "$rc" 1
-check "and names the partition and the way out" has "$err" "partition partition0 still runs tasks"
+check "and names the partition, its unit and the way out" has "$err" "partition partition0 holds dlsvc.service, 1 thread"
+has "$err" "dl-part destroy --force" >/dev/null || not_ok "the refusal names --force"
 check "and the partition stays" eq "$(cat $P0/cpuset.cpus.partition)" root
 systemctl stop dlsvc.service
 check "systemctl stop stops it" test ! -e /proc/$spid

@@ -1,0 +1,153 @@
+#!/bin/bash
+# dl-stat's metrics as Prometheus reads them: promtool check metrics
+# (Debian's prometheus package) accepts dl-stat --prometheus with deadline
+# threads of this suite running, one of them named with a quote, a
+# backslash and a byte that is not ASCII, once and with --watch; and
+# Debian's prometheus-node-exporter, its textfile collector alone, serves
+# the file dl-stat --output writes on a loopback address in a network
+# namespace of this suite's own, where curl reads every libdl sample back
+# over HTTP with its labels and value.
+#
+# The two programs come from tests/vm/fetch-prometheus.sh (bootstrap.sh
+# runs it), unpacked, never installed.  Root (deadline threads, network
+# namespaces), under the kernel suites' lock.  TAP.
+set -u
+build=${top_builddir:-.}
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${LIBDL_VM_CACHE:-$here/../vm/cache}
+promtool=$cache/prometheus/promtool
+exporter=$cache/prometheus/prometheus-node-exporter
+dl_stat=$build/tools/dl-stat
+dl_run=$build/tools/dl-run
+
+skip() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+[ "$(id -u)" = 0 ] || skip "deadline threads and network namespaces need root"
+[ -x "$promtool" ] && [ -x "$exporter" ] ||
+	skip "no promtool and prometheus-node-exporter in $cache/prometheus (tests/vm/fetch-prometheus.sh fetches them; bootstrap.sh runs it)"
+for tool in ip curl flock; do
+	command -v "$tool" >/dev/null 2>&1 || skip "no $tool (bootstrap.sh installs it)"
+done
+
+# One kernel suite at a time (tests/lib/testlib.c holds the same lock).
+exec 9>>/run/lock/libdl-kernel-tests.lock && flock 9
+
+tmp=$(mktemp -d /tmp/libdl-prom.XXXXXX) || exit 1
+ns=libdl-prom-$$
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	ip netns delete "$ns" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+n=0
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $*"
+}
+notok() {
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	shift
+	for f in "$@"; do sed 's/^/# /' "$f"; done
+}
+echo "1..5"
+
+# Our own deadline threads: a plain one, one with an awkward name.
+weird=$tmp/$'we"ird\\name\xff'
+cp /bin/sleep "$weird"
+"$dl_run" -r 2ms -d 5ms -p 10ms -- /bin/sleep 60 &
+pids+=($!)
+"$dl_run" -R -r 1ms -p 100ms -- "$weird" 60 &
+pids+=($!)
+for _ in $(seq 50); do
+	[ "$(grep -c '^libdl_task_runtime_seconds{' <("$dl_stat" --prometheus 2>/dev/null))" -ge 2 ] && break
+	sleep 0.1
+done
+
+if "$dl_stat" --prometheus >"$tmp/once.prom" 2>"$tmp/err" &&
+	grep -q 'command="we\\"ird\\\\\\\\name\\\\xff"' "$tmp/once.prom" &&
+	"$promtool" check metrics <"$tmp/once.prom" >"$tmp/lint" 2>&1; then
+	ok "promtool check metrics accepts dl-stat --prometheus, an escaped name among the tasks"
+else
+	notok "promtool check metrics accepts dl-stat --prometheus, an escaped name among the tasks" "$tmp/err" "$tmp/lint" "$tmp/once.prom"
+fi
+
+out=$tmp/textfile/libdl.prom
+mkdir -p "$tmp/textfile"
+if "$dl_stat" --prometheus --pid-labels --watch 0.2 -n 3 --output "$out" >"$tmp/stdout" 2>"$tmp/err" &&
+	[ ! -s "$tmp/stdout" ] && grep -q '^libdl_task_overruns_total{' "$out" &&
+	"$promtool" check metrics <"$out" >"$tmp/lint" 2>&1; then
+	ok "dl-stat --watch --output: the file holds the last refresh, --watch figures and pid labels, and promtool accepts it"
+else
+	notok "dl-stat --watch --output: the file holds the last refresh, --watch figures and pid labels, and promtool accepts it" \
+		"$tmp/err" "$tmp/stdout" "$tmp/lint" "$out"
+fi
+
+# node_exporter in a network namespace of ours, on its loopback only.
+port=9100
+if ip netns add "$ns" && ip -n "$ns" link set lo up; then
+	ok "a network namespace of our own ($ns) with its loopback up"
+else
+	notok "a network namespace of our own ($ns) with its loopback up"
+fi
+ip netns exec "$ns" "$exporter" --web.listen-address="127.0.0.1:$port" --collector.disable-defaults \
+	--collector.textfile --collector.textfile.directory="$tmp/textfile" >"$tmp/exporter.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do
+	ip netns exec "$ns" curl -sf "http://127.0.0.1:$port/metrics" -o "$tmp/scraped" 2>/dev/null && break
+	sleep 0.1
+done
+
+# Every libdl sample of the file, and only those, as the exporter serves
+# them: the same labels (in any order) and the same number.
+normalize() {
+	grep '^libdl_' "$1" | awk '{
+		line = $0
+		name = line; sub(/[{ ].*/, "", name)
+		value = line; sub(/.* /, "", value)
+		n = 0
+		if (index(line, "{")) {
+			rest = substr(line, index(line, "{") + 1)
+			# key="value" pairs; a value ends at a quote no backslash escapes
+			while (substr(rest, 1, 1) != "}") {
+				eq = index(rest, "=")
+				key = substr(rest, 1, eq - 1)
+				rest = substr(rest, eq + 2)
+				val = ""
+				while (substr(rest, 1, 1) != "\"") {
+					c = substr(rest, 1, 1)
+					if (c == "\\") { val = val substr(rest, 1, 2); rest = substr(rest, 3) }
+					else { val = val c; rest = substr(rest, 2) }
+				}
+				l[++n] = key "=\"" val "\""
+				rest = substr(rest, 2)
+				if (substr(rest, 1, 1) == ",") rest = substr(rest, 2)
+			}
+		}
+		for (i = 1; i <= n; i++) for (k = i + 1; k <= n; k++) if (l[k] < l[i]) { t = l[i]; l[i] = l[k]; l[k] = t }
+		s = ""
+		for (i = 1; i <= n; i++) s = s (i > 1 ? "," : "") l[i]
+		printf "%s{%s} %.17g\n", name, s, value
+	}' | sort
+}
+normalize "$out" >"$tmp/want"
+normalize "$tmp/scraped" >"$tmp/got"
+if [ -s "$tmp/want" ] && grep -q '^libdl_root_domain_free_ratio' "$tmp/got" && diff "$tmp/want" "$tmp/got" >"$tmp/diff"; then
+	ok "node_exporter's textfile collector serves all $(wc -l <"$tmp/want") libdl samples over HTTP on 127.0.0.1 in $ns, as written"
+else
+	notok "node_exporter's textfile collector serves every libdl sample over HTTP on 127.0.0.1 in $ns, as written" \
+		"$tmp/diff" "$tmp/exporter.log"
+fi
+if grep -q '^node_textfile_scrape_error 0' "$tmp/scraped"; then
+	ok "node_exporter read the file without an error (node_textfile_scrape_error 0)"
+else
+	notok "node_exporter read the file without an error (node_textfile_scrape_error 0)" "$tmp/scraped" "$tmp/exporter.log"
+fi
+exit 0

@@ -1,0 +1,231 @@
+/*
+ * Containers in a partition on this host, without a container engine
+ * (cgroup v1 cpusets, no systemd): what a cgroupfs runtime does, done
+ * here with the suite's own processes.  A config.json whose
+ * linux.cgroupsPath is below the partition's cpuset: dl-run --check --oci
+ * says admitted, then refused once the partition is full, and the kernel
+ * answers a process put in that cgroup and given the request
+ * (sched_setattr, as crun does) the same both times.  dl-part destroy
+ * refuses while such a cgroup holds a process, naming it; --force stops
+ * nothing and leaves the partition; once it is empty destroy gives the
+ * tree back.  podman itself, systemd and cgroup v2 are the VM's
+ * (tests/vm/guest/podman.sh).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define MS 1000000ULL
+#define CTR "libpod-0123456789abcdef0123456789abcdef"
+
+static char out[65536], err[16384], dir[] = "/tmp/libdl-oci-XXXXXX";
+/* The suite's processes in the cgroups, ended before they are removed
+ * whatever happened. */
+static pid_t kids[4];
+static int nkids;
+
+static int tool(const char *name, char *const args[])
+{
+	return tl_run_tool(name, args, out, sizeof(out), err, sizeof(err));
+}
+#define DL_RUN(...) tool("dl-run", (char *[]){ __VA_ARGS__, NULL })
+#define DL_PART(...) tool("dl-part", (char *[]){ __VA_ARGS__, NULL })
+
+static const char *cs_root(void)
+{
+	return "/sys/fs/cgroup/cpuset";
+}
+
+/* A cgroup of ours removed, once the processes killed in it are gone. */
+static void rm_cgroup(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/libdl/p/%s", cs_root(), name);
+	for (int i = 0; i < 100 && rmdir(path) < 0 && errno == EBUSY; i++)
+		usleep(10000);
+}
+
+/* A test that failed ended its process, and its children with it
+ * (PR_SET_PDEATHSIG), but not its cgroups: those first, then the layout. */
+static void setup(void)
+{
+	rm_cgroup(CTR);
+	rm_cgroup("ctr2");
+	if (access("/run/libdl/layout", F_OK) == 0)
+		dl_layout_destroy(NULL, NULL);
+	tl_settle();
+	snprintf(dir, sizeof(dir), "/tmp/libdl-oci-XXXXXX");
+	ck_assert(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char path[256];
+
+	for (int i = 0; i < nkids; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	nkids = 0;
+	rm_cgroup(CTR);
+	rm_cgroup("ctr2");
+	if (access("/run/libdl/layout", F_OK) == 0)
+		dl_layout_destroy(NULL, NULL);
+	snprintf(path, sizeof(path), "%s/config.json", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+static const char *config(uint64_t runtime, const char *cgroups_path)
+{
+	static char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/config.json", dir);
+	f = fopen(path, "w");
+	ck_assert(f);
+	fprintf(f, "{\"ociVersion\":\"1.1.0\",\"process\":{\"args\":[\"sleep\"],\"scheduler\":{\"policy\":\"SCHED_DEADLINE\","
+		   "\"runtime\":%llu,\"deadline\":100000000,\"period\":100000000,\"flags\":[\"SCHED_FLAG_RESET_ON_FORK\"]}},"
+		   "\"linux\":{\"cgroupsPath\":\"%s\"}}\n",
+		(unsigned long long)runtime, cgroups_path);
+	fclose(f);
+	return dir; /* the bundle's folder */
+}
+
+/* A cgroup below the partition, as a cgroupfs runtime makes one, with a
+ * sleeping child of ours in it; returns the child. */
+static pid_t contained(const char *name)
+{
+	char path[256], buf[64];
+	int fd, ready[2];
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/libdl/p/%s", cs_root(), name);
+	ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
+	for (int i = 0; i < 2; i++) {
+		const char *file = i ? "cpuset.mems" : "cpuset.cpus";
+		char from[256], val[64] = "";
+
+		snprintf(from, sizeof(from), "%s/libdl/p/%s", cs_root(), file);
+		fd = open(from, O_RDONLY);
+		ck_assert_int_gt(read(fd, val, sizeof(val) - 1), 0);
+		close(fd);
+		snprintf(from, sizeof(from), "%s/%s", path, file);
+		fd = open(from, O_WRONLY);
+		ck_assert_int_gt(write(fd, val, strlen(val)), 0);
+		close(fd);
+	}
+	snprintf(path, sizeof(path), "%s/libdl/p/%s/tasks", cs_root(), name);
+	ck_assert_int_eq(pipe(ready), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* Into the cgroup itself, running, as a runtime's process
+		 * joins its cgroup before sched_setattr: a thread moved while
+		 * asleep stays on its old CPU, judged by that CPU's root
+		 * domain (docs/kernel-notes.md, "Admission per root domain"). */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		fd = open(path, O_WRONLY);
+		snprintf(buf, sizeof(buf), "%d", (int)getpid());
+		if (fd < 0 || write(fd, buf, strlen(buf)) < 0)
+			_exit(1);
+		close(fd);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	ck_assert_int_eq(read(ready[0], buf, 1), 1);
+	close(ready[0]);
+	ck_assert(nkids < 4);
+	kids[nkids++] = pid;
+	return pid;
+}
+
+START_TEST(test_oci_verdict_is_the_kernels)
+{
+	struct dl_params p = { .runtime = 50 * MS, .deadline = 100 * MS, .period = 100 * MS,
+			       .flags = DL_FLAG_RESET_ON_FORK };
+	pid_t a, b;
+
+	ck_assert_msg(DL_PART("create", "--partition", "p=0", "--no-move") == 0, "%s", err);
+	/* 0.5 of CPU 0: fits (0.95, the fair server's 0.05 held). */
+	ck_assert_msg(DL_RUN("--check", "--oci", (char *)config(50 * MS, "/libdl/p/" CTR)) == 0, "%s%s", out, err);
+	ck_assert_msg(strstr(out, "in partition p") && strstr(out, "admitted"), "%s", out);
+	a = contained(CTR);
+	ck_assert_int_eq(dl_set(a, &p), 0);
+	/* 0.5 more: does not. */
+	ck_assert_msg(DL_RUN("--check", "--oci", (char *)config(50 * MS, "/libdl/p/ctr2")) == 1, "%s%s", out, err);
+	ck_assert_msg(strstr(out, "not admissible") && strstr(out, "refused"), "%s", out);
+	b = contained("ctr2");
+	ck_assert_int_eq(dl_set(b, &p), -EBUSY);
+	/* 0.3 does, again as the kernel says. */
+	p.runtime = 30 * MS;
+	ck_assert_msg(DL_RUN("--check", "--json", "--oci", (char *)config(30 * MS, "/libdl/p/ctr2")) == 0, "%s%s", out, err);
+	ck_assert_msg(strstr(out, "\"partition\":\"p\"") && strstr(out, "\"verdict\":\"admitted\""), "%s", out);
+	ck_assert_int_eq(dl_set(b, &p), 0);
+	/* Outside the partitions (no cgroup of the layout): the cluster. */
+	ck_assert_msg(DL_RUN("--check", "--oci", (char *)config(50 * MS, "machine.slice:libpod:abc")) == 0, "%s%s", out, err);
+	ck_assert_msg(strstr(out, "outside the partitions, in the cluster"), "%s", out);
+	tl_kill(a);
+	tl_kill(b);
+}
+END_TEST
+
+START_TEST(test_destroy_names_what_runs)
+{
+	char before[65536], mid[65536], after[65536];
+	pid_t a;
+
+	tl_cpuset_snapshot(before, sizeof(before));
+	ck_assert_msg(DL_PART("create", "--partition", "p=0", "--no-move") == 0, "%s", err);
+	a = contained(CTR);
+	tl_cpuset_snapshot(mid, sizeof(mid));
+	ck_assert_int_eq(DL_PART("destroy"), 1);
+	ck_assert_msg(strstr(err, "partition p holds " CTR " (podman container 0123456789ab), 1 thread") &&
+		      strstr(err, "dl-part destroy --force"), "%s", err);
+	tl_cpuset_snapshot(after, sizeof(after));
+	ck_assert_str_eq(after, mid);
+	ck_assert_msg(DL_PART("destroy", "--force") == 0, "%s", err);
+	ck_assert_msg(strstr(out, "left in place: partition p, which holds " CTR), "%s", out);
+	ck_assert_int_eq(kill(a, 0), 0);
+	ck_assert_msg(DL_PART("status") == 0 || strstr(out, "p "), "%s", out);
+	ck_assert_msg(strstr(out, "exclusive"), "partition p is no longer a partition: %s", out);
+	tl_kill(a);
+	rm_cgroup(CTR);
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+	tl_cpuset_snapshot(after, sizeof(after));
+	ck_assert_str_eq(after, before);
+}
+END_TEST
+
+static Suite *make(void)
+{
+	Suite *s = suite_create("containers");
+	TCase *tc = tcase_create("containers");
+
+	if (access("/sys/fs/cgroup/cpuset/cpuset.cpus", F_OK) != 0)
+		tl_skip_all("no cgroup v1 cpuset hierarchy at /sys/fs/cgroup/cpuset: the cgroupfs runtime's steps are the VM's here");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_oci_verdict_is_the_kernels);
+	tcase_add_test(tc, test_destroy_names_what_runs);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tl_main(make, TL_KERNEL);
+}

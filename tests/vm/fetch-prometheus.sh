@@ -1,0 +1,61 @@
+#!/bin/sh
+# fetch-prometheus.sh: fetch (never install) the two Prometheus programs the
+# metrics tests run, into the cache, once: promtool (Debian's prometheus
+# package), which checks dl-stat --prometheus, and prometheus-node-exporter
+# (its package of that name), whose textfile collector serves the file
+# dl-stat --output writes.
+#
+# Usage: tests/vm/fetch-prometheus.sh
+#
+# Environment:
+#   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
+#
+# Leaves in $LIBDL_VM_CACHE/prometheus/: promtool, prometheus-node-exporter
+# and prometheus.stamp (the packages' versions).
+#
+# Why not apt-get install: both packages start a daemon on installation
+# (a Prometheus server on port 9090 that then scrapes this host, a node
+# exporter on port 9100), enabled at every boot, and the prometheus
+# package brings a web interface's JavaScript libraries; the tests need
+# two programs, which they start themselves on a loopback address in a
+# network namespace of their own.  So the packages are downloaded with the
+# host's apt (apt-get download) and unpacked (dpkg-deb -x), as the VM
+# kernels are.  Both programs are static Go binaries: nothing else is needed.
+#
+# Exit status: 0 when the cache holds both (at once when it already does);
+# 1 with one line on stderr saying why otherwise.
+set -eu
+
+me=fetch-prometheus.sh
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${LIBDL_VM_CACHE:-$here/cache}
+out=$cache/prometheus
+
+die() {
+	echo "$me: $*" >&2
+	exit 1
+}
+
+[ -x "$out/promtool" ] && [ -x "$out/prometheus-node-exporter" ] && exit 0
+for tool in apt-get dpkg-deb; do
+	command -v "$tool" >/dev/null 2>&1 || die "$tool not found: this needs Debian's apt"
+done
+mkdir -p "$cache" 2>/dev/null || die "cannot create the cache folder $cache"
+work=$(mktemp -d "$cache/.prometheus.XXXXXX") || die "cannot create a temporary folder in $cache"
+trap 'rm -rf "$work"' EXIT
+trap 'exit 1' HUP INT TERM
+
+# As root, apt's download sandbox user cannot write into the cache.
+(cd "$work" && apt-get download -q -o APT::Sandbox::User=root prometheus prometheus-node-exporter) \
+	>"$work/download.log" 2>&1 ||
+	die "apt-get download prometheus prometheus-node-exporter failed: $(grep -E '^(E|W):' "$work/download.log" | head -n 1)"
+mkdir -p "$work/x" "$work/out"
+for deb in "$work"/prometheus_*.deb "$work"/prometheus-node-exporter_*.deb; do
+	dpkg-deb -x "$deb" "$work/x" || die "dpkg-deb -x of $deb failed"
+	echo "$(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Version)" >>"$work/out/prometheus.stamp"
+done
+cp "$work/x/usr/bin/promtool" "$work/x/usr/bin/prometheus-node-exporter" "$work/out/" ||
+	die "the packages hold no usr/bin/promtool or usr/bin/prometheus-node-exporter"
+rm -rf "$out"
+mv "$work/out" "$out"
+echo "$me: $(tr '\n' ' ' <"$out/prometheus.stamp")in $out"

@@ -1,0 +1,57 @@
+/*
+ * stat-out.h: one refresh of dl-stat as the machines read it: JSON and the
+ * Prometheus text exposition format, both from the same struct stat_frame,
+ * so that the figures of the two are the figures of one instant.
+ */
+#ifndef LIBDL_TOOLS_STAT_OUT_H
+#define LIBDL_TOOLS_STAT_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "libdeadline.h"
+
+/* A task that uses this much of its runtime per period runs out of it. */
+#define BUDGET_FULL_PERMILLE 950
+
+/* What one refresh shows: one dl_snapshot(3), the drift verdicts, what
+ * the refresh before lets say of each task (--watch), and the layout. */
+struct stat_frame {
+	uint64_t now; /* CLOCK_MONOTONIC ns */
+	const struct dl_task *tasks;
+	size_t ntasks;
+	const struct dl_rd *rds;
+	size_t nrds;
+	const int *drift; /* per root domain, DL_DRIFT_* (dl_rd_drift(3)) */
+	bool watch;       /* refreshed: the per-task figures below are known */
+	/* Per task, with watch: seen in the refresh before (else the next
+	 * three are not known yet), its CPU time per period since, and how
+	 * many refreshes found it out of budget. */
+	const bool *seen;
+	const uint64_t *used;
+	const uint64_t *overruns;
+	/* The dl-part layout (dl_layout_report(3)), when there is one. */
+	bool layout;
+	int layout_version;
+	const struct dl_part_info *parts;
+	size_t nparts;
+};
+
+struct stat_view {
+	bool tasks_only;
+	bool domains_only;
+	bool pid_labels; /* Prometheus: pid and tid labels on the task series */
+};
+
+/* Out of budget: it used BUDGET_FULL_PERMILLE of its runtime or more. */
+bool task_overran(const struct dl_task *t, uint64_t used);
+/* Why a layout member is not what create made, or NULL (dl-part status
+ * prints it, dl-stat exports it). */
+const char *member_invalid(int version, const struct dl_part_info *p);
+
+void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v);
+void stat_prometheus(FILE *o, const struct stat_frame *f, const struct stat_view *v);
+
+#endif
