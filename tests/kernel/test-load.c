@@ -167,10 +167,22 @@ static bool overrun_once(int mode, const char *name, int attempt)
 	tl_note("%s mode, try %d, 3 ms of work on 2 ms / 10 ms: %llu jobs, %llu missed, %llu skipped, %llu overruns; response min %.3f max %.3f ms",
 		name, attempt, (unsigned long long)s->jobs, (unsigned long long)s->misses, (unsigned long long)s->skipped,
 		(unsigned long long)s->overruns, s->response_min / 1e6, s->response_max / 1e6);
-	/* Whatever the machine does: every job missed, burned its 3 ms,
-	 * and its overruns add up. */
 	ck_assert_int_eq(t->err, 0);
 	ck_assert_msg(WIFEXITED(t->status) && WEXITSTATUS(t->status) == 0, "status %d", t->status);
+	/* A stall of the machine (a job of two periods and more) charges
+	 * the running task and shifts the releases against the kernel's
+	 * replenishments: a job may then start on a budget left from the
+	 * one before and end within its period (seen once, beside make
+	 * check's VM lane: 65 of 66 missed, response min 7.7 ms, max 44.6
+	 * ms).  Such a run shows nothing about throttling: try again. */
+	if (s->response_max > 25 * MS) {
+		tl_note("%s mode, try %d: a stall (a job of %.3f ms): not counted", name, attempt, s->response_max / 1e6);
+		dl_load_free(l);
+		dl_taskset_free(ts);
+		return false;
+	}
+	/* Otherwise every job missed, burned its 3 ms, and its overruns
+	 * add up. */
 	ck_assert_uint_eq(s->misses, s->jobs);
 	ck_assert_uint_eq(t->njobs, s->jobs);
 	for (size_t i = 0; i < t->njobs; i++) {
@@ -187,12 +199,10 @@ static bool overrun_once(int mode, const char *name, int attempt)
 	 * least one, at most one per job's throttling. */
 	ok = s->jobs >= 25 && s->jobs <= 70 && s->skipped >= 25 && s->response_min > 10 * MS &&
 	     s->overruns >= 1 && s->overruns <= s->jobs + 1;
-	/* A stall of the machine (a job of two periods and more) charges
-	 * the running task and shifts everything: then try again.  So is a
-	 * run without a single SIGXCPU: seen here now and then (one run of
-	 * about eight, in either mode, quiet or not) while the others got
-	 * one per job. */
-	if (!ok && s->response_max <= 25 * MS && s->overruns)
+	/* A run without a single SIGXCPU is tried again too: seen here now
+	 * and then (one run of about eight, in either mode, quiet or not)
+	 * while the others got one per job. */
+	if (!ok && s->overruns)
 		ck_abort_msg("%s mode: %llu jobs, %llu skipped, response min %llu ns, %llu overruns: not what a throttled task does",
 			     name, (unsigned long long)s->jobs, (unsigned long long)s->skipped,
 			     (unsigned long long)s->response_min, (unsigned long long)s->overruns);
@@ -203,13 +213,13 @@ static bool overrun_once(int mode, const char *name, int attempt)
 
 static void run_overrun(int mode, const char *name)
 {
-	for (int attempt = 1; attempt <= 3; attempt++) {
+	for (int attempt = 1; attempt <= 5; attempt++) {
 		if (overrun_once(mode, name, attempt))
 			return;
-		if (attempt < 3)
+		if (attempt < 5)
 			sleep(2);
 	}
-	ck_abort_msg("%s mode: 3 runs, each hit by a stall of the machine or without a single SIGXCPU: see the notes", name);
+	ck_abort_msg("%s mode: 5 runs, each hit by a stall of the machine or without a single SIGXCPU: see the notes", name);
 }
 
 START_TEST(test_overrun_sleep)
