@@ -5,7 +5,7 @@
 # were never installed (guest.sh says what is checked):
 #   debian12: in an overlay of this host's root file system (a chroot:
 #             the install, the group, the capability, the policy, a
-#             program built against libdeadline-dev, the purge); then in
+#             program built against libdeadline-dev, the purge); and in
 #             a copy of Debian 12's systemd image (the one the systemd VM
 #             suites boot, without the project), installed there offline
 #             in a chroot with a layout in dl-part.conf, packed again and
@@ -154,16 +154,6 @@ case $release in
 debian12) root=/ ;;
 debian13) root=${LIBDL_VM_CACHE:-$src/tests/vm/cache}/trixie/build ;;
 esac
-start=$(date +%s)
-# The users' reservations there are the host kernel's: the round waits
-# for the kernel suites' lock, so that no suite counting every deadline
-# thread of the machine sees them (make check runs this beside them).
-exec 9>>/run/lock/libdl-kernel-tests.lock && flock 9
-in_chroot "$root" chroot overlay >"$log" 2>&1
-rc=$?
-exec 9>&-
-relay "$log" "$rc" "the chroot in an overlay of $root"
-chrooted=$(($(date +%s) - start))
 
 # Debian 12's systemd (252) has no soft reboot: its next boot is the
 # first boot of its image with the packages installed in it (offline, in
@@ -197,6 +187,17 @@ if [ "$release" = debian13 ]; then
 		--file "$out:/root/debs" --file "$root/root/vm-debs:/root/vm-debs"
 	echo "# $release: the VM ran in $(($(date +%s) - start)) s"
 fi
+start=$(date +%s)
+# The chroot last: the users' reservations there are the host kernel's,
+# so the round waits for the kernel suites' lock, that no suite counting
+# every deadline thread of the machine sees them (make check may run
+# this beside them), and by then the host's kernel suites are mostly done.
+exec 9>>/run/lock/libdl-kernel-tests.lock && flock 9
+in_chroot "$root" chroot overlay >"$log" 2>&1
+rc=$?
+exec 9>&-
+relay "$log" "$rc" "the chroot in an overlay of $root"
+chrooted=$(($(date +%s) - start))
 echo "# $release: packages built and linted in ${built} s, the chroot ran in ${chrooted} s"
 echo "1..$n"
 exit 0
