@@ -174,6 +174,8 @@ START_TEST(test_oci_verdict_is_the_kernels)
 	p.runtime = 30 * MS;
 	ck_assert_msg(DL_RUN("--check", "--json", "--oci", (char *)config(30 * MS, "/libdl/p/ctr2")) == 0, "%s%s", out, err);
 	ck_assert_msg(strstr(out, "\"partition\":\"p\"") && strstr(out, "\"verdict\":\"admitted\""), "%s", out);
+	/* The member judged is the container's partition, as with --partition. */
+	ck_assert_msg(strstr(out, "\"member\":\"p\""), "%s", out);
 	ck_assert_int_eq(dl_set(b, &p), 0);
 	/* Outside the partitions (no cgroup of the layout): the cluster. */
 	ck_assert_msg(DL_RUN("--check", "--oci", (char *)config(50 * MS, "machine.slice:libpod:abc")) == 0, "%s%s", out, err);
