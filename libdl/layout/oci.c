@@ -30,14 +30,6 @@ struct oci {
 	char *config, *cgroup, *member, *where, *note;
 };
 
-static const struct dl_jval *get(const struct dl_jval *obj, const char *key)
-{
-	for (size_t i = 0; obj && obj->type == DL_JOBJ && i < obj->n; i++)
-		if (!strcmp(obj->items[i].key, key))
-			return &obj->items[i];
-	return NULL;
-}
-
 /* An unsigned 64-bit integer as the spec's uint64 fields are written:
  * digits only. */
 static int uint64_field(const char *file, const struct dl_jval *v, const char *name, uint64_t *out)
@@ -105,7 +97,8 @@ static int read_scheduler(struct oci *o, const struct dl_jval *root)
 	static const char *const policies[] = { "SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH",
 						"SCHED_ISO", "SCHED_IDLE", "SCHED_DEADLINE" };
 	const char *file = o->config;
-	const struct dl_jval *proc = get(root, "process"), *s = get(proc, "scheduler"), *pol, *prio, *nice;
+	const struct dl_jval *proc = dl_json_get(root, "process");
+	const struct dl_jval *s = dl_json_get(proc, "scheduler"), *pol, *prio, *nice;
 	struct dl_params *p = &o->pub.params;
 	char note[1024] = "";
 	size_t k;
@@ -117,7 +110,7 @@ static int read_scheduler(struct oci *o, const struct dl_jval *root)
 	if (s->type != DL_JOBJ)
 		return dl_fail(-EINVAL, "%s:%d: process.scheduler must be an object, not %s", file, s->line,
 			       dl_json_type_name(s->type));
-	pol = get(s, "policy");
+	pol = dl_json_get(s, "policy");
 	if (!pol || pol->type != DL_JSTR)
 		return dl_fail(-EINVAL, "%s:%d: process.scheduler.policy must be given, a string (SCHED_DEADLINE)", file,
 			       pol ? pol->line : s->line);
@@ -130,21 +123,21 @@ static int read_scheduler(struct oci *o, const struct dl_jval *root)
 	if (strcmp(pol->text, "SCHED_DEADLINE"))
 		return dl_fail(-ENOTSUP, "%s:%d: process.scheduler.policy is %s, not SCHED_DEADLINE: no deadline bandwidth is asked, nothing to check",
 			       file, pol->line, pol->text);
-	if ((err = uint64_field(file, get(s, "runtime"), "runtime", &p->runtime)) ||
-	    (err = uint64_field(file, get(s, "deadline"), "deadline", &p->deadline)) ||
-	    (err = uint64_field(file, get(s, "period"), "period", &p->period)) ||
-	    (err = flags_field(file, get(s, "flags"), &p->flags)))
+	if ((err = uint64_field(file, dl_json_get(s, "runtime"), "runtime", &p->runtime)) ||
+	    (err = uint64_field(file, dl_json_get(s, "deadline"), "deadline", &p->deadline)) ||
+	    (err = uint64_field(file, dl_json_get(s, "period"), "period", &p->period)) ||
+	    (err = flags_field(file, dl_json_get(s, "flags"), &p->flags)))
 		return err;
 	/* The spec's default is 0, which the kernel refuses for a deadline
 	 * (libdeadline's own default, the period, is not what crun asks). */
 	if (!p->deadline)
 		return dl_fail(-EINVAL, "%s:%d: process.scheduler.deadline is %s: the kernel refuses a deadline of 0 (crun: \"SCHED_DEADLINE requires deadline\"); give it, in nanoseconds",
-			       file, s->line, get(s, "deadline") ? "0" : "not given");
-	prio = get(s, "priority");
+			       file, s->line, dl_json_get(s, "deadline") ? "0" : "not given");
+	prio = dl_json_get(s, "priority");
 	if (prio && (prio->type != DL_JNUM || strcmp(prio->text, "0")))
 		return dl_fail(-EINVAL, "%s:%d: process.scheduler.priority %s: the kernel refuses a priority with SCHED_DEADLINE (EINVAL, it is for SCHED_FIFO and SCHED_RR); drop it",
 			       file, prio->line, prio->type == DL_JNUM ? prio->text : dl_json_type_name(prio->type));
-	nice = get(s, "nice");
+	nice = dl_json_get(s, "nice");
 	if (nice && (nice->type != DL_JNUM || strcmp(nice->text, "0")))
 		snprintf(note + strlen(note), sizeof(note) - strlen(note),
 			 "process.scheduler.nice does nothing under SCHED_DEADLINE (it is for SCHED_OTHER and SCHED_BATCH). ");
@@ -307,7 +300,7 @@ DL_EXPORT int dl_oci_read(const char *path, struct dl_oci **out)
 		err = dl_fail(-EINVAL, "%s: a runtime configuration is a JSON object, not %s", file, dl_json_type_name(root->type));
 	if (!err)
 		err = read_scheduler(o, root);
-	if (!err && (cgp = get(get(root, "linux"), "cgroupsPath"))) {
+	if (!err && (cgp = dl_json_get(dl_json_get(root, "linux"), "cgroupsPath"))) {
 		if (cgp->type != DL_JSTR)
 			err = dl_fail(-EINVAL, "%s:%d: linux.cgroupsPath must be a string, not %s", file, cgp->line,
 				      dl_json_type_name(cgp->type));

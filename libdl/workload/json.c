@@ -68,6 +68,14 @@ void dl_json_free(struct dl_jval *v)
 	free(v);
 }
 
+const struct dl_jval *dl_json_get(const struct dl_jval *obj, const char *key)
+{
+	for (size_t i = 0; obj && obj->type == DL_JOBJ && i < obj->n; i++)
+		if (!strcmp(obj->items[i].key, key))
+			return &obj->items[i];
+	return NULL;
+}
+
 static int hex4(struct jp *p, unsigned *u)
 {
 	*u = 0;

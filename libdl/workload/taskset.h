@@ -63,6 +63,9 @@ int dl_json_parse(const char *text, size_t len, const char *origin, struct dl_jv
 int dl_json_parse_counted(const char *text, size_t len, const char *origin, struct dl_jval **out,
 			  uint64_t *compares);
 void dl_json_free(struct dl_jval *v);
+/* The member of object obj named key; NULL when obj is no object (NULL
+ * included) or has none of that name. */
+const struct dl_jval *dl_json_get(const struct dl_jval *obj, const char *key);
 const char *dl_json_type_name(enum dl_jtype t);
 
 /* taskset-json.c: the JSON form into ts. */
