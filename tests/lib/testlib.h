@@ -78,7 +78,8 @@ void tl_dl_snapshot(char *buf, size_t len);
 pid_t tl_churn(bool deadline);
 /* Host layouts (cgroup v1): partition0 on CPU 0 with the cluster the
  * rest, moving no task; and back to no layout, with the root cpuset's
- * sched_load_balance as root_lb (read before the suite). */
+ * sched_load_balance as root_lb (read before the suite; NULL: the layout
+ * alone, noting a failed destroy). */
 void tl_layout_cpu0(void);
 void tl_layout_restore(const char *root_lb);
 /* Settle: wait until no exited deadline task holds bandwidth. */
