@@ -108,10 +108,14 @@ as() {
 	shift
 	setpriv --reuid "$u" --regid "$u" --init-groups -- sh -c 'exec "$@"' sh "$@"
 }
+# apt-get install ./*.deb of $packages, offline, checked.
 install_debs() {
 	# shellcheck disable=SC2046
 	(cd "$debs" && apt-get install -y -q $(for p in $packages; do echo "./${p}_*.deb"; done)) \
 		>/tmp/install.log 2>&1
+	rc=$?
+	check "apt-get install ./*.deb of $(echo $packages | wc -w) packages, offline" eq "$rc" 0
+	[ "$rc" = 0 ] || show_log /tmp/install.log
 }
 purge_debs() {
 	# shellcheck disable=SC2086
@@ -233,9 +237,6 @@ if [ "$mode" = image ]; then
 	note "a fresh $(. /etc/os-release && echo "$PRETTY_NAME") image, in a chroot"
 	check "the image has none of the packages" eq "$(dpkg-query -W $packages 2>/dev/null)" ""
 	install_debs
-	rc=$?
-	check "apt-get install ./*.deb of $(echo $packages | wc -w) packages, offline" eq "$rc" 0
-	[ "$rc" = 0 ] || show_log /tmp/install.log
 	check "the installation printed no complaint of libdeadline-tools" eq "$(grep '^libdeadline-tools:' /tmp/install.log)" ""
 	check "dl-part.service is enabled" eq "$(systemctl is-enabled dl-part.service 2>&1)" enabled
 	write_layout
@@ -295,9 +296,6 @@ elif [ "$boot" = 1 ]; then
 
 	phase "installing"
 	install_debs
-	rc=$?
-	check "apt-get install ./*.deb of $(echo $packages | wc -w) packages, offline" eq "$rc" 0
-	[ "$rc" = 0 ] || show_log /tmp/install.log
 	for p in $packages; do
 		check "$p is installed" eq "$(dpkg-query -W -f '${db:Status-Status}' "$p" 2>&1)" installed
 	done
