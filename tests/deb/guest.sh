@@ -43,7 +43,8 @@ vm)
 	fi
 	;;
 chroot)
-	if [ "${LIBDL_DEB_CHROOT:-}" != 1 ] || [ "$(stat -f -c %T /)" != overlayfs ]; then
+	if [ "${LIBDL_DEB_CHROOT:-}" != 1 ] || [ "$(stat -f -c %T /)" != overlayfs ] ||
+		! [ -d /run/overlay/upper ] || ! [ -d /run/overlay/lower ]; then
 		echo "guest.sh: / is not the overlay suite.sh mounts; refusing to run" >&2
 		exit 99
 	fi
@@ -80,17 +81,42 @@ mkdir -p "$state"
 boot=$(($(cat "$state/boot" 2>/dev/null || echo 0) + 1))
 echo "$boot" >"$state/boot"
 
-# Every path of the root file system but the ones a running system changes
-# by itself (logs, caches, apt's lists, systemd's and dpkg's state) and
-# the test's own; /etc's backups of passwd and group files (passwd- ...)
-# and their lock are written by any account change (the test's users
-# too).
+# listing ROOT: every path under ROOT (as / names it) but the ones a
+# running system changes by itself (logs, caches, apt's lists, systemd's
+# and dpkg's state) and the test's own; /etc's backups of passwd and
+# group files (passwd- ...) and their lock are written by any account
+# change (the test's users too).
+listing() {
+	r=${1%/}
+	find "${r:-/}" -xdev \( -path "$r/proc" -o -path "$r/sys" -o -path "$r/dev" -o -path "$r/run" \
+		-o -path "$r/tmp" -o -path "$r/var/log" -o -path "$r/var/cache" -o -path "$r/var/lib/apt" \
+		-o -path "$r/var/lib/systemd" -o -path "$r/var/lib/dpkg" -o -path "$r/var/tmp" -o -path "$r$state" \
+		-o -path "$r/root" -o -path "$r/etc/.pwd.lock" -o -path "$r/etc/*-" -o -path "$r/guest" \
+		-o -path "$r/work" -o -path "$r/var/lib/libdl-vm-soft-reboot" \) -prune -o -print |
+		sed "s|^$r||" | sort
+}
+# The system's paths, as listing names them.  In the chroot, only what
+# the chroot itself added or removed: its overlay's lower layer is live
+# (Debian 12's is this host's root, where make check's other lane and
+# whatever else runs there write files), so a listing of / would see
+# them.  suite.sh shows the overlay's upper layer at /run/overlay/upper
+# and the lower at /run/overlay/lower, read-only: a path in the upper
+# layer that the lower lacks was added, a whiteout (a character device
+# 0:0) is a path of the lower layer removed.  A file of the lower layer
+# rewritten (copied up) is not a change of the list, as in the VM.
 files() {
-	find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp \
-		-o -path /var/log -o -path /var/cache -o -path /var/lib/apt -o -path /var/lib/systemd \
-		-o -path /var/lib/dpkg -o -path /var/tmp -o -path "$state" -o -path /root \
-		-o -path /etc/.pwd.lock -o -path '/etc/*-' -o -path /guest -o -path /work \
-		-o -path /var/lib/libdl-vm-soft-reboot \) -prune -o -print | sort
+	if [ "$mode" != chroot ]; then
+		listing /
+		return
+	fi
+	listing /run/overlay/upper | while IFS= read -r p; do
+		[ -n "$p" ] || continue
+		if [ -c "/run/overlay/upper$p" ] && [ "$(stat -c %t:%T "/run/overlay/upper$p")" = 0:0 ]; then
+			echo "removed $p"
+		elif ! [ -e "/run/overlay/lower$p" ] && ! [ -L "/run/overlay/lower$p" ]; then
+			echo "added $p"
+		fi
+	done
 }
 # The kernel's deadline accounting: total_bw of every CPU.
 all_bw() {

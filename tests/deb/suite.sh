@@ -105,6 +105,13 @@ in_chroot() { # ROOT MODE [overlay]: guest.sh MODE chrooted in ROOT, or in an ov
 		mount --rbind /sys "$m/sys"
 		mount --rbind /dev "$m/dev"
 		mount -t tmpfs -o mode=755 tmpfs "$m/run"
+		if [ "$overlay" = overlay ]; then
+			# The layers, read-only, for guest.sh to tell what the
+			# chroot changed from what changed in a live lower layer.
+			mkdir -p "$m/run/overlay/upper" "$m/run/overlay/lower"
+			mount --bind -o ro "$ov/upper" "$m/run/overlay/upper"
+			mount --bind -o ro "$r" "$m/run/overlay/lower"
+		fi
 		mount -t tmpfs -o mode=1777 tmpfs "$m/tmp"
 		mkdir -p "$m/root/debs" "$m/guest"
 		cp "$debs"/*.deb "$m/root/debs/"
