@@ -190,12 +190,8 @@ fi
 
 if [ "$release" = debian13 ]; then
 	start=$(date +%s)
-	# One host thread for both vCPUs: the layout made again after the
-	# soft reboot flips the cpuset static key, and under multi-threaded
-	# TCG 6.12 then oopsed once on a stale int3 (docs/kernel-notes.md,
-	# the Debian 13 kernel under TCG).
-	LIBDL_VM_ACCEL=${LIBDL_VM_ACCEL:-tcg,thread=single} \
-		boot "Debian 13" vm --rootfs debian13 --kernel debian13 --timeout 900 \
+	# (run-vm.sh boots Debian 13's kernel on single-threaded TCG.)
+	boot "Debian 13" vm --rootfs debian13 --kernel debian13 --timeout 900 \
 		--file "$out:/root/debs" --file "$root/root/vm-debs:/root/vm-debs"
 	echo "# $release: the VM ran in $(($(date +%s) - start)) s"
 fi

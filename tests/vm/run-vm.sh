@@ -238,6 +238,17 @@ debian13-rt) kernel=$cache/trixie/rt/vmlinuz; need_trixie "$kernel" kernels ;;
 *) hard "unknown --kernel $kname: give debian13 or debian13-rt" ;;
 esac
 kernel=${LIBDL_VM_KERNEL:-$kernel}
+# Debian 13's 6.12 patches its own code when a static key flips (the
+# first cpuset made flips one: a suite's, or dl-part.service's at a
+# systemd boot): under multi-threaded TCG a second vCPU can run a stale
+# copy holding the int3 of the patch and the kernel oopses ("Oops: int3"
+# in __alloc_pages, seen in kill-v2 and in the Debian 13 package boot).
+# One host thread for every vCPU keeps the guest's CPUs in step, busybox
+# or systemd alike; it is no slower (systemd.vm: 3.8 min, 5.5 on
+# multi-threaded TCG).
+case $kname in
+debian13*) [ "$accel" = tcg ] && accel=tcg,thread=single ;;
+esac
 [ -r "$kernel" ] || skip "cannot read the kernel $kernel"
 if [ -n "$sysroot" ]; then
 	[ -d "$sysroot" ] || hard "--sysroot $sysroot: no such folder"
@@ -597,14 +608,6 @@ chmod 755 "$root/init"
 	hard "cannot build the initramfs"
 
 mkfifo "$tmp/console" || hard "cannot create a fifo in $tmp"
-# Debian 13's 6.12 patches its own code when a static key flips (the
-# first cpuset the suite makes flips one): under multi-threaded TCG a
-# second vCPU can run a stale copy holding the int3 of the patch and the
-# kernel oopses ("Oops: int3" in __alloc_pages, seen in kill-v2).  One
-# host thread for every vCPU keeps the guest's CPUs in step.
-case $kname in
-debian13*) [ "$accel" = tcg ] && accel=tcg,thread=single ;;
-esac
 # Debian 13's 6.12 under TCG oopses now and then while it boots (an int3
 # left by its own code patching, in the idle loop), before any test ran:
 # such a boot is booted once more, never one that reached the script.
