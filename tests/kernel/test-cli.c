@@ -292,8 +292,7 @@ static Suite *make(void)
 	struct passwd *pw = getpwnam("nobody");
 	const char *src = getenv("top_srcdir");
 
-	if (access("/run/libdl/layout", F_OK) == 0)
-		tl_skip_all("a dl-part layout is in place on this machine: the rows expect none");
+	tl_skip_if_layout();
 	if (!pw)
 		tl_skip_all("no user 'nobody' to run the privilege rows as");
 	nobody = pw->pw_uid;

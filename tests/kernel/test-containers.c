@@ -217,8 +217,7 @@ static Suite *make(void)
 
 	if (access("/sys/fs/cgroup/cpuset/cpuset.cpus", F_OK) != 0)
 		tl_skip_all("no cgroup v1 cpuset hierarchy at /sys/fs/cgroup/cpuset: the cgroupfs runtime's steps are the VM's here");
-	if (access("/run/libdl/layout", F_OK) == 0)
-		tl_skip_all("a dl-part layout is in place on this machine: the tests will not touch it");
+	tl_skip_if_layout();
 	tcase_set_timeout(tc, 60);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_oci_verdict_is_the_kernels);

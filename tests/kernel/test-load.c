@@ -363,8 +363,7 @@ static Suite *make(void)
 	dl_cpus_online(&online);
 	if (dl_cpus_count(&online) != 2)
 		tl_skip_all("the host suites are written for the 2-CPU machines (this one has %d)", dl_cpus_count(&online));
-	if (access("/run/libdl/layout", F_OK) == 0)
-		tl_skip_all("a dl-part layout is in place on this machine: the tests will not touch it");
+	tl_skip_if_layout();
 	dl_read_file(CPUSET "/cpuset.sched_load_balance", root_lb, sizeof(root_lb));
 	tcase_set_timeout(tc, 60);
 	tcase_add_unchecked_fixture(tc, layout_up, layout_down);

@@ -230,8 +230,7 @@ static Suite *make(void)
 	if (dl_cpus_count(&online) < 2)
 		tl_skip_all("a plan with a partition and a cluster needs 2 CPUs (this machine has %d)",
 			    dl_cpus_count(&online));
-	if (access("/run/libdl/layout", F_OK) == 0)
-		tl_skip_all("a dl-part layout is in place on this machine: the tests will not touch it");
+	tl_skip_if_layout();
 	dl_read_file(CPUSET "/cpuset.sched_load_balance", root_lb, sizeof(root_lb));
 	tcase_set_timeout(tc, 120);
 	tcase_add_unchecked_fixture(tc, NULL, restore_machine);

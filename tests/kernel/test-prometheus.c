@@ -451,8 +451,7 @@ static Suite *make(void)
 	Suite *s = suite_create("prometheus");
 	TCase *tc = tcase_create("prometheus");
 
-	if (access("/run/libdl/layout", F_OK) == 0)
-		tl_skip_all("a dl-part layout is in place on this machine: the tests will not touch it");
+	tl_skip_if_layout();
 	tcase_set_timeout(tc, 60);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_same_figures_both_ways);

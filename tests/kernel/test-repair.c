@@ -28,9 +28,7 @@ static int dl_part(const char *cmd)
 
 static void cleanup(void)
 {
-	if (access("/run/libdl/layout", F_OK) == 0)
-		dl_layout_destroy(NULL, NULL);
-	dl_write_file(CPUSET "/cpuset.sched_load_balance", root_lb);
+	tl_layout_restore(root_lb);
 }
 
 /* One try of the recipe; true when the count went below the live tasks'. */
@@ -125,8 +123,7 @@ static Suite *make(void)
 
 	if (dl_cpuset_version() != 1)
 		tl_skip_all("the recipe needs cgroup v1 cpusets (v2 is tried in the VM suites)");
-	if (access("/run/libdl/layout", F_OK) == 0)
-		tl_skip_all("a dl-part layout is in place on this machine: the test will not touch it");
+	tl_skip_if_layout();
 	dl_read_file(CPUSET "/cpuset.sched_load_balance", root_lb, sizeof(root_lb));
 	tl_settle();
 	for (tries = 1; tries <= 10 && !corrupt_once(); tries++)

@@ -1099,8 +1099,7 @@ static Suite *make(void)
 		tl_skip_all("setcap (libcap2-bin) is missing: run ./bootstrap.sh as root");
 	if (dl_cpuset_version() != 1)
 		tl_skip_all("the layout cases need the host's cgroup v1 cpusets");
-	if (access("/run/libdl/layout", F_OK) == 0)
-		tl_skip_all("a dl-part layout is in place on this machine: the test will not touch it");
+	tl_skip_if_layout();
 	nobody = pw->pw_uid;
 	nogroup = pw->pw_gid;
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -1131,8 +1130,7 @@ int main(void)
 	int ret = tl_main(make, TL_KERNEL);
 
 	/* Whatever a failed case left. */
-	if (access("/run/libdl/layout", F_OK) == 0)
-		dl_layout_destroy(NULL, NULL);
+	tl_layout_restore(NULL);
 	unlink(POLICY);
 	return ret;
 }

@@ -202,8 +202,7 @@ static Suite *make(void)
 	Suite *s = suite_create("stress");
 	TCase *tc = tcase_create("load");
 
-	if (access("/run/libdl/layout", F_OK) == 0)
-		tl_skip_all("a dl-part layout is in place on this machine: the test will not touch it");
+	tl_skip_if_layout();
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_thousand_reservations);
 	tcase_add_test(tc, test_no_fd_leaks);

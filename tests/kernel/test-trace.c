@@ -483,8 +483,7 @@ static Suite *make(void)
 	dl_cpus_online(&online);
 	if (dl_cpus_count(&online) != 2)
 		tl_skip_all("the host suites are written for the 2-CPU machines (this one has %d)", dl_cpus_count(&online));
-	if (access("/run/libdl/layout", F_OK) == 0)
-		tl_skip_all("a dl-part layout is in place on this machine: the tests will not touch it");
+	tl_skip_if_layout();
 	if (dl_read_file("/proc/filesystems", fs, sizeof(fs)) < 0 || !strstr(fs, "tracefs"))
 		tl_skip_all("this kernel has no tracefs (CONFIG_TRACING): nothing to check against");
 	dl_read_file(CPUSET "/cpuset.sched_load_balance", root_lb, sizeof(root_lb));

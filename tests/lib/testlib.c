@@ -623,6 +623,12 @@ void tl_layout_cpu0(void)
 	ck_assert_msg(err == 0, "layout: %s", dl_errmsg());
 }
 
+void tl_skip_if_layout(void)
+{
+	if (access("/run/libdl/layout", F_OK) == 0)
+		tl_skip_all("a dl-part layout is in place on this machine: the tests will not touch it");
+}
+
 void tl_layout_restore(const char *root_lb)
 {
 	char now[16] = "";

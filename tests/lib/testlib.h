@@ -82,6 +82,9 @@ pid_t tl_churn(bool deadline);
  * alone, noting a failed destroy). */
 void tl_layout_cpu0(void);
 void tl_layout_restore(const char *root_lb);
+/* Skip the whole suite where a dl-part layout is in place (the host's
+ * own: the suites make and destroy theirs and never touch another). */
+void tl_skip_if_layout(void);
 /* Settle: wait until no exited deadline task holds bandwidth. */
 void tl_settle(void);
 
