@@ -118,9 +118,11 @@ files() {
 		fi
 	done
 }
-# The kernel's deadline accounting: total_bw of every CPU.
+# The kernel's deadline accounting: total_bw of every CPU (the program
+# is also the Debian 12 image's unit's, which takes it at boot).
+bw_awk='/^dl_rq\[/ { cpu = $1 } cpu && /total_bw/ { print cpu, $3 }'
 all_bw() {
-	awk '/^dl_rq\[/ { cpu = $1 } cpu && /total_bw/ { print cpu, $3 }' /sys/kernel/debug/sched/debug
+	awk "$bw_awk" /sys/kernel/debug/sched/debug
 }
 # A layout's cgroups (not the VM's test service, libdl-vm-test.service).
 libdl_cgroups() {
@@ -158,8 +160,6 @@ purge_tools() {
 show_log() {
 	sed 's/^/#   /' "$1" | tail -n 30
 }
-prop() { systemctl show -p "$2" --value "$1"; }
-sched_policy() { awk '$1 == "policy" { print $3 }' "$1"; }
 
 # The -dev package, as a program's author uses it.
 dev_prog() {
@@ -215,7 +215,7 @@ users_round() {
 	run as alice dl-run -r 1ms -p 10ms --pid "$bobs"
 	check "bob's process is refused to alice" test "$rc" != 0
 	check "naming its owner and the rule" has "$err" "belongs to bob"
-	check "and stays SCHED_OTHER" eq "$(sched_policy /proc/$bobs/sched)" 0
+	check "and stays SCHED_OTHER" eq "$(policy "$bobs")" 0
 	kill "$bobs"
 	line=$(grep -n '^allow group realtime' /etc/libdl/dl-run.conf | cut -d: -f1)
 	run as alice dl-run -r 3ms -p 10ms -- true
@@ -254,7 +254,7 @@ layout_checks() {
 		journalctl -b -u dl-part.service -u needs-rt.service --no-pager | tail -n 20 | sed 's/^/#   /'
 	layout_before needs-rt.service /run/needs-rt.seen
 	task=$(prop needs-rt.service MainPID)
-	check "needs-rt.service runs its deadline task in the partition" eq "$(sched_policy /proc/$task/sched) $(cut -d: -f3 /proc/$task/cgroup)" "6 /libdl.slice/libdl-rt.slice/needs-rt.service"
+	check "needs-rt.service runs its deadline task in the partition" eq "$(policy "$task") $(cut -d: -f3 /proc/$task/cgroup)" "6 /libdl.slice/libdl-rt.slice/needs-rt.service"
 }
 
 t0=$(cut -d. -f1 /proc/uptime)
@@ -282,7 +282,7 @@ ExecStart=/bin/sh -c 'awk -f /etc/libdl-bw.awk /sys/kernel/debug/sched/debug >/r
 [Install]
 WantedBy=sysinit.target
 EOF
-	echo '/^dl_rq\[/ { cpu = $1 } cpu && /total_bw/ { print cpu, $3 }' >/etc/libdl-bw.awk
+	echo "$bw_awk" >/etc/libdl-bw.awk
 	systemctl enable libdl-bw-before.service >/dev/null 2>&1
 	check "a unit that takes the deadline accounting before dl-part.service is enabled" eq "$(systemctl is-enabled libdl-bw-before.service)" enabled
 	done_testing

@@ -45,6 +45,9 @@ total_bw() {
 # A thread's scheduling policy, as /proc/PID/sched says (6: deadline).
 policy() { awk '$1 == "policy" { print $3 }' "/proc/$1/sched" 2>/dev/null; }
 
+# prop UNIT PROPERTY: a property of a systemd unit, as systemctl shows it.
+prop() { systemctl show -p "$2" --value "$1"; }
+
 # CPU N's root domain's capacity per CPU (dl_bw->bw), from debugfs.
 cpu_bw() {
 	awk -v cpu="dl_rq[$1]:" '$1 == cpu { f = 1; next } f && /dl_bw->bw/ { print $3; exit }' /sys/kernel/debug/sched/debug
@@ -125,8 +128,8 @@ layout_before() {
 	check "the partition exists, root, from the file" eq "$(cat $P/cpuset.cpus.partition 2>&1)" root
 	check "with CPU 0" eq "$(cat $P/cpuset.cpus.effective 2>&1)" 0
 	check "$1 found the partition already made when it started" eq "$(cat "$2" 2>&1)" root
-	made=$(systemctl show -p ExecMainExitTimestampMonotonic --value dl-part.service)
-	started=$(systemctl show -p ExecMainStartTimestampMonotonic --value "$1")
+	made=$(prop dl-part.service ExecMainExitTimestampMonotonic)
+	started=$(prop "$1" ExecMainStartTimestampMonotonic)
 	check "dl-part.service finished ($made us) before $1 started ($started us)" test "$made" -gt 0 -a "$made" -le "$started"
 }
 

@@ -4,13 +4,11 @@
 # stopped, giving the machine back.  Sourced after lib.sh by a suite
 # that enables both units (tests/vm/boot/); ends without done_testing.
 
-mono() { systemctl show -p "$2" --value "$1"; }
-
 journal() { journalctl -b -u dl-part.service -u dl-rt.service --no-pager | tail -n 15 | sed 's/^/# /'; }
 check "dl-part.service ran at boot and stays active" eq "$(systemctl is-active dl-part.service)" active
 layout_before dl-rt.service /run/dl-rt.seen
 check "dl-rt.service runs" eq "$(systemctl is-active dl-rt.service)" active
-pid=$(mono dl-rt.service MainPID)
+pid=$(prop dl-rt.service MainPID)
 check "its task is in the partition's slice, in its own unit" eq "$(cut -d: -f3 /proc/$pid/cgroup)" /libdl.slice/libdl-rt.slice/dl-rt.service
 check "under SCHED_DEADLINE" eq "$(policy $pid)" 6
 check "the kernel counts 0.9 on CPU 0, and its fair server as it does" counts 0 943718
@@ -37,8 +35,8 @@ check "systemctl stop of the scope stops it" test ! -e /proc/$lpid
 systemctl stop dl-part.service
 check "stopping dl-part.service stopped dl-rt.service first" eq "$(systemctl is-active dl-rt.service)" inactive
 check "the deadline task is gone" test ! -e /proc/$pid
-check "dl-part.service's destroy succeeded" eq "$(mono dl-part.service Result)" success
-[ "$(mono dl-part.service Result)" = success ] || journal
+check "dl-part.service's destroy succeeded" eq "$(prop dl-part.service Result)" success
+[ "$(prop dl-part.service Result)" = success ] || journal
 check "the slices are gone" test ! -e $CS/libdl.slice
 check "their unit files too" eq "$(ls /run/systemd/system | grep -c libdl)" 0
 check "and the drop-ins of slices that were live before their files" test ! -e /run/systemd/system.control/libdl-rt.slice.d
