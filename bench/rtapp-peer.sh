@@ -41,7 +41,7 @@ secs=${4:-6}
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${LIBDL_VM_CACHE:-$here/../tests/vm/cache}
 root=$cache/trixie/build
-dlload=$build/tools/dl-load
+dlload=$build/utils/dl-load
 work=$(mktemp -d /tmp/libdl-rtapp.XXXXXX) || exit 1
 trap 'rm -rf "$work"; [ -n "${logs:-}" ] && rm -rf "$root$logs"' EXIT
 

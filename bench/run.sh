@@ -27,10 +27,10 @@ out=${2:-$top/bench/results}
 quick=${QUICK:-0}
 lockfile=/run/lock/libdl-kernel-tests.lock
 
-dlpart=$build/tools/dl-part
-dlrun=$build/tools/dl-run
-dlload=$build/tools/dl-load
-dlstat=$build/tools/dl-stat
+dlpart=$build/utils/dl-part
+dlrun=$build/utils/dl-run
+dlload=$build/utils/dl-load
+dlstat=$build/utils/dl-stat
 bscan=$build/bench/bench-scan
 bplan=$build/bench/bench-plan
 bwake=$build/bench/bench-wake

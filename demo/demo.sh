@@ -12,9 +12,9 @@
 set -u
 top=${1:-.}
 src=$(cd "$(dirname "$0")" && pwd)
-run="$top/tools/dl-run"
-part="$top/tools/dl-part"
-load="$top/tools/dl-load"
+run="$top/utils/dl-run"
+part="$top/utils/dl-part"
+load="$top/utils/dl-load"
 tasks="$src/article.tasks"
 secs=${DEMO_SECONDS:-8}
 mode=${DEMO_MODE:-yield}

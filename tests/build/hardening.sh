@@ -62,11 +62,11 @@ fi
 lib=$(ls "$build"/libdl/.libs/libdeadline.so.*.*.* 2>/dev/null | head -n 1)
 check "libdeadline.so: full RELRO, immediate binding" relro "$lib"
 for t in $tools; do
-	check "$t: full RELRO, immediate binding" relro "$build/tools/$t"
+	check "$t: full RELRO, immediate binding" relro "$build/utils/$t"
 done
 check "libdeadline.so calls __stack_chk_fail" canary "$lib"
 for t in $tools; do
-	check "$t calls __stack_chk_fail" canary "$build/tools/$t"
+	check "$t calls __stack_chk_fail" canary "$build/utils/$t"
 done
 if [ "${LIBDL_FORTIFY:-none}" = none ]; then
 	why="configure added no _FORTIFY_SOURCE (no optimisation, AddressSanitizer, or defined by CPPFLAGS already)"
@@ -77,7 +77,7 @@ if [ "${LIBDL_FORTIFY:-none}" = none ]; then
 else
 	check "libdeadline.so calls *_chk functions (_FORTIFY_SOURCE=$LIBDL_FORTIFY)" fortified "$lib"
 	for t in $tools; do
-		check "$t calls *_chk functions (_FORTIFY_SOURCE=$LIBDL_FORTIFY)" fortified "$build/tools/$t"
+		check "$t calls *_chk functions (_FORTIFY_SOURCE=$LIBDL_FORTIFY)" fortified "$build/utils/$t"
 	done
 fi
 exit 0

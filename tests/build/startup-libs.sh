@@ -42,12 +42,12 @@ lib=$(ls "$build"/libdl/.libs/libdeadline.so.*.*.* 2>/dev/null | head -n 1)
 for l in libsystemd libcgroup; do
 	check "libdeadline.so does not need $l" no_needed $l "$lib"
 	for t in dl-run dl-part dl-stat dl-load; do
-		check "$t does not need $l" no_needed $l "$build/tools/$t"
+		check "$t does not need $l" no_needed $l "$build/utils/$t"
 	done
-	check "dl-run --version loads no $l" no_load $l "$build/tools/dl-run" --version
+	check "dl-run --version loads no $l" no_load $l "$build/utils/dl-run" --version
 done
-check "dl-run --check loads no libsystemd" no_load libsystemd "$build/tools/dl-run" --check -r 1ms -p 10ms
-check "dl-run --check loads no libcgroup" no_load libcgroup "$build/tools/dl-run" --check -r 1ms -p 10ms
+check "dl-run --check loads no libsystemd" no_load libsystemd "$build/utils/dl-run" --check -r 1ms -p 10ms
+check "dl-run --check loads no libcgroup" no_load libcgroup "$build/utils/dl-run" --check -r 1ms -p 10ms
 # The dlopen notes: a JSON string per library, its soname the one built for.
 cgso=$(sed -n 's/^#define LIBCGROUP_SONAME "\(.*\)"$/\1/p' "$build/config.h")
 notes() {
@@ -59,14 +59,14 @@ has_note() { # FILE SONAME FEATURE
 		{ printf '%s\n' "$text" | sed "s|^|# $1's .note.dlopen: |"; return 1; }
 }
 check "libdeadline.so declares $cgso in its .note.dlopen" has_note "$lib" "$cgso" cgroup
-check "dl-part declares $cgso in its .note.dlopen" has_note "$build/tools/dl-part" "$cgso" cgroup
-check "dl-run declares $cgso in its .note.dlopen" has_note "$build/tools/dl-run" "$cgso" cgroup
+check "dl-part declares $cgso in its .note.dlopen" has_note "$build/utils/dl-part" "$cgso" cgroup
+check "dl-run declares $cgso in its .note.dlopen" has_note "$build/utils/dl-run" "$cgso" cgroup
 if grep -q '^#define HAVE_LIBSYSTEMD 1' "$build/config.h"; then
 	check "libdeadline.so declares libsystemd.so.0 in its .note.dlopen" has_note "$lib" libsystemd.so.0 systemd
-	check "dl-part declares libsystemd.so.0 in its .note.dlopen" has_note "$build/tools/dl-part" libsystemd.so.0 systemd
+	check "dl-part declares libsystemd.so.0 in its .note.dlopen" has_note "$build/utils/dl-part" libsystemd.so.0 systemd
 else
 	check "built without libsystemd: no note of it" sh -c "! objdump -s -j .note.dlopen '$lib' | grep -q systemd"
-	check "built without libsystemd: dl-part has no note of it" sh -c "! objdump -s -j .note.dlopen '$build/tools/dl-part' | grep -q systemd"
+	check "built without libsystemd: dl-part has no note of it" sh -c "! objdump -s -j .note.dlopen '$build/utils/dl-part' | grep -q systemd"
 fi
 check "the note is of the type the spec gives (0x407c0c0a, owner FDO)" sh -c "readelf -n '$lib' | grep -A1 '^Displaying notes found in: .note.dlopen' >/dev/null && readelf -n '$lib' | grep -q 'FDO.*0x407c0c0a\|FDO.*FDO_DLOPEN'"
 check "libdeadline.pc requires libcgroup (privately)" grep -q '^Requires.private:.* libcgroup' "$build/libdl/libdeadline.pc"

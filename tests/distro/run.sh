@@ -56,7 +56,7 @@ build)
 		make -j$(nproc) >make.log 2>&1 && make -j$(nproc) check TESTS= >make-check.log 2>&1'
 	;;
 check)
-	if ! [ -x "$root$dest/tools/dl-part" ]; then
+	if ! [ -x "$root$dest/utils/dl-part" ]; then
 		echo "1..1"
 		echo "not ok 1 - a Debian 13 build in $root$dest (tests/distro/debian13-build.sh makes it)"
 		exit 0
@@ -97,7 +97,7 @@ tap() { # ok|not ok, description
 }
 src=$root$dest
 if [ "$mode" = build ]; then
-	if [ "$rc" != 0 ] || ! [ -x "$src/tools/dl-part" ]; then
+	if [ "$rc" != 0 ] || ! [ -x "$src/utils/dl-part" ]; then
 		tap "not ok" "configure --enable-werror and make in Debian 13"
 		for f in run-build.log src/configure.log src/make.log src/make-check.log; do
 			[ -s "$root$work/$f" ] && tail -n 30 "$root$work/$f" | sed "s|^|# $f: |"

@@ -17,8 +17,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${LIBDL_VM_CACHE:-$here/../vm/cache}
 promtool=$cache/prometheus/promtool
 exporter=$cache/prometheus/prometheus-node-exporter
-dl_stat=$build/tools/dl-stat
-dl_run=$build/tools/dl-run
+dl_stat=$build/utils/dl-stat
+dl_run=$build/utils/dl-run
 
 skip() {
 	echo "1..0 # SKIP $*"

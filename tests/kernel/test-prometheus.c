@@ -2,7 +2,7 @@
  * dl-stat's Prometheus form against its JSON form: one dl_snapshot(3) of
  * deadline threads started here (one multi-threaded, one in a partition
  * of a layout made here), rendered both ways by the renderers dl-stat
- * uses (tools/stat-out.c), read back and compared figure by figure, with
+ * uses (utils/stat-out.c), read back and compared figure by figure, with
  * the --watch figures of a second snapshot.  And --output: the file
  * replaced whole with mode 0644, a symbolic link in its place replaced
  * rather than followed, a bad folder refused.

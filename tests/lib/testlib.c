@@ -75,7 +75,7 @@ const char *tl_tool(const char *name)
 {
 	char rel[256];
 
-	snprintf(rel, sizeof(rel), "tools/%s", name);
+	snprintf(rel, sizeof(rel), "utils/%s", name);
 	return path_in_build(rel);
 }
 

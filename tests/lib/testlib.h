@@ -29,7 +29,7 @@ void tl_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The build tree's programs. */
 const char *tl_builddir(void);
 const char *tl_srcdir(void);     /* the source tree: $top_srcdir, else . */
-const char *tl_tool(const char *name);   /* tools/NAME */
+const char *tl_tool(const char *name);   /* utils/NAME */
 const char *tl_helper(const char *path); /* e.g. "tests/kernel/dl-spin" */
 /* tests/bin/NAME: the tool built with the test hooks (tests/lib/hooks.c). */
 const char *tl_test_tool(const char *name);
@@ -40,7 +40,7 @@ int tl_run(char *const argv[], char *out, size_t outlen, char *err, size_t errle
 /* Same, with an environment and a uid/gid to switch to first (-1: keep). */
 int tl_run_as(char *const argv[], uid_t uid, gid_t gid, char *out, size_t outlen,
 	      char *err, size_t errlen);
-/* Run the build tree's tools/TOOL with args (NULL-terminated). */
+/* Run the build tree's utils/TOOL with args (NULL-terminated). */
 int tl_run_tool(const char *tool, char *const args[], char *out, size_t outlen,
 		char *err, size_t errlen);
 /* `dl-run OPTS -- sleep 30` in the background, once it is SCHED_DEADLINE. */

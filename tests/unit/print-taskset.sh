@@ -6,7 +6,7 @@
 set -u
 src=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
-load=$build/tools/dl-load
+load=$build/utils/dl-load
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
