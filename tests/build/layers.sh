@@ -17,7 +17,11 @@ files=()
 while IFS= read -r f; do
 	files+=("$f")
 done < <(cd "$src/libdl" && find . -name '*.[ch]' ! -path ./libdeadline.h | sed 's|^\./||' | sort)
-echo "1..$((${#files[@]} + ${#rank[@]}))"
+utils=()
+while IFS= read -r f; do
+	utils+=("$f")
+done < <(cd "$src/utils" && find . -maxdepth 1 -name '*.[ch]' | sed 's|^\./||' | sort)
+echo "1..$((${#files[@]} + ${#rank[@]} + ${#utils[@]} + 2))"
 n=0
 for dir in $(printf '%s\n' "${!rank[@]}" | sort); do
 	n=$((n + 1))
@@ -58,4 +62,41 @@ for f in "${files[@]}"; do
 		echo "ok $n - libdl/$f (layer ${rank[$dir]} $dir)"
 	fi
 done
+for f in "${utils[@]}"; do
+	n=$((n + 1))
+	bad=
+	while read -r h; do
+		case $h in
+		libdeadline.h | config.h) ;;
+		*/*) bad="$bad $h" ;;
+		*) [ -e "$src/utils/$h" ] || bad="$bad $h" ;;
+		esac
+	done < <(sed -n 's/^#[[:space:]]*include "\([^"]*\)".*/\1/p' "$src/utils/$f")
+	if [ -n "$bad" ]; then
+		echo "not ok $n - utils/$f includes$bad: a tool sees libdeadline.h and utils/'s headers only (what it needs of the library's internals belongs in the public API)"
+	else
+		echo "ok $n - utils/$f uses the public API only"
+	fi
+done
+n=$((n + 1))
+if [ -e "$src/tools" ]; then
+	echo "not ok $n - a folder tools/ exists: the tools live in utils/"
+else
+	echo "ok $n - no folder tools/ beside utils/"
+fi
+# Every text file of the sources, without what autotools, the build, the
+# VM cache and the packages make, and the benchmark's saved results.
+n=$((n + 1))
+hits=$(cd "$src" && find . \( -name .git -o -name autom4te.cache -o -path ./tests/vm/cache -o -path ./deb \
+	-o -path ./bench/results -o -name '_build*' -o -path ./tests/deb/debian12 -o -path ./tests/deb/debian13 \
+	-o -name .deps -o -name .libs \) -prune -o -type f \
+	! -path ./tests/build/layers.sh ! -name configure ! -name aclocal.m4 ! -name Makefile.in ! -name Makefile ! -name 'config.*' ! -name libtool \
+	! -name '*.log' ! -name '*.trs' ! -name '*.o' ! -name '*.lo' ! -name '*.la' -print0 |
+	xargs -0 grep -IEn '(^|[^-A-Za-z0-9_.])tools/' 2>/dev/null | head -5)
+if [ -n "$hits" ]; then
+	echo "not ok $n - the tools' folder is named tools/ (it is utils/):"
+	printf '%s\n' "$hits" | sed 's/^/#   /'
+else
+	echo "ok $n - nothing names the tools' folder tools/"
+fi
 exit 0
