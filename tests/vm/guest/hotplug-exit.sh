@@ -12,8 +12,9 @@
 # The task must exit on CPU 1 while CPU 1 shares its root domain with
 # CPU 0 (the kernel refuses to take the last CPU of a root domain that
 # counts a task offline): it waits in partition hp (CPU 1), whose partition
-# is turned back into a member by hand (dl-part destroy would move it
-# out), so that it stays on CPU 1 in the root domain of both; then it
+# (and under systemd its parent slice's) is turned back into a member by
+# hand (dl-part destroy would move it out), so that it stays on CPU 1 in
+# the root domain of both; then it
 # uses 80 of its 100 ms and exits, its 0-lag time some 3 s later
 # (deadline - remaining runtime x period / runtime).
 #
@@ -34,7 +35,12 @@ hotplug_after_exit() {
 	hp_task=$!
 	deadline_or_gone $hp_task
 	check "hotplug, $hp_how: the task waits under SCHED_DEADLINE in partition hp" eq "$(policy $hp_task)" 6
-	echo member >"$hp_cg/cpuset.cpus.partition"
+	# The partition and, under systemd, its parent slice's.
+	hp_d=$hp_cg
+	while [ "$hp_d" != "$CS" ] && [ -n "$hp_d" ]; do
+		[ -f "$hp_d/cpuset.cpus.partition" ] && echo member >"$hp_d/cpuset.cpus.partition"
+		hp_d=${hp_d%/*}
+	done
 	hp_live=$(total_bw 1)
 	check "hotplug, $hp_how: hp a member again: CPU 1 shares CPU 0's root domain" eq "$(total_bw 0)" "$hp_live"
 	check "hotplug, $hp_how: the task stays on CPU 1" eq "$(grep Cpus_allowed_list /proc/$hp_task/status | cut -f2)" 1
