@@ -319,7 +319,9 @@ static void check_json(const struct dl_run *ctl, const struct dl_params *p, cons
 
 /* --check: the library's prediction from the root domain's figures (of
  * the member's root domain with --partition or --cluster, as if the
- * thread had joined it first); nothing is changed, nothing is run. */
+ * thread had joined it first); nothing is changed, nothing is run, and
+ * nothing is mounted: without debugfs the figures are computed and the
+ * explanation says so (dl_rd_list(3)). */
 static int check(const struct dl_run *ctl)
 {
 	char why[1024], shown[1024], text[256];
@@ -327,7 +329,6 @@ static int check(const struct dl_run *ctl)
 	struct dl_verdict v;
 	int ret, pol = 1;
 
-	dl_debugfs_mount(); /* the kernel's figures, when root */
 	ret = ctl->place ? dl_part_predict(ctl->place, ctl->pid, ctl->all_threads, &ctl->params, &v, why, sizeof(why))
 			 : dl_predict_verdict(ctl->pid, ctl->all_threads, &ctl->params, &v, why, sizeof(why));
 	if (ret < 0)
@@ -378,7 +379,6 @@ static int check_oci(const struct dl_run *ctl)
 		}
 		die(EXIT_USAGE, "%s", shown);
 	}
-	dl_debugfs_mount(); /* the kernel's figures, when root */
 	ret = dl_predict_member(oci->member, &oci->params, &v, why, sizeof(why));
 	/* Shown as the kernel takes them: a period of 0 is the deadline. */
 	if (dl_params_normalize(&oci->params, &shown_params) < 0)
