@@ -866,10 +866,8 @@ DL_EXPORT int dl_policy_set(const struct dl_policy *pol, pid_t pid, bool all_thr
 		dl_held_set(&h[i], &norm, DL_PROC_OWNED);
 	if (all_threads && pid > 0) {
 		err = dl_held_finish(pid, h, n, &norm, DL_PROC_OWNED, status, count);
-	} else if (h[0].gone) {
-		err = dl_fail(-ESRCH, "thread %d exited", (int)h[0].tid);
-	} else if (h[0].err) {
-		err = dl_explain_set_failure(h[0].err, h[0].tid, &norm);
+	} else {
+		err = dl_held_result(&h[0], &norm);
 	}
 	if (err < 0)
 		goto out;
