@@ -708,6 +708,8 @@ static int judge_sum(const struct dl_policy *pol, const struct rule *r, uid_t ui
 	return 1;
 }
 
+static int hold(pid_t pid, bool all_threads, struct dl_held **out, size_t *count);
+
 DL_EXPORT int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_threads,
 			      const struct dl_params *p, char *why, size_t len)
 {
@@ -716,7 +718,6 @@ DL_EXPORT int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_t
 	struct dl_params norm;
 	struct caller c;
 	char scratch[1024];
-	uint64_t nthreads = 1;
 	int err;
 
 	if (!why || len == 0) {
@@ -736,16 +737,30 @@ DL_EXPORT int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_t
 	err = dl_params_normalize(p, &norm);
 	if (err)
 		return err;
-	if (pid > 0 && all_threads) {
-		pid_t *tids = NULL;
-		size_t n = 0;
-
-		if (dl_threads_list(pid, &tids, &n) == 0 && n > 0)
-			nthreads = n;
-		free(tids);
-	}
 	err = judge_request(pol, &c, &norm, &r, why, len);
-	return err <= 0 ? err : judge_sum(pol, r, c.uid, &norm, nthreads, &rp, why, len);
+	if (err <= 0)
+		return err;
+	if (pid > 0) {
+		/* dl_policy_set's verdict: the threads it would hold, each
+		 * the caller's by the owner rule, counted as it counts them. */
+		struct dl_held *h = NULL;
+		size_t n = 0, live = 0;
+
+		err = hold(pid, all_threads, &h, &n);
+		if (err == -EPERM) {
+			snprintf(why, len, "refused: %s", dl_errmsg());
+			return 0;
+		}
+		if (err)
+			return err;
+		for (size_t i = 0; i < n; i++)
+			live += !h[i].gone;
+		rp = (struct replaced){ .held = h, .n = n };
+		err = judge_sum(pol, r, c.uid, &norm, live, &rp, why, len);
+		dl_held_close(h, n);
+		return err;
+	}
+	return judge_sum(pol, r, c.uid, &norm, 1, &rp, why, len);
 }
 
 /* The threads a request names, each held (bw/bw.h): the calling thread
