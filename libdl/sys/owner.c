@@ -19,7 +19,6 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -51,26 +50,8 @@ bool dl_thread_alive(int dirfd)
 
 int dl_thread_start(int dirfd, unsigned long long *start)
 {
-	char buf[1024], *p;
-	ssize_t got;
-	int fd = openat(dirfd, "stat", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -ESRCH;
-	got = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (got <= 0)
-		return -ESRCH;
-	buf[got] = '\0';
-	/* proc(5): the name, in parentheses, may hold anything: the fields
-	 * after the last ')' are 3 (state) onward, and starttime is 22. */
-	p = strrchr(buf, ')');
-	for (int field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (!p)
-		return -EINVAL;
-	*start = strtoull(p + 1, NULL, 10);
-	return 0;
+	/* proc(5): starttime, field 22 of stat. */
+	return dl_stat_field_at(dirfd, 22, start) == 0 ? 0 : -ESRCH;
 }
 
 static const char *user_name(uid_t uid, char *buf, size_t len)
