@@ -710,6 +710,18 @@ static int judge_sum(const struct dl_policy *pol, const struct rule *r, uid_t ui
 
 static int hold(pid_t pid, bool all_threads, struct dl_held **out, size_t *count);
 
+/* judge_sum for the threads held, those still alive replaced. */
+static int judge_held(const struct dl_policy *pol, const struct rule *r, uid_t uid, const struct dl_params *p,
+		      const struct dl_held *h, size_t n, char *why, size_t len)
+{
+	struct replaced rp = { .held = h, .n = n };
+	size_t live = 0;
+
+	for (size_t i = 0; i < n; i++)
+		live += !h[i].gone;
+	return judge_sum(pol, r, uid, p, live, &rp, why, len);
+}
+
 DL_EXPORT int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_threads,
 			      const struct dl_params *p, char *why, size_t len)
 {
@@ -744,7 +756,7 @@ DL_EXPORT int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_t
 		/* dl_policy_set's verdict: the threads it would hold, each
 		 * the caller's by the owner rule, counted as it counts them. */
 		struct dl_held *h = NULL;
-		size_t n = 0, live = 0;
+		size_t n = 0;
 
 		err = hold(pid, all_threads, &h, &n);
 		if (err == -EPERM) {
@@ -753,10 +765,7 @@ DL_EXPORT int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_t
 		}
 		if (err)
 			return err;
-		for (size_t i = 0; i < n; i++)
-			live += !h[i].gone;
-		rp = (struct replaced){ .held = h, .n = n };
-		err = judge_sum(pol, r, c.uid, &norm, live, &rp, why, len);
+		err = judge_held(pol, r, c.uid, &norm, h, n, why, len);
 		dl_held_close(h, n);
 		return err;
 	}
@@ -830,11 +839,10 @@ DL_EXPORT int dl_policy_set(const struct dl_policy *pol, pid_t pid, bool all_thr
 	struct dl_held *h = NULL;
 	struct dl_params norm;
 	struct dl_turn turn;
-	struct replaced rp;
 	struct caller c;
 	char scratch[1024];
 	uint64_t total;
-	size_t n = 0, live = 0;
+	size_t n = 0;
 	int err;
 
 	if (status)
@@ -869,10 +877,7 @@ DL_EXPORT int dl_policy_set(const struct dl_policy *pol, pid_t pid, bool all_thr
 	err = hold(pid, all_threads && pid > 0, &h, &n);
 	if (err)
 		goto out;
-	for (size_t i = 0; i < n; i++)
-		live += !h[i].gone;
-	rp = (struct replaced){ .held = h, .n = n };
-	err = judge_sum(pol, r, c.uid, &norm, live, &rp, why, len);
+	err = judge_held(pol, r, c.uid, &norm, h, n, why, len);
 	if (err <= 0)
 		goto out;
 	/* Only the threads held and checked: one started since waits for the

@@ -41,13 +41,6 @@ int dl_thread_open(pid_t pid, pid_t tid)
 	return fd;
 }
 
-bool dl_thread_alive(int dirfd)
-{
-	unsigned long long v;
-
-	return dl_status_ids(dirfd, "status", "Pid", &v, 1) == 0;
-}
-
 int dl_thread_start(int dirfd, unsigned long long *start)
 {
 	/* proc(5): starttime, field 22 of stat. */

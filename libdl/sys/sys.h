@@ -122,7 +122,6 @@ void dl_params_from_attr(struct dl_params *p, const struct dl_sched_attr *a);
  * dl_owner_check: 0 when the caller may change the thread, else -EPERM
  * saying whose it is. */
 int dl_thread_open(pid_t pid, pid_t tid);
-bool dl_thread_alive(int dirfd);
 int dl_thread_start(int dirfd, unsigned long long *start);
 int dl_owner_check(int dirfd, pid_t tid);
 /* The same rule, quietly (no message): the thread is alive and the

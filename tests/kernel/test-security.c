@@ -1136,6 +1136,21 @@ static void as_ambient_nice_nobody(void)
 	cap_free(caps);
 }
 
+/* A process of uid that waits to be killed (no check assertion: this
+ * runs in the namespace's own processes). */
+static pid_t pauser(uid_t uid)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (!become(uid))
+			_exit(120);
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
 /* pid 1 of the namespace: the race, played once; 0 when the victim was
  * left alone, else why not (on race_msg). */
 static int race_in_namespace(const char *point)
@@ -1150,13 +1165,7 @@ static int race_in_namespace(const char *point)
 		race_say("cannot mount /proc for the namespace: %s", strerror(errno));
 		return 10;
 	}
-	target = fork();
-	if (target == 0) {
-		if (!become(nobody))
-			_exit(120);
-		for (;;)
-			pause();
-	}
+	target = pauser(nobody);
 	snprintf(tid, sizeof(tid), "%d", (int)target);
 	run = fork();
 	if (run == 0) {
@@ -1181,13 +1190,7 @@ static int race_in_namespace(const char *point)
 		kill(run, SIGKILL);
 		return 12;
 	}
-	victim = fork();
-	if (victim == 0) {
-		if (!become(OTHER_UID))
-			_exit(120);
-		for (;;)
-			pause();
-	}
+	victim = pauser(OTHER_UID);
 	if (victim != target || sched_setscheduler(victim, SCHED_FIFO, &fifo) < 0 ||
 	    dl_sys_getattr(victim, &before) < 0) {
 		race_say("the id %d went to %d (or it could not be made SCHED_FIFO)", (int)target, (int)victim);
