@@ -68,10 +68,10 @@ DL_EXPORT int dl_set_owned(pid_t tid, const struct dl_params *p)
  * read is the held thread's), changes it, and asks once more.  A thread
  * found gone before the change is not changed.  One found gone after it
  * may have given its id to another thread in the moment between the last
- * question and the call: a thread there that now has exactly what was
- * asked for is set back to the attributes read before the call (dl-run(1)
- * SECURITY says what this guarantees; docs/kernel-notes.md, "A thread id
- * names whichever thread has it now").  The rollback changes the same way.
+ * question and the call: a thread there that now has exactly the
+ * reservation sent is never left with it (undo_reused; dl-run(1) SECURITY
+ * says what this guarantees; docs/kernel-notes.md, "A thread id names
+ * whichever thread has it now").  The rollback changes the same way.
  */
 int dl_held_open(pid_t pid, pid_t tid, unsigned int flags, struct dl_held *h)
 {
@@ -114,13 +114,39 @@ static bool attr_is(const struct dl_sched_attr *a, const struct dl_sched_attr *w
 	return a->sched_priority == want->sched_priority && a->sched_nice == want->sched_nice;
 }
 
-/* One call on the held thread, asked for right before it. */
-static int held_call(const struct dl_held *h, struct dl_sched_attr *attr, unsigned int flags)
+/*
+ * After a call on h that found it gone: if its id already named another
+ * thread, that one got sent.  It is never left a reservation meant for
+ * another: back to what was read before the call when that was none,
+ * else to SCHED_OTHER (dl_clear keeps its nice value).  What a call that
+ * sets no reservation gave it cannot be told from its own: left.
+ */
+static void undo_reused(const struct dl_held *h, const struct dl_sched_attr *sent, struct dl_sched_attr *before)
 {
+	struct dl_sched_attr now;
+
+	if (sent->sched_policy != DL_SCHED_DEADLINE || dl_sys_getattr(h->tid, &now) < 0 || !attr_is(&now, sent))
+		return;
+	if (before->sched_policy != DL_SCHED_DEADLINE)
+		dl_sys_leave(h->tid, before);
+	else
+		dl_clear(h->tid);
+}
+
+/* One call on the held thread, asked for right before and after it. */
+static int held_call(const struct dl_held *h, struct dl_sched_attr *attr, struct dl_sched_attr *before,
+		     unsigned int flags)
+{
+	int err;
+
 	if (!held_same(h, flags))
 		return -ESRCH;
 	dl_test_point("set");
-	return dl_sys_setattr(h->tid, attr);
+	err = dl_sys_setattr(h->tid, attr);
+	if (err || held_same(h, flags))
+		return err;
+	undo_reused(h, attr, before);
+	return -ESRCH;
 }
 
 /* want on the held thread, what it had read into *before: 0; -ESRCH when
@@ -128,7 +154,7 @@ static int held_call(const struct dl_held *h, struct dl_sched_attr *attr, unsign
 static int held_apply(const struct dl_held *h, struct dl_sched_attr *want, struct dl_sched_attr *before,
 		      unsigned int flags)
 {
-	struct dl_sched_attr now, tiny;
+	struct dl_sched_attr tiny;
 	uint64_t max;
 	int err;
 
@@ -145,22 +171,11 @@ static int held_apply(const struct dl_held *h, struct dl_sched_attr *want, struc
 		tiny.sched_policy = DL_SCHED_DEADLINE;
 		tiny.sched_runtime = 1024;
 		tiny.sched_deadline = tiny.sched_period = max;
-		err = held_call(h, &tiny, flags);
+		err = held_call(h, &tiny, before, flags);
 		if (err && err != -EPERM)
 			return err;
 	}
-	err = held_call(h, want, flags);
-	if (err || held_same(h, flags))
-		return err;
-	/* Gone around the call: if its id already named another thread,
-	 * that one got want; set it back as it was read. */
-	if (dl_sys_getattr(h->tid, &now) == 0 && attr_is(&now, want)) {
-		if (now.sched_policy == DL_SCHED_DEADLINE && before->sched_policy != DL_SCHED_DEADLINE)
-			dl_sys_leave(h->tid, before);
-		else
-			dl_sys_setattr(h->tid, before);
-	}
-	return -ESRCH;
+	return held_call(h, want, before, flags);
 }
 
 void dl_held_set(struct dl_held *h, const struct dl_params *p, unsigned int flags)
@@ -181,7 +196,7 @@ void dl_held_set(struct dl_held *h, const struct dl_params *p, unsigned int flag
 int dl_held_result(const struct dl_held *h, const struct dl_params *p)
 {
 	if (h->gone)
-		return dl_fail(-ESRCH, "thread %d exited (or changed its owner) before its change was made: nothing was changed; its id may be another thread's now",
+		return dl_fail(-ESRCH, "thread %d exited (or changed its owner) during its change: nothing is left changed (its id may be another thread's now, which was left or set back as it was read)",
 			       (int)h->tid);
 	return h->err ? dl_explain_set_failure(h->err, h->tid, p) : 0;
 }

@@ -1155,7 +1155,7 @@ static pid_t pauser(uid_t uid)
  * left alone, else why not (on race_msg). */
 static int race_in_namespace(const char *point)
 {
-	struct dl_sched_attr before, after;
+	struct dl_sched_attr before, after, mine;
 	struct sched_param fifo = { .sched_priority = 1 };
 	char tid[16], last[16];
 	pid_t target, run, victim;
@@ -1166,6 +1166,10 @@ static int race_in_namespace(const char *point)
 		return 10;
 	}
 	target = pauser(nobody);
+	if (dl_sys_getattr(target, &mine) < 0) {
+		race_say("cannot read the target");
+		return 10;
+	}
 	snprintf(tid, sizeof(tid), "%d", (int)target);
 	run = fork();
 	if (run == 0) {
@@ -1205,7 +1209,17 @@ static int race_in_namespace(const char *point)
 		return 14;
 	}
 	kill(victim, SIGKILL);
-	if (!attr_equal(&before, &after)) {
+	if (!strcmp(point, "set")) {
+		/* Stopped after the last question: the victim was changed, and
+		 * is set back at once to what was read before the call, the
+		 * ended thread's attributes (dl-run(1) SECURITY). */
+		if (!attr_equal(&after, &mine)) {
+			race_say("\nthe process that took thread %s's id was left with policy %u priority %u runtime %llu, not the attributes read before the call (policy %u priority %u)",
+				 tid, after.sched_policy, after.sched_priority, (unsigned long long)after.sched_runtime,
+				 mine.sched_policy, mine.sched_priority);
+			return 17;
+		}
+	} else if (!attr_equal(&before, &after)) {
 		race_say("\nanother user's process that took thread %s's id was changed: policy %u priority %u -> policy %u priority %u (runtime %llu); dl-run exited %d",
 			 tid, before.sched_policy, before.sched_priority, after.sched_policy, after.sched_priority,
 			 (unsigned long long)after.sched_runtime, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -1262,6 +1276,19 @@ START_TEST(test_reused_id_left_alone)
 }
 END_TEST
 
+/* The moment left (dl-run(1) SECURITY): stopped between the last
+ * question and the call, the process now at the id is changed, then found
+ * and set back, never left SCHED_DEADLINE. */
+START_TEST(test_reused_id_in_the_last_moment)
+{
+	char msg[4096];
+	int rc = race("set", msg, sizeof(msg));
+
+	ck_assert_msg(rc == 0, "race %d: %s", rc, msg);
+	ck_assert_msg(strstr(msg, "exited"), "dl-run did not say the thread exited: %s", msg);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("security");
@@ -1294,6 +1321,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_turn_is_per_user);
 	tcase_add_test(tc, test_rollback_spares_a_reused_id);
 	tcase_add_test(tc, test_reused_id_left_alone);
+	tcase_add_test(tc, test_reused_id_in_the_last_moment);
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tl, setup, teardown);
 	tcase_add_test(tl, test_lock_and_state);
