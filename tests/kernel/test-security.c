@@ -1266,25 +1266,18 @@ static int race(const char *point, char *msg, size_t len)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
 }
 
-START_TEST(test_reused_id_left_alone)
+/* "held": stopped after the owner check, the process now at the id is
+ * left exactly as it was.  "set", the moment left (dl-run(1) SECURITY):
+ * stopped between the last question and the call, it is changed, then
+ * found and set back at once, never left SCHED_DEADLINE. */
+static const char *const race_points[] = { "held", "set" };
+
+START_TEST(test_reused_id)
 {
 	char msg[4096];
-	int rc = race("held", msg, sizeof(msg));
+	int rc = race(race_points[_i], msg, sizeof(msg));
 
-	ck_assert_msg(rc == 0, "race %d: %s", rc, msg);
-	ck_assert_msg(strstr(msg, "exited"), "dl-run did not say the thread exited: %s", msg);
-}
-END_TEST
-
-/* The moment left (dl-run(1) SECURITY): stopped between the last
- * question and the call, the process now at the id is changed, then found
- * and set back, never left SCHED_DEADLINE. */
-START_TEST(test_reused_id_in_the_last_moment)
-{
-	char msg[4096];
-	int rc = race("set", msg, sizeof(msg));
-
-	ck_assert_msg(rc == 0, "race %d: %s", rc, msg);
+	ck_assert_msg(rc == 0, "race at \"%s\": %d: %s", race_points[_i], rc, msg);
 	ck_assert_msg(strstr(msg, "exited"), "dl-run did not say the thread exited: %s", msg);
 }
 END_TEST
@@ -1320,8 +1313,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_concurrent_dl_runs_stay_within_the_policy);
 	tcase_add_test(tc, test_turn_is_per_user);
 	tcase_add_test(tc, test_rollback_spares_a_reused_id);
-	tcase_add_test(tc, test_reused_id_left_alone);
-	tcase_add_test(tc, test_reused_id_in_the_last_moment);
+	tcase_add_loop_test(tc, test_reused_id, 0, ARRAY_SIZE(race_points));
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tl, setup, teardown);
 	tcase_add_test(tl, test_lock_and_state);
