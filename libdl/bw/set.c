@@ -83,6 +83,8 @@ int dl_held_open(pid_t pid, pid_t tid, unsigned int flags, struct dl_held *h)
 		return h->fd;
 	}
 	if (dl_thread_start(h->fd, &h->start) < 0) {
+		close(h->fd);
+		h->fd = -1;
 		h->gone = true;
 		return dl_fail(-ESRCH, "no thread %d", (int)tid);
 	}
