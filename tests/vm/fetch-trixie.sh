@@ -4,8 +4,9 @@
 # test the project in with Debian 13's compiler and libraries (libcgroup
 # 3), and a root file system with Debian 13's systemd for the VMs.
 #
-# Usage: tests/vm/fetch-trixie.sh [kernels|build|systemd|podman]...
-#        (default: kernels, build and systemd; podman only when asked)
+# Usage: tests/vm/fetch-trixie.sh [--check] [kernels|build|systemd|podman]...
+#        (default: kernels, build and systemd; podman only when asked;
+#        --check: fetch nothing; exit 0 when the cache holds them, 1 if not)
 #
 # Environment:
 #   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
@@ -64,6 +65,11 @@ die() {
 	exit 1
 }
 
+check=no
+if [ "${1:-}" = --check ]; then
+	check=yes
+	shift
+fi
 want_kernels=no want_build=no want_systemd=no want_podman=no
 [ $# -eq 0 ] && set -- kernels build systemd
 for w in "$@"; do
@@ -87,6 +93,7 @@ have_build() {
 [ $want_systemd = no ] || have systemd.cpio.gz || need=1
 [ $want_podman = no ] || have podman.cpio.gz || need=1
 [ -n "${need:-}" ] || exit 0
+[ $check = no ] || exit 1
 
 [ "$(id -u)" = 0 ] || die "fetching Debian 13 needs root (apt as root, mmdebstrap --mode=root)"
 for tool in apt-get apt-cache dpkg-deb mmdebstrap cpio gzip unshare; do
