@@ -25,7 +25,7 @@
 # pages and locales, then a few settings for a VM without a terminal:
 # serial-getty@ttyS0 masked (its vhangup cuts the console), no getty on
 # tty1, no timers, an empty machine-id (systemd makes a transient one).
-# Needs root (mmdebstrap --mode=root), as bootstrap.sh runs it.
+# Needs root (mmdebstrap --mode=root), as make check runs it.
 #
 # Exit status: 0 when the cache holds the image (at once when it already
 # does); 1 with one line on stderr saying why otherwise.

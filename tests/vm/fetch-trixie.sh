@@ -48,7 +48,7 @@
 # dpkg-deb -x: installing a kernel would rewrite the host's boot setup),
 # and mmdebstrap builds the two root file systems.  Nothing of the host's
 # apt setup is changed.  Needs root (mmdebstrap --mode=root, the chroot's
-# files owned by root), as bootstrap.sh runs it.
+# files owned by root), as make check runs it.
 #
 # Exit status: 0 when the cache holds what was asked (at once when it
 # already does); 1 with one line on stderr saying why otherwise.

@@ -51,8 +51,9 @@ die() {
 # The catalogue: the script and its arguments; what the image is and
 # what it is for; its size, MB downloaded and MB in the cache, as
 # measured on a Debian 12 host with deb.debian.org: about 800 MB to
-# download and 1.1 GB in the cache for them all, about 4 minutes side by
-# side on a quiet 2-CPU machine (Debian 13's build root the longest).
+# download and 1.1 GB in the cache for them all, 4 to 5 minutes side by
+# side on a quiet 2-CPU machine (Debian 13's build root the longest),
+# three times that when other work keeps both CPUs busy.
 script() {
 	case $1 in
 	kernel) echo fetch-kernel.sh ;;
