@@ -484,7 +484,7 @@ have chrt || missing="$missing chrt (util-linux)"
 [ "$have_cset" = 1 ] || missing="$missing cset (cpuset)"
 [ "$have_hf" = 1 ] || missing="$missing hyperfine"
 have gnuplot || missing="$missing gnuplot (no plots)"
-[ "$have_rtapp" = 1 ] || missing="$missing rt-app (tests/vm/fetch-trixie.sh build)"
+[ "$have_rtapp" = 1 ] || missing="$missing rt-app (tests/vm/fetch.sh debian13-build, or ./bootstrap.sh --bench)"
 # Experiment 7: TOOL jobs misses per1000 resp_p50 resp_p99 wake_p50 wake_p99 cpu_per_job.
 read -r _ r7_j r7_m r7_k r7_rp r7_rq r7_wp r7_wq r7_c < <(grep '^rt-app ' "$work/rtapp.out" || echo "rt-app 0 0 nan nan nan nan nan nan")
 read -r _ d7_j d7_m d7_k d7_rp d7_rq d7_wp d7_wq d7_c < <(grep '^dl-load ' "$work/rtapp.out" || echo "dl-load 0 0 nan nan nan nan nan nan")

@@ -5,7 +5,8 @@
 # (its package of that name), whose textfile collector serves the file
 # dl-stat --output writes.
 #
-# Usage: tests/vm/fetch-prometheus.sh
+# Usage: tests/vm/fetch-prometheus.sh [--check]
+#        (--check: fetch nothing; exit 0 when the cache holds both, 1 if not)
 #
 # Environment:
 #   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
@@ -37,6 +38,7 @@ die() {
 }
 
 [ -x "$out/promtool" ] && [ -x "$out/prometheus-node-exporter" ] && exit 0
+[ "${1:-}" = --check ] && exit 1
 for tool in apt-get dpkg-deb; do
 	command -v "$tool" >/dev/null 2>&1 || die "$tool not found: this needs Debian's apt"
 done
