@@ -818,15 +818,6 @@ static int with_signal(const char *tool, int n, int sig, char *const args[])
 }
 #define SIGNAL(tool, n, sig, ...) with_signal(tool, n, sig, (char *[]){ __VA_ARGS__, NULL })
 
-/* The tools start with these signals as the test was given them: a
- * background job's SIGINT is ignored, and an ignored signal tests
- * nothing. */
-static void default_end_signals(void)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(end_signals); i++)
-		signal(end_signals[i], SIG_DFL);
-}
-
 /* Repair probes (libdl-rebuild-PID) anywhere in the cpuset tree, named
  * into buf; with remove, removed (a test that failed cleans up). */
 static int find_probes(const char *dir, char *buf, size_t len, bool remove)
@@ -877,7 +868,6 @@ START_TEST(test_signal_at_every_write_of_create)
 {
 	int total;
 
-	default_end_signals();
 	ck_assert_int_eq(FAULT("dl-part", 100000, "create", "--partition", "0", "--no-move"), 0);
 	total = writes_made();
 	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
@@ -900,7 +890,6 @@ START_TEST(test_signal_at_every_write_of_destroy)
 {
 	int total;
 
-	default_end_signals();
 	ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
 	ck_assert_int_eq(FAULT("dl-part", 100000, "destroy"), 0);
 	total = writes_made();
@@ -927,7 +916,6 @@ START_TEST(test_signal_at_every_write_of_repair)
 	for (int in_layout = 0; in_layout < 2; in_layout++) {
 		int total;
 
-		default_end_signals();
 		if (in_layout)
 			ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
 		ck_assert_int_eq(FAULT("dl-part", 100000, "repair"), 0);
@@ -981,7 +969,6 @@ START_TEST(test_signal_at_every_write_of_attach)
 	pid_t tid, spin;
 	int n;
 
-	default_end_signals();
 	ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
 	spin = tl_spawn_spin(1, false, NULL, &tid);
 	snprintf(pid, sizeof(pid), "%d", (int)spin);

@@ -48,6 +48,15 @@ static void env_signal(const char *name, int *at, int *sig)
 		*at = *sig = 0;
 }
 
+/* A signal from outside, as kill(1) would send it, with its default
+ * action: one the test was started with ignored (a background job's
+ * SIGINT) would test nothing. */
+static void send(int sig)
+{
+	signal(sig, SIG_DFL);
+	kill(getpid(), sig);
+}
+
 static int step_begin(int step, const char *what)
 {
 	if (step == fail_at)
@@ -61,13 +70,13 @@ static void step_done(int step, const char *what)
 	if (step == kill_after)
 		raise(SIGKILL);
 	if (step == sig_step)
-		kill(getpid(), sig_step_sig);
+		send(sig_step_sig);
 }
 
 static int fault(const char *site)
 {
 	if (++writes == sig_write)
-		kill(getpid(), sig_write_sig);
+		send(sig_write_sig);
 	if (writes == fail_write)
 		return dl_fail(-EIO, "%s: failure injected at system write %d by LIBDL_TEST_FAIL_WRITE", site, writes);
 	return 0;
