@@ -632,21 +632,29 @@ static int create_with(const char *hook, int step)
 	return rc;
 }
 
-/* A test build of a tool with its Nth system write failing. */
-static int with_fault(const char *tool, int n, char *const args[])
+/* A test build of a tool with test hook `hook` set to `value`. */
+static int with_hook(const char *tool, const char *hook, const char *value, char *const args[])
 {
-	char env[16], *argv[32];
+	char *argv[32];
 	int i = 0, rc;
 
 	argv[i++] = (char *)tl_test_tool(tool);
 	for (; *args && i < 31; args++)
 		argv[i++] = *args;
 	argv[i] = NULL;
-	snprintf(env, sizeof(env), "%d", n);
-	setenv("LIBDL_TEST_FAIL_WRITE", env, 1);
+	setenv(hook, value, 1);
 	rc = tl_run(argv, out, sizeof(out), err, sizeof(err));
-	unsetenv("LIBDL_TEST_FAIL_WRITE");
+	unsetenv(hook);
 	return rc;
+}
+
+/* A test build of a tool with its Nth system write failing. */
+static int with_fault(const char *tool, int n, char *const args[])
+{
+	char env[16];
+
+	snprintf(env, sizeof(env), "%d", n);
+	return with_hook(tool, "LIBDL_TEST_FAIL_WRITE", env, args);
 }
 #define FAULT(tool, n, ...) with_fault(tool, n, (char *[]){ __VA_ARGS__, NULL })
 
@@ -741,18 +749,28 @@ START_TEST(test_every_write_of_destroy_fails)
 }
 END_TEST
 
+/* A layout of partition0 and a spinning process of the test's own
+ * outside it: its pid as text, and the path of its /proc/PID/cpuset. */
+static pid_t layout_and_spin(char pid[16], char path[64])
+{
+	pid_t tid, spin;
+
+	ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+	spin = tl_spawn_spin(1, false, NULL, &tid);
+	snprintf(pid, 16, "%d", (int)spin);
+	snprintf(path, 64, "/proc/%d/cpuset", (int)spin);
+	return spin;
+}
+
 /* Every system write of a placement can fail: the task stays where it
  * was, as it was. */
 START_TEST(test_every_write_of_attach_fails)
 {
 	char pid[16], path[64], cs[256];
-	pid_t tid, spin;
+	pid_t spin;
 	int n;
 
-	ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
-	spin = tl_spawn_spin(1, false, NULL, &tid);
-	snprintf(pid, sizeof(pid), "%d", (int)spin);
-	snprintf(path, sizeof(path), "/proc/%d/cpuset", (int)spin);
+	spin = layout_and_spin(pid, path);
 	for (n = 1; n < 60; n++) {
 		int rc = FAULT("dl-run", n, "--partition", "partition0", "-r", "1ms", "-p", "100ms", "--pid", pid);
 
@@ -803,18 +821,10 @@ static const int end_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
 static int with_signal(const char *tool, int n, int sig, char *const args[])
 {
-	char env[32], *argv[32];
-	int i = 0, rc;
+	char env[32];
 
-	argv[i++] = (char *)tl_test_tool(tool);
-	for (; *args && i < 31; args++)
-		argv[i++] = *args;
-	argv[i] = NULL;
 	snprintf(env, sizeof(env), "%d %d", n, sig);
-	setenv("LIBDL_TEST_SIGNAL_AT_WRITE", env, 1);
-	rc = tl_run(argv, out, sizeof(out), err, sizeof(err));
-	unsetenv("LIBDL_TEST_SIGNAL_AT_WRITE");
-	return rc;
+	return with_hook(tool, "LIBDL_TEST_SIGNAL_AT_WRITE", env, args);
 }
 #define SIGNAL(tool, n, sig, ...) with_signal(tool, n, sig, (char *[]){ __VA_ARGS__, NULL })
 
@@ -864,49 +874,43 @@ static void assert_no_probe(const char *what, int n)
 	}
 }
 
-START_TEST(test_signal_at_every_write_of_create)
+/* Create is rolled back, destroy finishes, before the signal ends them:
+ * no layout either way. */
+static void signal_every_write(bool destroying)
 {
+	char *create[] = { "create", "--partition", "0", "--no-move", NULL }, *destroy[] = { "destroy", NULL };
+	char *const *args = destroying ? destroy : create;
+	const char *what = destroying ? "an interrupted destroy" : "an interrupted create";
 	int total;
 
-	ck_assert_int_eq(FAULT("dl-part", 100000, "create", "--partition", "0", "--no-move"), 0);
+	if (destroying)
+		ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+	ck_assert_int_eq(with_fault("dl-part", 100000, args), 0);
 	total = writes_made();
-	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
-	ck_assert_int_gt(total, 5);
+	ck_assert_int_gt(total, 3);
 	for (int n = 1; n <= total; n++) {
-		int sig = end_signals[n % ARRAY_SIZE(end_signals)];
-		int rc = SIGNAL("dl-part", n, sig, "create", "--partition", "0", "--no-move");
+		int sig = end_signals[n % ARRAY_SIZE(end_signals)], rc;
 
+		if (destroying)
+			ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+		rc = with_signal("dl-part", n, sig, args);
 		ck_assert_msg(rc == 128 + sig, "write %d, signal %d: exit %d: %s", n, sig, rc, err);
-		/* Rolled back before the signal took effect: no layout. */
 		ck_assert_int_eq(DL_PART("list"), 0);
-		ck_assert_msg(strstr(out, "no layout"), "write %d: an interrupted create left a layout: %s", n, out);
-		assert_no_probe("create", n);
-		assert_unchanged("an interrupted create");
+		ck_assert_msg(strstr(out, "no layout"), "write %d: %s left a layout: %s", n, what, out);
+		assert_no_probe(what, n);
+		assert_unchanged(what);
 	}
+}
+
+START_TEST(test_signal_at_every_write_of_create)
+{
+	signal_every_write(false);
 }
 END_TEST
 
 START_TEST(test_signal_at_every_write_of_destroy)
 {
-	int total;
-
-	ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
-	ck_assert_int_eq(FAULT("dl-part", 100000, "destroy"), 0);
-	total = writes_made();
-	ck_assert_int_gt(total, 3);
-	for (int n = 1; n <= total; n++) {
-		int sig = end_signals[n % ARRAY_SIZE(end_signals)];
-		int rc;
-
-		ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
-		rc = SIGNAL("dl-part", n, sig, "destroy");
-		ck_assert_msg(rc == 128 + sig, "write %d, signal %d: exit %d: %s", n, sig, rc, err);
-		/* Finished before the signal took effect. */
-		ck_assert_int_eq(DL_PART("list"), 0);
-		ck_assert_msg(strstr(out, "no layout"), "write %d: an interrupted destroy left the layout: %s", n, out);
-		assert_no_probe("destroy", n);
-		assert_unchanged("an interrupted destroy");
-	}
+	signal_every_write(true);
 }
 END_TEST
 
@@ -966,13 +970,10 @@ END_TEST
 START_TEST(test_signal_at_every_write_of_attach)
 {
 	char pid[16], path[64], cs[256];
-	pid_t tid, spin;
+	pid_t spin;
 	int n;
 
-	ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
-	spin = tl_spawn_spin(1, false, NULL, &tid);
-	snprintf(pid, sizeof(pid), "%d", (int)spin);
-	snprintf(path, sizeof(path), "/proc/%d/cpuset", (int)spin);
+	spin = layout_and_spin(pid, path);
 	for (n = 1; n < 60; n++) {
 		int sig = end_signals[n % ARRAY_SIZE(end_signals)];
 		int rc = SIGNAL("dl-run", n, sig, "--partition", "partition0", "-r", "1ms", "-p", "100ms", "--pid", pid);
