@@ -887,6 +887,8 @@ static void signal_every_write(bool destroying)
 		ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
 	ck_assert_int_eq(with_fault("dl-part", 100000, args), 0);
 	total = writes_made();
+	if (!destroying)
+		ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
 	ck_assert_int_gt(total, 3);
 	for (int n = 1; n <= total; n++) {
 		int sig = end_signals[n % ARRAY_SIZE(end_signals)], rc;
