@@ -223,6 +223,7 @@ DL_EXPORT int dl_part_attach(const char *name, pid_t tid, unsigned int flags)
 {
 	char cg[4200];
 	struct dl_layout *l = NULL;
+	sigset_t sigs;
 	int err, lock;
 
 	if (flags & ~(unsigned int)DL_ATTACH_PROCESS)
@@ -234,6 +235,9 @@ DL_EXPORT int dl_part_attach(const char *name, pid_t tid, unsigned int flags)
 	lock = dl_layout_lock(LOCK_WAIT_MS);
 	if (lock < 0)
 		return lock;
+	/* The origins saved and the task moved, whatever signal comes
+	 * meanwhile (sys/signals.c). */
+	dl_sig_hold(&sigs);
 	err = dl_layout_member_cgroup(name, cg, sizeof(cg), &l);
 	if (!err && l->systemd) {
 		/* Under systemd: a scope of the partition's slice, never a
@@ -248,6 +252,7 @@ DL_EXPORT int dl_part_attach(const char *name, pid_t tid, unsigned int flags)
 	if (l)
 		dl_layout_free(l);
 	close(lock);
+	dl_sig_release(&sigs);
 	return err;
 }
 

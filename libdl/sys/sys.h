@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -157,6 +158,15 @@ int dl_threads_list(pid_t pid, pid_t **tids, size_t *n);
 /* scan.c: the live deadline threads; with details, their names,
  * cpusets and CPU time too.  Unsorted, no root domains. */
 int dl_scan(pid_t only, bool details, struct dl_task **out, size_t *count);
+
+/* signals.c: SIGINT, SIGTERM, SIGHUP and SIGQUIT held back in the
+ * calling thread while the machine is changed (holds nest; the
+ * outermost release delivers what came meanwhile), and the first of them
+ * that came during the hold (0: none). */
+void dl_sig_hold(sigset_t *old);
+void dl_sig_release(const sigset_t *old);
+int dl_sig_interrupted(void);
+const char *dl_sig_name(int sig);
 
 /* Test machinery.  NULL in the library: only the test builds of the
  * tools (tests/lib/hooks.c, never installed) fill it in, to make a step
