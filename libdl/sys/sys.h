@@ -180,6 +180,7 @@ struct dl_test_hooks {
 	/* Before a failed change of threads is rolled back (bw/set.c): the
 	 * tests end and reuse a thread's id there. */
 	void (*before_restore)(void);
+	const char *tasks_dir; /* instead of /run/libdl-tasks (workload/publish.h) */
 };
 extern const struct dl_test_hooks *dl_test_hooks;
 

@@ -15,6 +15,8 @@
  *                                 without libsystemd0)
  *   LIBDL_TEST_LIBCGROUP=SONAME   load SONAME instead of libcgroup (one that
  *                                 does not exist: a host without libcgroup2)
+ *   LIBDL_TEST_TASKS_DIR=DIR      publish and read the loops' counters
+ *                                 under DIR instead of /run/libdl-tasks
  */
 #include <errno.h>
 #include <signal.h>
@@ -76,5 +78,6 @@ __attribute__((constructor)) static void install_hooks(void)
 	hooks.no_precheck = env_int("LIBDL_TEST_NO_PRECHECK") != 0;
 	hooks.libsystemd = secure_getenv("LIBDL_TEST_LIBSYSTEMD");
 	hooks.libcgroup = secure_getenv("LIBDL_TEST_LIBCGROUP");
+	hooks.tasks_dir = secure_getenv("LIBDL_TEST_TASKS_DIR");
 	dl_test_hooks = &hooks;
 }
