@@ -12,6 +12,7 @@
  * a new series.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json-writer.h"
@@ -437,12 +438,18 @@ void stat_prometheus(FILE *o, const struct stat_frame *f, const struct stat_view
 
 /* ------------------------------------------------- published counters */
 
-/* A bucket's bound in seconds, exactly ("0.000001024"). */
+/* A bucket's bound in seconds, in the fewest digits that read back as
+ * the same double, the way Prometheus's own libraries write le (so
+ * node_exporter serves it unchanged): "1.024e-06", "0.000131072". */
 static void le_seconds(char *buf, size_t len, unsigned i)
 {
-	uint64_t ns = DL_COUNTS_LE_NS(i);
+	double s = (double)DL_COUNTS_LE_NS(i) / (double)NS_PER_SEC;
 
-	snprintf(buf, len, "%" PRIu64 ".%09" PRIu64, ns / NS_PER_SEC, ns % NS_PER_SEC);
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(buf, len, "%.*g", digits, s);
+		if (strtod(buf, NULL) == s)
+			return;
+	}
 }
 
 void json_task_counts(struct json *j, const struct stat_frame *f, size_t i)
