@@ -42,8 +42,9 @@ done
 # three libraries.  Tests: qemu and cpio for the VM suites, setpriv and
 # setcap for the privilege tests, debugfs access via mount (util-linux),
 # mmdebstrap for the systemd VM image, abigail-tools for the ABI check
-# (libdl/ABI), groff-base for the man page check, iproute2 and curl for the
-# metrics test (a network namespace, an HTTP read).  libsystemd-dev (sd-bus) and
+# (libdl/ABI), groff-base for the man page check, iproute2, curl and jq for
+# the metrics test (a network namespace, an HTTP read, the Prometheus
+# server's answers).  libsystemd-dev (sd-bus) and
 # bash-completion (its pkg-config file) are optional for configure.
 # Packages (make deb, tests/deb): dpkg-dev, debhelper, lintian, fakeroot,
 # systemd's pkg-config file (its unit folder).
@@ -76,6 +77,7 @@ fakeroot:/usr/bin/fakeroot
 systemd:/usr/share/pkgconfig/systemd.pc
 iproute2:/usr/sbin/ip
 curl:/usr/bin/curl
+jq:/usr/bin/jq
 "
 # make bench: the plots and the peers (see bench/run.sh).
 [ "$bench" = 1 ] && PKGS="$PKGS gnuplot-nox:/usr/bin/gnuplot

@@ -222,7 +222,7 @@ gp "set terminal png size 900,560; set output '$out/deadlines.png';
 # thing the job's own code does (a trace marker, which cyclicdeadline
 # writes in every job and bench-wake as well).  The loops' own figures,
 # each by its own definition of a release, are kept as secondary.
-say "2. activation latency: libdl's loop (sleep, yield) against cyclicdeadline, $R2 rounds of ${D2}s, traced"
+say "2. activation latency: libdl's loop (sleep, yield, each with and without publishing its counters) against cyclicdeadline, $R2 rounds of ${D2}s, traced"
 echo "round,tool,jobs,min_us,median_us,p99_us,max_us,avg_us" >"$out/wakeup.csv"
 echo "round,loop,jobs,wake_p50_us,wake_p99_us,sched_p50_us,sched_p99_us,oncpu_p50_us,migrated,marked,job_p50_us,job_p99_us" >"$out/wakeup-trace.csv"
 trace_wake=$top/bench/trace-wake.sh
@@ -231,8 +231,12 @@ have cyclicdeadline && have_cd=1
 wake_traced=0
 "$trace_wake" bench-wake "$work/probe.csv" -- true 2>"$work/wake.err" && wake_traced=1
 [ "$wake_traced" = 1 ] || { echo "   no trace: $(head -1 "$work/wake.err")"; }
+# The -publish loops: DL_PERIODIC_PUBLISH, the counters written into
+# the loop's record at every job (dl-stat(1)), next to the same loop
+# without, round by round.
+wake_loops="libdl-sleep libdl-sleep-publish libdl-yield libdl-yield-publish cyclicdeadline"
 for r in $(seq 1 "$R2"); do
-	for loop in libdl-sleep libdl-yield cyclicdeadline; do
+	for loop in $wake_loops; do
 		if [ "$loop" = cyclicdeadline ]; then
 			[ "$have_cd" = 1 ] || continue
 			comm=cyclicdeadline
@@ -273,7 +277,7 @@ done
 # Each loop's figures over the jobs of every round (trace-wake.sh's
 # summary: jobs, wake p50 p99, scheduler p50 p99, oncpu p50, migrated,
 # marked, job p50 p99).
-for loop in libdl-sleep libdl-yield cyclicdeadline; do
+for loop in $wake_loops; do
 	if [ -s "$work/trace-$loop.csv" ]; then
 		"$trace_wake" --summary "$work/trace-$loop.csv"
 	else
@@ -457,6 +461,8 @@ col() { # TOOL COLUMN -> median over rounds
 read -r t_sn t_swp t_swq t_ssp t_ssq t_soc t_smg t_smk t_sjp t_sjq <"$work/pooled-libdl-sleep"
 read -r t_yn t_ywp t_ywq t_ysp t_ysq t_yoc t_ymg t_ymk t_yjp t_yjq <"$work/pooled-libdl-yield"
 read -r t_cn t_cwp t_cwq t_csp t_csq t_coc t_cmg t_cmk t_cjp t_cjq <"$work/pooled-cyclicdeadline"
+read -r t_Sn t_Swp t_Swq t_Ssp t_Ssq t_Soc t_Smg t_Smk t_Sjp t_Sjq <"$work/pooled-libdl-sleep-publish"
+read -r t_Yn t_Ywp t_Ywq t_Ysp t_Ysq t_Yoc t_Ymg t_Ymk t_Yjp t_Yjq <"$work/pooled-libdl-yield-publish"
 round_ratios() { # LOOP COLUMN -> its round's figure over cyclicdeadline's, round by round
 	awk -F, -v l="$1" -v c="$2" 'NR > 1 && $2 == l {v[$1] = $c} NR > 1 && $2 == "cyclicdeadline" {p[$1] = $c}
 		END {for (r = 1; r in v; r++) printf "%s%s", (r > 1 ? ", " : ""), (r in p && p[r] > 0 ? sprintf("%.2f", v[r] / p[r]) : "n/a")}' \
@@ -583,7 +589,13 @@ every round; per round: [wakeup-trace.csv](wakeup-trace.csv).
 |---|---|---|---|---|---|---|---|
 | libdl sleep | $t_sn | $(num "$t_swp" %.1f) | $(num "$t_swq" %.1f) | $(num "$t_ssp" %.1f) / $(num "$t_ssq" %.1f) | $(num "$t_sjp" %.1f) / $(num "$t_sjq" %.1f) | $(num "$t_soc" %.1f) | $(num "$t_smg" %.2f) |
 | libdl yield | $t_yn | $(num "$t_ywp" %.1f) | $(num "$t_ywq" %.1f) | $(num "$t_ysp" %.1f) / $(num "$t_ysq" %.1f) | $(num "$t_yjp" %.1f) / $(num "$t_yjq" %.1f) | $(num "$t_yoc" %.1f) | $(num "$t_ymg" %.2f) |
+| libdl sleep, publishing | $t_Sn | $(num "$t_Swp" %.1f) | $(num "$t_Swq" %.1f) | $(num "$t_Ssp" %.1f) / $(num "$t_Ssq" %.1f) | $(num "$t_Sjp" %.1f) / $(num "$t_Sjq" %.1f) | $(num "$t_Soc" %.1f) | $(num "$t_Smg" %.2f) |
+| libdl yield, publishing | $t_Yn | $(num "$t_Ywp" %.1f) | $(num "$t_Ywq" %.1f) | $(num "$t_Ysp" %.1f) / $(num "$t_Ysq" %.1f) | $(num "$t_Yjp" %.1f) / $(num "$t_Yjq" %.1f) | $(num "$t_Yoc" %.1f) | $(num "$t_Ymg" %.2f) |
 | cyclicdeadline | $t_cn | $(num "$t_cwp" %.1f) | $(num "$t_cwq" %.1f) | $(num "$t_csp" %.1f) / $(num "$t_csq" %.1f) | $(num "$t_cjp" %.1f) / $(num "$t_cjq" %.1f) | $(num "$t_coc" %.1f) | $(num "$t_cmg" %.2f) |
+
+Publishing the counters (DL_PERIODIC_PUBLISH) against the same loop
+without: job latency p50 sleep $(ratio "$t_Sjp" "$t_sjp"), yield $(ratio "$t_Yjp" "$t_yjp");
+CPU per job p50 sleep $(ratio "$t_Soc" "$t_soc"), yield $(ratio "$t_Yoc" "$t_yoc").
 
 Ratios libdl / cyclicdeadline, sleep loop: wake-up p50 $(ratio "$t_swp" "$t_cwp"),
 p99 $(ratio "$t_swq" "$t_cwq"); job latency p50 $(ratio "$t_sjp" "$t_cjp"), p99 $(ratio "$t_sjq" "$t_cjq").

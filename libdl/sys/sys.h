@@ -193,6 +193,7 @@ struct dl_test_hooks {
 	 * sched_setattr(2) that changes it.  A test stops the process there
 	 * (SIGSTOP) to race it. */
 	void (*at)(const char *point);
+	const char *tasks_dir; /* instead of /run/libdl-tasks (workload/publish.h) */
 };
 extern const struct dl_test_hooks *dl_test_hooks;
 

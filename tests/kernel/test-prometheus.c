@@ -317,7 +317,7 @@ START_TEST(test_same_figures_both_ways)
 			continue;
 		ck_assert_int_eq(seconds_ns(value_of("libdl_task_used_per_period_seconds", want)), num(x, "used_per_period_ns"));
 		ck_assert_int_eq(atoll(value_of("libdl_task_overrun", want)), member(x, "out_of_budget")->type == DL_JTRUE);
-		ck_assert_int_eq(atoll(value_of("libdl_task_overruns_total", want)), num(x, "overruns"));
+		ck_assert_int_eq(atoll(value_of("libdl_task_out_of_budget_refreshes_total", want)), num(x, "overruns"));
 	}
 	/* The three threads of one process: one series each, by rank. */
 	for (int i = 0; i < 3; i++) {

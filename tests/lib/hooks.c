@@ -23,6 +23,8 @@
  *   LIBDL_TEST_STOP_AT=POINT      the process stops itself (SIGSTOP) the
  *                                 first time a change of threads reaches
  *                                 POINT ("held", "set": bw/set.c)
+ *   LIBDL_TEST_TASKS_DIR=DIR      publish and read the loops' counters
+ *                                 under DIR instead of /run/libdl-tasks
  */
 #include <errno.h>
 #include <signal.h>
@@ -123,5 +125,6 @@ __attribute__((constructor)) static void install_hooks(void)
 	hooks.libsystemd = secure_getenv("LIBDL_TEST_LIBSYSTEMD");
 	hooks.libcgroup = secure_getenv("LIBDL_TEST_LIBCGROUP");
 	stop_at = secure_getenv("LIBDL_TEST_STOP_AT");
+	hooks.tasks_dir = secure_getenv("LIBDL_TEST_TASKS_DIR");
 	dl_test_hooks = &hooks;
 }
