@@ -180,8 +180,17 @@ struct dl_test_hooks {
 	/* Before a failed change of threads is rolled back (bw/set.c): the
 	 * tests end and reuse a thread's id there. */
 	void (*before_restore)(void);
+	/* Counts the steps of the loops whose cost the tests bound (a
+	 * lookup's probes, a table's rehash): work counted, not timed. */
+	unsigned long long *work;
 };
 extern const struct dl_test_hooks *dl_test_hooks;
+
+static inline void dl_count_work(unsigned long long n)
+{
+	if (dl_test_hooks && dl_test_hooks->work)
+		*dl_test_hooks->work += n;
+}
 
 static inline int dl_fault(const char *site)
 {
