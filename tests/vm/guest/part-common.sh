@@ -164,6 +164,24 @@ if [ "$V2" = 1 ]; then
 	check "destroy puts it back in its own cgroup" eq "$(cat /proc/$s/cgroup)" "0::/origin"
 	kill $s
 	wait $s 2>/dev/null
+	# A task whose cgroup was removed meanwhile (a user's own, empty once
+	# the task left it) goes to the nearest one that still exists, not to
+	# the root, where no limit of its owner's would hold it.
+	mkdir "$CS/origin/inner"
+	yes > /dev/null &
+	s=$!
+	echo $s > "$CS/origin/inner/cgroup.procs"
+	run /bin/dl-part create --partition 0
+	check "create with a task two cgroups down" eq "$rc" 0
+	run /bin/dl-run --partition partition0 -r 1ms -p 100ms --pid $s
+	[ "$rc" = 0 ] || note "dl-run: $err"
+	check "dl-run --partition --pid moves it in from there" eq "$(cat /proc/$s/cgroup)" "0::/libdl-partition0"
+	rmdir "$CS/origin/inner"
+	run /bin/dl-part destroy
+	check "destroy succeeds with the task's cgroup gone" eq "$rc" 0
+	check "destroy puts it in the nearest cgroup that exists" eq "$(cat /proc/$s/cgroup)" "0::/origin"
+	kill $s
+	wait $s 2>/dev/null
 	rmdir "$CS/origin"
 	check "everything as it was at the end" eq "$(snapshot)" "$before"
 fi
