@@ -5,9 +5,10 @@
 # after every batch go into it, while one `dl-stat --watch` runs all
 # along.  After every batch: the layout's state size, the time of
 # `dl-part status` and of one launch (the batch's median), the kernel's
-# total_bw against its value right after the layout was made (nothing of
-# the soak is alive then: the drift), and the watcher's RSS and open
-# descriptors.  Targets: every curve flat, zero drift, zero growth.
+# total_bw against the fair servers and live deadline tasks of each root
+# domain (the drift), the watcher's RSS and open descriptors, and the
+# machine's load average (what moves the times on a shared host).
+# Targets: every curve flat, zero drift, zero growth.
 #
 #   bench/soak.sh BUILDDIR OUTDIR [LAUNCHES [BATCH]]
 #   (SOAK_LAUNCHES and SOAK_BATCH give them too; 100000 and 1000 unless
@@ -55,14 +56,20 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# The kernel's total_bw, summed over the CPUs' lines of sched/debug (each
-# CPU prints its root domain's).
-total_bw() { awk '/dl_bw->total_bw/ {s += $NF} END {print s + 0}' "$debug"; }
+# The drift: over every root domain, the kernel's total_bw less what its
+# fair servers and live deadline tasks account for (dl-part status
+# --json, which reads sched/debug and every task, once tasks that just
+# exited have given their bandwidth back).  Another process's deadline
+# task, alive or ended, is no drift.
+drift() {
+	"$dlpart" status --json 2>/dev/null | grep -o '"figures":{[^}]*}' |
+		awk -F'[:,]' '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1)
+			s += v["\"total_bw\""] - v["\"fair_bw\""] + v["\"uncounted_fair_bw\""] - v["\"tasks_bw\""] }
+			END { print s + 0 }'
+}
 
 "$dlpart" create --partition rt=0 --no-move >"$work/create" 2>&1 || die "dl-part create failed: $(cat "$work/create")"
 ours=1
-"$dlpart" status >/dev/null 2>&1
-bw0=$(total_bw)
 printf 'rt 1ms 10ms 10ms work=0.2ms place=rt\ncl 1ms 10ms 10ms work=0.2ms place=cluster\n' >"$work/load.tasks"
 "$dlstat" --watch 1 >/dev/null 2>&1 &
 watch=$!
@@ -78,17 +85,17 @@ for j in $(seq 1 "$batch"); do
 	fi
 done
 
-echo "launches,state_bytes,state_lines,status_ms,launch_median_ms,launch_mean_ms,failed,load_ok,total_bw_drift,watch_rss_kb,watch_fds" >"$out/soak.csv"
+echo "launches,state_bytes,state_lines,status_ms,launch_median_ms,launch_mean_ms,failed,load_ok,total_bw_drift,watch_rss_kb,watch_fds,loadavg" >"$out/soak.csv"
 sample() { # LAUNCHES LAUNCH_MEDIAN LAUNCH_MEAN FAILED LOAD_OK
 	local status_ms size lines drift rss fds
 	# dl-part status waits out the bandwidth of tasks that just exited.
 	status_ms=$("$bspawn" "$dlpart" status 2>/dev/null)
 	size=$(stat -c %s "$state")
 	lines=$(wc -l <"$state")
-	drift=$(($(total_bw) - bw0))
+	drift=$(drift)
 	rss=$(awk '/^VmRSS/ {print $2}' "/proc/$watch/status" 2>/dev/null)
 	fds=$(ls "/proc/$watch/fd" 2>/dev/null | wc -l)
-	echo "$1,$size,$lines,$status_ms,$2,$3,$4,$5,$drift,${rss:-gone},$fds" >>"$out/soak.csv"
+	echo "$1,$size,$lines,$status_ms,$2,$3,$4,$5,$drift,${rss:-gone},$fds,$(cut -d' ' -f1 /proc/loadavg)" >>"$out/soak.csv"
 }
 sample 0 nan nan 0 -
 t0=$(date +%s)
@@ -137,7 +144,7 @@ read -r st1 st2 lm1 lm2 sz1 sz2 drifted mind maxd fail lfail rss0 rss1 fd0 fd1 m
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b == 0) print "n/a"; else printf "%.2f", a / b}'; }
 
 # Leave total_bw as found: a drift is repaired (and was reported above).
-if [ "$(($(total_bw) - bw0))" != 0 ]; then
+if [ "$(drift)" != 0 ]; then
 	"$dlpart" repair >/dev/null 2>&1
 fi
 "$dlpart" destroy >"$work/destroy" 2>&1 || echo "   dl-part destroy failed: $(cat "$work/destroy")"
@@ -163,7 +170,7 @@ fi
 	echo "by \`dl-run --partition rt\` and \`dl-run --cluster\` in turn (1 ms / 10 ms), in batches of $batch timed"
 	echo "by bench-spawn, a \`dl-load -t 0.2s\` of one task in each member after every batch, and one"
 	echo "\`dl-stat --watch 1\` running all along; $elapsed s in all.  After every batch: the state's size,"
-	echo "the time of \`dl-part status\`, the kernel's total_bw against its value after the layout was made,"
+	echo "the time of \`dl-part status\`, the kernel's total_bw against its fair servers and live tasks,"
 	echo "the watcher's RSS and descriptors (results/soak.csv, results/soak.png)."
 	echo
 	echo "| figure | first $tenth launches | last $tenth launches | ratio last/first | target |"
