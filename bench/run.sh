@@ -5,6 +5,9 @@
 #
 #   bench/run.sh [BUILDDIR [OUTDIR]]        (make bench passes both)
 #   QUICK=1 bench/run.sh                    fewer rounds, for a try-out
+#   BENCH_ONLY=soak bench/run.sh            experiment 8 alone (soak.md)
+#   SOAK_LAUNCHES=N                         the soak's launches (100000;
+#                                           QUICK: 5000)
 #
 # The host is shared and noisy: every experiment alternates libdl and its
 # peer round by round, and the report gives ratios from the same run.
@@ -56,6 +59,17 @@ if ! flock -n 9; then
 	say "waiting for $lockfile (a kernel test suite is running)"
 	flock -w 1800 9 || die "the lock $lockfile was not free within 30 minutes"
 fi
+
+soak_launches=${SOAK_LAUNCHES:-$([ "$quick" = 1 ] && echo 5000 || echo 100000)}
+case ${BENCH_ONLY:-} in
+"") ;;
+soak)
+	say "8. soak: $soak_launches launches into one layout (alone)"
+	"$top/bench/soak.sh" "$build" "$out" "$soak_launches"
+	exit $?
+	;;
+*) die "BENCH_ONLY=${BENCH_ONLY}: the experiment run alone is soak" ;;
+esac
 
 work=$(mktemp -d /tmp/libdl-bench.XXXXXX) || die "mktemp"
 cset_name=libdl-bench
@@ -429,6 +443,16 @@ have_rtapp=0
 grep -q '^rt-app ' "$work/rtapp.out" && have_rtapp=1
 drift_guard rtapp 1
 
+# ---------------------------------------------------------------- 8. soak
+# A layout that stays: $soak_launches launches and a dl-load run after every
+# thousand, the state, status, launch, total_bw and a dl-stat --watch
+# followed all along (bench/soak.sh says how; results/soak.md).
+say "8. soak: $soak_launches launches into one layout"
+"$top/bench/soak.sh" "$build" "$out" "$soak_launches" >"$work/soak.out" 2>&1 ||
+	echo "   soak.sh failed: $(tail -1 "$work/soak.out")"
+grep '^   ' "$work/soak.out"
+drift_guard soak 1
+
 # ------------------------------------------------------------ the report
 say "writing $out/report.md"
 t_end=$(date +%s)
@@ -522,6 +546,7 @@ ${missing:+**Peers missing, their halves not measured:**$missing (\`./bootstrap.
 | 7 | one rt-app file: misses per 1000 jobs | dl-load $(num "$d7_k" %.1f) ($d7_m of $d7_j) | rt-app $(num "$r7_k" %.1f) ($r7_m of $r7_j) | | the same within noise |
 | 7 | response p50 / p99, wake-up p50 / p99 (us) | $(num "$d7_rp" %.0f) / $(num "$d7_rq" %.0f), $(num "$d7_wp" %.0f) / $(num "$d7_wq" %.0f) | $(num "$r7_rp" %.0f) / $(num "$r7_rq" %.0f), $(num "$r7_wp" %.0f) / $(num "$r7_wq" %.0f) | $(ratio "$d7_rp" "$r7_rp") / $(ratio "$d7_rq" "$r7_rq"), $(ratio "$d7_wp" "$r7_wp") / $(ratio "$d7_wq" "$r7_wq") | a result |
 | 7 | CPU per job (us) | dl-load $(num "$d7_c" %.1f) | rt-app $(num "$r7_c" %.1f) | $(ratio "$d7_c" "$r7_c") | <= 1.00 |
+$(cat "$out/soak.row" 2>/dev/null || echo "| 8 | soak | did not run | | | |")
 
 Every check of the kernel's accounting in this run: $drifts_total drifted of $checks_total ([drift.csv](drift.csv)); each drift was repaired by a root-domain rebuild (dl-part repair) before the next experiment.
 
@@ -757,6 +782,10 @@ jobs.  Per round: [rtapp.csv](rtapp.csv); pooled: [rtapp-jobs.csv](rtapp-jobs.cs
 |---|---|---|---|---|---|
 | dl-load | $d7_j | $d7_m ($(num "$d7_k" %.1f)) | $(num "$d7_rp" %.0f) / $(num "$d7_rq" %.0f) | $(num "$d7_wp" %.0f) / $(num "$d7_wq" %.0f) | $(num "$d7_c" %.1f) |
 | rt-app | $r7_j | $r7_m ($(num "$r7_k" %.1f)) | $(num "$r7_rp" %.0f) / $(num "$r7_rq" %.0f) | $(num "$r7_wp" %.0f) / $(num "$r7_wq" %.0f) | $(num "$r7_c" %.1f) |
+
+$(cat "$out/soak.md" 2>/dev/null || echo "### 8. Soak: did not run")
+
+![soak](soak.png)
 
 ## Reproduce
 

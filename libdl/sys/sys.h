@@ -194,6 +194,9 @@ struct dl_test_hooks {
 	 * (SIGSTOP) to race it. */
 	void (*at)(const char *point);
 	const char *tasks_dir; /* instead of /run/libdl-tasks (workload/publish.h) */
+	/* Counts the steps of the loops whose cost the tests bound (a
+	 * lookup's probes, a table's rehash): work counted, not timed. */
+	unsigned long long *work;
 };
 extern const struct dl_test_hooks *dl_test_hooks;
 
@@ -201,6 +204,12 @@ static inline void dl_test_point(const char *point)
 {
 	if (dl_test_hooks && dl_test_hooks->at)
 		dl_test_hooks->at(point);
+}
+
+static inline void dl_count_work(unsigned long long n)
+{
+	if (dl_test_hooks && dl_test_hooks->work)
+		*dl_test_hooks->work += n;
 }
 
 static inline int dl_fault(const char *site)

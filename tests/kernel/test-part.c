@@ -1131,6 +1131,39 @@ START_TEST(test_destroy_right_after_a_deadline_exit)
 }
 END_TEST
 
+/* The origin lines of the layout's state file. */
+static int origin_lines(void)
+{
+	char *text = malloc(1 << 20), *at;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_eq(dl_read_file("/run/libdl/layout", text, 1 << 20), 0);
+	for (at = text; (at = strstr(at, "origin ")); at++)
+		if (at == text || at[-1] == '\n')
+			n++;
+	free(text);
+	return n;
+}
+
+/* Launches into a layout that stays leave no trace in its state: each
+ * save keeps the origins of live tasks only. */
+START_TEST(test_state_holds_live_tasks_only)
+{
+	ck_assert_msg(DL_PART("create", "--partition", "rt=0", "--no-move") == 0, "%s", err);
+	for (int i = 0; i < 40; i++) {
+		char *argv[] = { (char *)tl_tool("dl-run"), i % 2 ? "--cluster" : "--partition", i % 2 ? "-v" : "rt",
+				 "-r", "1ms", "-p", "10ms", "--", "/bin/true", NULL };
+
+		ck_assert_msg(tl_run(argv, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
+	}
+	/* The last launch's own line stays until the next save. */
+	ck_assert_int_le(origin_lines(), 1);
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+	assert_unchanged("40 launches into a layout");
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("part");
@@ -1173,6 +1206,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_signal_at_every_write_of_attach);
 	tcase_add_test(tc, test_concurrent_creates);
 	tcase_add_test(tc, test_destroy_right_after_a_deadline_exit);
+	tcase_add_test(tc, test_state_holds_live_tasks_only);
 	suite_add_tcase(s, tc);
 	return s;
 }
