@@ -34,6 +34,15 @@ static int load(const char *text, size_t len, struct dl_layout **l, int *nparts,
 	return ret;
 }
 
+/* The message names the file and the second line. */
+static void at_line_2(const char *msg)
+{
+	char want[128];
+
+	snprintf(want, sizeof(want), "%s:2: ", path);
+	ck_assert_msg(strncmp(msg, want, strlen(want)) == 0, "\"%s\" does not start with \"%s\"", msg, want);
+}
+
 /* "partition a=0\n", then one comment line of `width` characters that
  * ends in "partition evil=0", then its newline unless last. */
 static char *long_comment(size_t width, bool newline, size_t *len)
@@ -74,14 +83,13 @@ static const size_t too_long[] = { 4097, 4095 + 16, 100000 };
 START_TEST(test_too_long)
 {
 	struct dl_layout *l;
-	char msg[1024], want[128];
+	char msg[1024];
 	size_t len;
 	int nparts;
 	char *text = long_comment(too_long[_i / 2], _i % 2, &len);
 
 	ck_assert_msg(load(text, len, &l, &nparts, msg, sizeof(msg)) == -1, "accepted, %d partitions", nparts);
-	snprintf(want, sizeof(want), "%s:2: ", path);
-	ck_assert_msg(strncmp(msg, want, strlen(want)) == 0, "\"%s\" does not start with \"%s\"", msg, want);
+	at_line_2(msg);
 	ck_assert_msg(strstr(msg, "longer than 4096 characters"), "%s", msg);
 	ck_assert_msg(strstr(msg, "split"), "%s", msg);
 	dl_layout_free(l);
@@ -93,12 +101,11 @@ START_TEST(test_nul)
 {
 	static const char text[] = "partition a=0\n# a comment\0partition evil=0\n";
 	struct dl_layout *l;
-	char msg[1024], want[128];
+	char msg[1024];
 	int nparts;
 
 	ck_assert_int_eq(load(text, sizeof(text) - 1, &l, &nparts, msg, sizeof(msg)), -1);
-	snprintf(want, sizeof(want), "%s:2: ", path);
-	ck_assert_msg(strncmp(msg, want, strlen(want)) == 0, "\"%s\" does not start with \"%s\"", msg, want);
+	at_line_2(msg);
 	ck_assert_msg(strstr(msg, "NUL byte"), "%s", msg);
 	dl_layout_free(l);
 }
