@@ -248,7 +248,7 @@ static const struct {
 	[RD_FAIR] = { "libdl_root_domain_fair_server_ratio", "Deadline bandwidth the fair servers of its CPUs hold, in CPUs (kernel 6.12 and later)." },
 	[RD_TASKS] = { "libdl_root_domain_tasks_ratio", "Deadline bandwidth its live deadline threads hold, in CPUs." },
 	[RD_ADMITTED] = { "libdl_root_domain_admitted_ratio", "Deadline bandwidth the kernel counts admitted (total_bw), in CPUs." },
-	[RD_FREE] = { "libdl_root_domain_free_ratio", "Deadline bandwidth left for the next reservation, in CPUs (capacity minus admitted)." },
+	[RD_FREE] = { "libdl_root_domain_free_ratio", "Deadline bandwidth left for the next reservation, in CPUs (capacity minus admitted; +Inf when unlimited)." },
 	[RD_EXPECTED] = { "libdl_root_domain_expected_ratio", "What the admitted count should be: fair servers plus live deadline threads, in CPUs." },
 	[RD_DRIFT] = { "libdl_root_domain_drift_ratio", "Admitted minus expected when the kernel's figures are read, else 0, in CPUs." },
 	[RD_THREADS] = { "libdl_root_domain_deadline_threads", "Live deadline threads in the root domain." },
@@ -281,7 +281,12 @@ static void rd_value(FILE *o, const struct stat_frame *f, size_t i, int field)
 		put_ratio(o, rd->total_bw);
 		break;
 	case RD_FREE:
-		put_ratio(o, rd->free_bw);
+		/* No admission test (sched_rt_runtime_us = -1): any
+		 * reservation fits, which the format spells +Inf. */
+		if (rd->unlimited)
+			fputs(" +Inf\n", o);
+		else
+			put_ratio(o, rd->free_bw);
 		break;
 	case RD_EXPECTED:
 		put_ratio(o, expected);
