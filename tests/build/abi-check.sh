@@ -1,18 +1,18 @@
 #!/bin/sh
-# abi-check.sh BASELINE BASELINE_VERSION_INFO LIBRARY HEADERS_DIR VERSION_INFO
+# abi-check.sh BASELINE BASELINE_VERSION_INFO LIBRARY HEADER VERSION_INFO
 #
-# Compares LIBRARY (built from HEADERS_DIR) with the committed BASELINE
+# Compares LIBRARY (whose installed header is HEADER) with the committed BASELINE
 # (libdl/ABI says why and how).  Exit 0: the same ABI.  Exit 1: it
 # changed; what changed is printed, and what to do.  Exit 2: cannot run.
 set -u
-[ $# -eq 5 ] || { echo "usage: $0 BASELINE BASELINE_VERSION_INFO LIBRARY HEADERS_DIR VERSION_INFO" >&2; exit 2; }
-base=$1 base_vi=$2 lib=$3 headers=$4 vi=$5
+[ $# -eq 5 ] || { echo "usage: $0 BASELINE BASELINE_VERSION_INFO LIBRARY HEADER VERSION_INFO" >&2; exit 2; }
+base=$1 base_vi=$2 lib=$3 header=$4 vi=$5
 here=$(dirname "$0")
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 [ -r "$base" ] || { echo "no ABI baseline $base: make abi-baseline writes one" >&2; exit 2; }
 [ -r "$lib" ] || { echo "no library $lib: build it first" >&2; exit 2; }
-sh "$here/abi-dump.sh" "$lib" "$headers" "$tmp/now.abi" || { echo "abidw failed on $lib" >&2; exit 2; }
+sh "$here/abi-dump.sh" "$lib" "$header" "$tmp/now.abi" || { echo "abidw failed on $lib" >&2; exit 2; }
 abidiff "$base" "$tmp/now.abi" > "$tmp/diff"
 rc=$?
 if [ $((rc & 3)) -ne 0 ]; then
