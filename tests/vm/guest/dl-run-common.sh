@@ -53,7 +53,9 @@ check "the explanation counts the $fits deadline threads" has "$refused" "$fits 
 # shellcheck disable=SC2086
 kill $pids 2>/dev/null
 wait 2>/dev/null
-sleep 0.5
-check "total_bw back to the fair servers once they exit" eq "$(total_bw 0)" "$base"
+# Each exit is released by its 0-lag time, within a period of 10 ms; a
+# loaded TCG guest may take longer to run the timers, so wait for it
+# (5 s at most) instead of a fixed pause.
+check "total_bw back to the fair servers once they exit" released 0 "$base"
 
 done_testing
