@@ -27,6 +27,7 @@ struct dl_periodic {
 	uint64_t cpu0;      /* the thread's CPU clock when the last job ended */
 	long nvcsw0;        /* its voluntary switches then */
 	uint32_t xcpu0;     /* SIGXCPU count then */
+	int xcpu;           /* its slot of xcpu_slot, or -1 */
 	struct dl_hist resp; /* every job's response, for the percentiles */
 	struct dl_pub pub;   /* DL_PERIODIC_PUBLISH: the record dl-stat reads */
 };
@@ -35,14 +36,60 @@ struct dl_periodic {
  * kills it: count them instead, in the thread that receives it.  The
  * kernel delivers it to the thread that overran unless that thread
  * blocks it (docs/kernel-notes.md, "The overrun signal goes to the
- * thread that overran"), so each loop counts its own.  Initial-exec TLS:
- * a handler must not reach __tls_get_addr, which may allocate. */
-static __thread uint32_t xcpu_count __attribute__((tls_model("initial-exec")));
+ * thread that overran"), so each loop counts its own.
+ *
+ * Each loop that counts holds a slot of this table, named by its thread
+ * id; the handler finds its thread's slot by gettid(2).  Not thread-local
+ * storage: a handler must not reach __tls_get_addr, which may allocate,
+ * and initial-exec TLS would make the whole library's thread-local block
+ * static, which a program that loads libdeadline with dlopen (Python's
+ * binding, a plugin) cannot then get ("cannot allocate memory in static
+ * TLS block").  A loop beyond the table's size runs without counting its
+ * overruns (its jobs' overruns read 0). */
+#define XCPU_SLOTS 1024
+static struct {
+	pid_t tid;      /* 0: free */
+	uint32_t count; /* SIGXCPU received by that thread */
+} xcpu_slot[XCPU_SLOTS];
 
 static void on_xcpu(int sig)
 {
+	pid_t tid = gettid();
+
 	(void)sig;
-	__atomic_add_fetch(&xcpu_count, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < XCPU_SLOTS; i++)
+		if (__atomic_load_n(&xcpu_slot[i].tid, __ATOMIC_RELAXED) == tid) {
+			__atomic_add_fetch(&xcpu_slot[i].count, 1, __ATOMIC_RELAXED);
+			return;
+		}
+}
+
+/* The calling thread's slot, taken now (-1 when the table is full). */
+static int xcpu_take(void)
+{
+	pid_t tid = gettid();
+
+	for (int i = 0; i < XCPU_SLOTS; i++) {
+		pid_t free_tid = 0;
+
+		if (__atomic_compare_exchange_n(&xcpu_slot[i].tid, &free_tid, tid, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED)) {
+			__atomic_store_n(&xcpu_slot[i].count, 0, __ATOMIC_RELAXED);
+			return i;
+		}
+	}
+	return -1;
+}
+
+static void xcpu_give_back(int slot)
+{
+	if (slot >= 0)
+		__atomic_store_n(&xcpu_slot[slot].tid, 0, __ATOMIC_RELEASE);
+}
+
+static uint32_t xcpu_read(int slot)
+{
+	return slot >= 0 ? __atomic_load_n(&xcpu_slot[slot].count, __ATOMIC_RELAXED) : 0;
 }
 
 static void count_overruns(void)
@@ -90,7 +137,7 @@ DL_EXPORT int dl_yield(void)
 static void job_begins(struct dl_periodic *pt, uint64_t cpu, long nvcsw)
 {
 	pt->cpu0 = cpu;
-	pt->xcpu0 = __atomic_load_n(&xcpu_count, __ATOMIC_RELAXED);
+	pt->xcpu0 = xcpu_read(pt->xcpu);
 	pt->nvcsw0 = nvcsw;
 }
 
@@ -118,6 +165,7 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 	if (!pt)
 		return dl_fail(-ENOMEM, "out of memory for a periodic task (%zu bytes)", sizeof(*pt));
 	memset(pt, 0, sizeof(*pt));
+	pt->xcpu = -1;
 	dl_hist_clear(&pt->resp);
 	pt->reserved = reserve;
 	if (p) {
@@ -138,8 +186,10 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 		free(pt);
 		return err;
 	}
-	if (reserve && (norm.flags & DL_FLAG_DL_OVERRUN))
+	if (reserve && (norm.flags & DL_FLAG_DL_OVERRUN)) {
+		pt->xcpu = xcpu_take();
 		count_overruns();
+	}
 	now = dl_now_ns();
 	if (first_release > now) {
 		/* In yield mode too: the CBS wake-up rule gives the task a
@@ -204,7 +254,7 @@ DL_EXPORT int dl_periodic_next(struct dl_periodic *pt, const struct dl_job **don
 	pt->last.cpu = cpu - pt->cpu0;
 	/* The SIGXCPU count is this thread's: a loop with no reservation
 	 * cannot have overrun, whatever a signal sent by hand says. */
-	pt->last.overruns = pt->reserved ? __atomic_load_n(&xcpu_count, __ATOMIC_RELAXED) - pt->xcpu0 : 0;
+	pt->last.overruns = pt->reserved ? xcpu_read(pt->xcpu) - pt->xcpu0 : 0;
 	record(pt, &pt->last);
 	if (done)
 		*done = &pt->last;
@@ -258,5 +308,6 @@ DL_EXPORT void dl_periodic_free(struct dl_periodic *pt)
 	if (!pt)
 		return;
 	dl_pub_close(&pt->pub);
+	xcpu_give_back(pt->xcpu);
 	free(pt);
 }

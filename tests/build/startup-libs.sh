@@ -37,7 +37,7 @@ no_load() {
 		return 1
 	fi
 }
-echo "1..22"
+echo "1..24"
 lib=$(ls "$build"/libdl/.libs/libdeadline.so.*.*.* 2>/dev/null | head -n 1)
 for l in libsystemd libcgroup; do
 	check "libdeadline.so does not need $l" no_needed $l "$lib"
@@ -70,5 +70,17 @@ else
 fi
 check "the note is of the type the spec gives (0x407c0c0a, owner FDO)" sh -c "readelf -n '$lib' | grep -A1 '^Displaying notes found in: .note.dlopen' >/dev/null && readelf -n '$lib' | grep -q 'FDO.*0x407c0c0a\|FDO.*FDO_DLOPEN'"
 check "libdeadline.pc requires libcgroup (privately)" grep -q '^Requires.private:.* libcgroup' "$build/libdl/libdeadline.pc"
+# Loaded at run time (Python's binding, a plugin): no static TLS, which a
+# dlopen finds only as the little surplus the loader keeps.
+check "libdeadline.so needs no static TLS block (no STATIC_TLS flag)" sh -c "! readelf -d '$lib' | grep -q STATIC_TLS"
+dlopen_it() {
+	tmp=$(mktemp -d) || return 1
+	printf '#include <dlfcn.h>\n#include <stdio.h>\nint main(int c, char **v) { (void)c; if (!dlopen(v[1], RTLD_NOW)) { printf("# %%s\\n", dlerror()); return 1; } return 0; }\n' > "$tmp/d.c"
+	${CC:-cc} -o "$tmp/d" "$tmp/d.c" -ldl && "$tmp/d" "$1"
+	rc=$?
+	rm -rf "$tmp"
+	return $rc
+}
+check "a program loads libdeadline.so with dlopen" dlopen_it "$lib"
 check "libdeadline.pc requires libcap (privately)" grep -q '^Requires.private:.*libcap' "$build/libdl/libdeadline.pc"
 exit 0
