@@ -526,7 +526,13 @@ class Layout:
 
     def destroy(self) -> LayoutResult:
         """Undo this layout (dl_layout_destroy(3)); DeadlineError ESTALE when another is in place."""
-        return LayoutResult(**_core.layout_destroy(self.partitions, self.cluster, self.mems, self._flags()))
+        cluster = self.cluster
+        if cluster is None:
+            # "The rest": the cluster of these partitions as it was made.
+            cur = _core.layout_load()
+            if cur is not None and tuple(cur["partitions"]) == self.partitions:
+                cluster = cur["cluster"]
+        return LayoutResult(**_core.layout_destroy(self.partitions, cluster, self.mems, self._flags()))
 
     def __enter__(self) -> "Layout":
         self.create()
