@@ -246,3 +246,41 @@ def test_docstrings_everywhere():
         if callable(obj):
             assert obj.__doc__, name
     assert "platform" in dl.plan.__doc__
+
+
+def test_stub_names_every_public_name_with_its_signature():
+    import ast
+    import inspect
+
+    stub = os.path.join(os.path.dirname(dl.__file__), "__init__.pyi")
+    tree = ast.parse(open(stub).read())
+    defs = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            defs[node.name] = node
+        elif isinstance(node, ast.AnnAssign):
+            defs[node.target.id] = node
+    missing = [n for n in dl.__all__ if n not in defs]
+    assert not missing, missing
+
+    def names(args):
+        return ([a.arg for a in args.posonlyargs + args.args], [a.arg for a in args.kwonlyargs],
+                args.vararg is not None, args.kwarg is not None)
+
+    def real(fn):
+        sig = inspect.signature(fn)
+        pos = [p.name for p in sig.parameters.values()
+               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        kw = [p.name for p in sig.parameters.values() if p.kind == p.KEYWORD_ONLY]
+        return (pos, kw, any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()),
+                any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()))
+
+    for name in dl.__all__:
+        obj, node = getattr(dl, name), defs[name]
+        if isinstance(node, ast.FunctionDef):
+            assert names(node.args) == real(obj), name
+        elif isinstance(node, ast.ClassDef) and inspect.isclass(obj) and obj.__module__ == "libdeadline":
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and not item.decorator_list and item.name in vars(obj):
+                    stub_pos, stub_kw, va, vk = names(item.args)
+                    assert (stub_pos, stub_kw, va, vk) == real(vars(obj)[item.name]), f"{name}.{item.name}"
