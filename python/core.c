@@ -167,19 +167,33 @@ PyObject *pydl_verdict_dict(int ret, const struct dl_verdict *v, const char *why
 			 "why", PyUnicode_DecodeUTF8(why, strlen(why), "replace"), NULL);
 }
 
-PyObject *pydl_status_list(struct dl_thread_status *st, size_t n)
+PyObject *pydl_list(const void *base, size_t n, size_t size, PyObject *(*make)(const void *item))
 {
 	PyObject *list = PyList_New((Py_ssize_t)n);
 
 	for (size_t i = 0; list && i < n; i++) {
-		PyObject *t = Py_BuildValue("(ii)", (int)st[i].tid, -st[i].err);
+		PyObject *d = make((const char *)base + i * size);
 
-		if (!t) {
+		if (!d) {
 			Py_CLEAR(list);
 			break;
 		}
-		PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+		PyList_SET_ITEM(list, (Py_ssize_t)i, d);
 	}
+	return list;
+}
+
+static PyObject *status_item(const void *item)
+{
+	const struct dl_thread_status *st = item;
+
+	return Py_BuildValue("(ii)", (int)st->tid, -st->err);
+}
+
+PyObject *pydl_status_list(struct dl_thread_status *st, size_t n)
+{
+	PyObject *list = pydl_list(st, n, sizeof(*st), status_item);
+
 	free(st);
 	return list;
 }

@@ -30,6 +30,9 @@ PyObject *pydl_cpus_set(const dl_cpus_t *cpus);
 int pydl_cpus(PyObject *obj, dl_cpus_t *cpus); /* a str or an iterable of ints */
 PyObject *pydl_rd_dict(const struct dl_rd *rd);
 PyObject *pydl_verdict_dict(int ret, const struct dl_verdict *v, const char *why);
+/* A list of what make() makes of each of the n items of size bytes at
+ * base (an array the library returned); NULL when one fails. */
+PyObject *pydl_list(const void *base, size_t n, size_t size, PyObject *(*make)(const void *item));
 /* A list of (tid, err) for dl_set_process()'s status array; frees it. */
 PyObject *pydl_status_list(struct dl_thread_status *st, size_t n);
 /* obj is a platform dict or None; pf NULL-ed for None. */

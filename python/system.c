@@ -14,46 +14,21 @@ static PyObject *str_of(const char *s)
 	return PyUnicode_DecodeUTF8(s, strlen(s), "surrogateescape");
 }
 
-static PyObject *rd_list(struct dl_rd *rds, size_t n)
+static PyObject *rd_item(const void *item)
 {
-	PyObject *list = PyList_New((Py_ssize_t)n);
-
-	for (size_t i = 0; list && i < n; i++) {
-		PyObject *d = pydl_rd_dict(&rds[i]);
-
-		if (!d) {
-			Py_CLEAR(list);
-			break;
-		}
-		PyList_SET_ITEM(list, (Py_ssize_t)i, d);
-	}
-	return list;
+	return pydl_rd_dict(item);
 }
 
-static PyObject *task_dict(const struct dl_task *t)
+static PyObject *task_item(const void *item)
 {
+	const struct dl_task *t = item;
+
 	return pydl_dict("pid", PyLong_FromLong(t->pid), "tid", PyLong_FromLong(t->tid), "comm", str_of(t->comm),
 			 "params", pydl_params_tuple(&t->params), "bw", PyLong_FromLongLong(t->bw),
 			 "cpu", PyLong_FromLong(t->cpu), "rd", PyLong_FromLong(t->rd),
 			 "rd_cpus", pydl_cpus_set(&t->rd_cpus), "cpuset", str_of(t->cpuset),
 			 "exec_ns", PyLong_FromUnsignedLongLong(t->exec_ns),
 			 "when_ns", PyLong_FromUnsignedLongLong(t->when_ns), NULL);
-}
-
-static PyObject *task_list(struct dl_task *tasks, size_t n)
-{
-	PyObject *list = PyList_New((Py_ssize_t)n);
-
-	for (size_t i = 0; list && i < n; i++) {
-		PyObject *d = task_dict(&tasks[i]);
-
-		if (!d) {
-			Py_CLEAR(list);
-			break;
-		}
-		PyList_SET_ITEM(list, (Py_ssize_t)i, d);
-	}
-	return list;
 }
 
 static PyObject *snapshot(PyObject *self, PyObject *args)
@@ -73,7 +48,8 @@ static PyObject *snapshot(PyObject *self, PyObject *args)
 	if (err < 0)
 		pydl_raise(err, PYDL_CALL);
 	else
-		ret = Py_BuildValue("(NN)", task_list(tasks, ntasks), rd_list(rds, nrds));
+		ret = Py_BuildValue("(NN)", pydl_list(tasks, ntasks, sizeof(*tasks), task_item),
+				    pydl_list(rds, nrds, sizeof(*rds), rd_item));
 	free(tasks);
 	free(rds);
 	return ret;
@@ -95,6 +71,13 @@ static PyObject *rd_of_cpu(PyObject *self, PyObject *args)
 	return pydl_rd_dict(&rd);
 }
 
+static PyObject *drift_item(const void *item)
+{
+	const struct dl_drift *d = item;
+
+	return Py_BuildValue("(NLL)", pydl_cpus_set(&d->cpus), (long long)d->kernel_bw, (long long)d->expected_bw);
+}
+
 static PyObject *drift_check(PyObject *self, PyObject *args)
 {
 	struct dl_drift *d = NULL;
@@ -111,17 +94,7 @@ static PyObject *drift_check(PyObject *self, PyObject *args)
 	Py_END_ALLOW_THREADS
 	if (err < 0)
 		return pydl_raise(err, PYDL_CALL);
-	list = PyList_New((Py_ssize_t)n);
-	for (size_t i = 0; list && i < n; i++) {
-		PyObject *t = Py_BuildValue("(NLL)", pydl_cpus_set(&d[i].cpus), (long long)d[i].kernel_bw,
-					    (long long)d[i].expected_bw);
-
-		if (!t) {
-			Py_CLEAR(list);
-			break;
-		}
-		PyList_SET_ITEM(list, (Py_ssize_t)i, t);
-	}
+	list = pydl_list(d, n, sizeof(*d), drift_item);
 	free(d);
 	return list;
 }
@@ -286,6 +259,16 @@ static PyObject *layout_load(PyObject *self, PyObject *unused)
 	return d;
 }
 
+static PyObject *part_info_item(const void *item)
+{
+	const struct dl_part_info *p = item;
+
+	return pydl_dict("name", str_of(p->name), "cgroup", str_of(p->cgroup), "cpus", pydl_cpus_set(&p->cpus),
+			 "partition", PyBool_FromLong(p->partition), "state", str_of(p->state),
+			 "nthreads", PyLong_FromUnsignedLongLong(p->nthreads),
+			 "ndeadline", PyLong_FromUnsignedLongLong(p->ndeadline), "rd", pydl_rd_dict(&p->rd), NULL);
+}
+
 static PyObject *layout_report(PyObject *self, PyObject *unused)
 {
 	struct dl_part_info *info = NULL;
@@ -300,21 +283,7 @@ static PyObject *layout_report(PyObject *self, PyObject *unused)
 	Py_END_ALLOW_THREADS
 	if (err < 0)
 		return pydl_raise(err, PYDL_CALL);
-	list = PyList_New((Py_ssize_t)n);
-	for (size_t i = 0; list && i < n; i++) {
-		struct dl_part_info *p = &info[i];
-		PyObject *d = pydl_dict("name", str_of(p->name), "cgroup", str_of(p->cgroup),
-					"cpus", pydl_cpus_set(&p->cpus), "partition", PyBool_FromLong(p->partition),
-					"state", str_of(p->state), "nthreads", PyLong_FromUnsignedLongLong(p->nthreads),
-					"ndeadline", PyLong_FromUnsignedLongLong(p->ndeadline),
-					"rd", pydl_rd_dict(&p->rd), NULL);
-
-		if (!d) {
-			Py_CLEAR(list);
-			break;
-		}
-		PyList_SET_ITEM(list, (Py_ssize_t)i, d);
-	}
+	list = pydl_list(info, n, sizeof(*info), part_info_item);
 	free(info);
 	return list;
 }
