@@ -140,9 +140,11 @@ class Params:
 
     def __init__(self, runtime: Time, deadline: Optional[Time] = None, period: Optional[Time] = None,
                  flags: int = 0, util_min: Optional[int] = None, util_max: Optional[int] = None) -> None:
-        if util_min is not None:
+        # A clamp given sets its flag; 0 with the flag given in flags is a clamp too
+        # (dataclasses.replace() passes every field back this way).
+        if util_min:
             flags |= FLAG_UTIL_CLAMP_MIN
-        if util_max is not None:
+        if util_max:
             flags |= FLAG_UTIL_CLAMP_MAX
         raw = (ns(runtime), ns(deadline) if deadline is not None else 0, ns(period) if period is not None else 0,
                int(flags), util_min or 0, util_max or 0)

@@ -127,6 +127,46 @@ def test_reserve_restores_the_previous_policy():
     assert not errors, errors
 
 
+def test_periodic_loop_under_its_reservation_gives_the_policy_back():
+    """A thread runs 20 jobs of libdeadline.periodic() with a reservation:
+    chrt sees it while the loop runs, every job is measured, and the thread
+    is SCHED_OTHER again once the loop has ended."""
+    running, leave, tid, errors, seen = threading.Event(), threading.Event(), [], [], []
+
+    def worker():
+        try:
+            tid.append(threading.get_native_id())
+            loop = dl.periodic(runtime="2ms", period="10ms", jobs=20)
+            for job in loop:
+                seen.append(job)
+                if job.number == 1:
+                    running.set()
+                    leave.wait(30)
+            seen.append(loop.stats())
+            loop.close()
+            seen.append(os.sched_getscheduler(0))
+        except BaseException as e:
+            errors.append(e)
+        finally:
+            running.set()
+
+    t = threading.Thread(target=worker)
+    t.start()
+    try:
+        assert running.wait(30) and not errors, errors
+        out = chrt(tid[0])
+        assert "SCHED_DEADLINE" in out and "2000000/10000000/10000000" in out, out
+    finally:
+        leave.set()
+        t.join()
+    assert not errors, errors
+    policy, stats, jobs = seen[-1], seen[-2], seen[:-2]
+    assert policy == os.SCHED_OTHER
+    assert stats.jobs == 20 and len(jobs) == 20 and all(j.ended for j in jobs)
+    assert [j.index for j in jobs] == sorted(j.index for j in jobs)
+    assert all(j.release + 10_000_000 == j.deadline for j in jobs)
+
+
 def dl_run_check(pid, runtime, period):
     r = subprocess.run([DL_RUN, "--check", "-r", runtime, "-p", period, "--pid", str(pid)],
                        capture_output=True, text=True)

@@ -52,6 +52,12 @@ def test_params_fill_the_deadline_and_are_frozen():
     assert p.utilization == pytest.approx(0.2)
     assert repr(p) == "Params(runtime=2ms, deadline=10ms, period=10ms)"
     assert dl.params(runtime="1ms", period="4ms", flags=dl.FLAG_RESET_ON_FORK).flags == dl.FLAG_RESET_ON_FORK
+    r = dataclasses.replace(p, runtime=3_000_000)
+    assert r == dl.Params("3ms", period="10ms") and r.flags == 0
+    c = dl.Params("1ms", period="4ms", util_max=512)
+    assert c.flags == dl.FLAG_UTIL_CLAMP_MAX and c.util_max == 512 and "util_max=512" in repr(c)
+    with pytest.raises(ValueError):
+        dataclasses.replace(p, runtime="20ms")
 
 
 def test_rule_breaking_params_raise_valueerror():
