@@ -125,6 +125,9 @@ if [ -n "$root" ]; then
 		mount -t proc proc "$r/proc"
 		mount --rbind /sys "$r/sys"
 		mount --rbind /dev "$r/dev"
+		# This host /run: the build checks, as root, hold the lock of
+		# the kernel suites (/run/lock) for their reservation.
+		mount --bind /run "$r/run"
 		chroot "$r" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			HOME=/root LANG=C.UTF-8 /bin/sh -c "$@"
 	' sh "$root" "$script" sh "${src#"$root"}" "$nocheck" >"$log" 2>&1

@@ -258,6 +258,39 @@ static const char *const step_names[] = {
 	[DL_VERDICT_OVERFLOW] = "overflow",
 };
 
+/* The "oci" object of --check --json: the container and where it runs. */
+static void json_oci(struct json *j, const struct dl_oci *oci, const struct dl_params *p)
+{
+	json_obj_begin(j, "oci");
+	json_str(j, "config", oci->config);
+	json_str(j, "cgroups_path", oci->cgroup);
+	json_str(j, "partition", oci->member);
+	json_str(j, "where", oci->where);
+	json_bool(j, "reset_on_fork", p->flags & DL_FLAG_RESET_ON_FORK);
+	json_str(j, "note", oci->note);
+	json_obj_end(j);
+}
+
+/* --check --json --oci without a verdict of the kernel's: a file that
+ * cannot be judged (no oci), or a layout unknown. */
+static void oci_no_verdict(const char *verdict, const char *why, const struct dl_oci *oci)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_bool(&j, "admissible", false);
+	json_str(&j, "verdict", verdict);
+	json_str(&j, "explanation", why);
+	if (oci) {
+		json_null(&j, "member");
+		json_oci(&j, oci, &oci->params);
+		json_null(&j, "policy");
+	}
+	json_obj_end(&j);
+	json_end(&j);
+}
+
 /* --check --json: one object, the schema of dl-run(1). */
 static void check_json(const struct dl_run *ctl, const struct dl_params *p, const struct dl_oci *oci,
 		       const struct dl_verdict *v, bool admitted, const char *why, int pol, const char *allowed)
@@ -285,16 +318,8 @@ static void check_json(const struct dl_run *ctl, const struct dl_params *p, cons
 	json_obj_end(&j);
 	/* A container's member is its cgroup's (null outside the partitions). */
 	json_str(&j, "member", oci ? oci->member : ctl->place);
-	if (oci) {
-		json_obj_begin(&j, "oci");
-		json_str(&j, "config", oci->config);
-		json_str(&j, "cgroups_path", oci->cgroup);
-		json_str(&j, "partition", oci->member);
-		json_str(&j, "where", oci->where);
-		json_bool(&j, "reset_on_fork", p->flags & DL_FLAG_RESET_ON_FORK);
-		json_str(&j, "note", oci->note);
-		json_obj_end(&j);
-	}
+	if (oci)
+		json_oci(&j, oci, p);
 	if (v->cpu >= 0 && v->rd.ncpus > 0) {
 		json_int(&j, "cpu", v->cpu);
 		json_obj_begin(&j, "root_domain");
@@ -305,7 +330,8 @@ static void check_json(const struct dl_run *ctl, const struct dl_params *p, cons
 		json_null(&j, "cpu");
 		json_null(&j, "root_domain");
 	}
-	if (ctl->policy) {
+	/* A container's request is judged by no user's policy. */
+	if (ctl->policy && !oci) {
 		json_obj_begin(&j, "policy");
 		json_bool(&j, "allowed", pol == 1);
 		json_str(&j, "explanation", allowed);
@@ -319,7 +345,9 @@ static void check_json(const struct dl_run *ctl, const struct dl_params *p, cons
 
 /* --check: the library's prediction from the root domain's figures (of
  * the member's root domain with --partition or --cluster, as if the
- * thread had joined it first); nothing is changed, nothing is run. */
+ * thread had joined it first); nothing is changed, nothing is run, and
+ * nothing is mounted: without debugfs the figures are computed and the
+ * explanation says so (dl_rd_list(3)). */
 static int check(const struct dl_run *ctl)
 {
 	char why[1024], shown[1024], text[256];
@@ -327,7 +355,6 @@ static int check(const struct dl_run *ctl)
 	struct dl_verdict v;
 	int ret, pol = 1;
 
-	dl_debugfs_mount(); /* the kernel's figures, when root */
 	ret = ctl->place ? dl_part_predict(ctl->place, ctl->pid, ctl->all_threads, &ctl->params, &v, why, sizeof(why))
 			 : dl_predict_verdict(ctl->pid, ctl->all_threads, &ctl->params, &v, why, sizeof(why));
 	if (ret < 0)
@@ -351,6 +378,23 @@ static int check(const struct dl_run *ctl)
 	return ret && pol ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+/* The layout's state cannot be read (it is root's): which partition a
+ * container's cgroup is in cannot be told.  why says so. */
+static bool layout_unknown(char *why, size_t len)
+{
+	struct dl_layout *l;
+	int err = dl_layout_load(&l);
+
+	if (err != -EACCES) {
+		if (!err)
+			dl_layout_free(l);
+		return false;
+	}
+	snprintf(why, len, "layout unknown: %s; which partition the container's cgroup is in, and so which CPUs judge it, cannot be told: run dl-run --check --oci as root",
+		 dl_errmsg());
+	return true;
+}
+
 /* --check --oci: what crun will ask the kernel when it starts the
  * container, judged by the root domain of the partition its cgroup is in.
  * No per-user policy: a container runtime runs as root.  Exit 0
@@ -365,20 +409,21 @@ static int check_oci(const struct dl_run *ctl)
 
 	if (dl_oci_read(ctl->oci, &oci) < 0) {
 		tool_text(dl_errmsg(), shown, sizeof(shown));
-		if (ctl->json) {
-			struct json j;
-
-			json_init(&j, stdout);
-			json_obj_begin(&j, NULL);
-			json_bool(&j, "admissible", false);
-			json_str(&j, "verdict", "bad-file");
-			json_str(&j, "explanation", shown);
-			json_obj_end(&j);
-			json_end(&j);
-		}
+		if (ctl->json)
+			oci_no_verdict("bad-file", shown, NULL);
 		die(EXIT_USAGE, "%s", shown);
 	}
-	dl_debugfs_mount(); /* the kernel's figures, when root */
+	if (!oci->member && layout_unknown(why, sizeof(why))) {
+		tool_text(why, shown, sizeof(shown));
+		if (ctl->json) {
+			oci_no_verdict("layout-unknown", shown, oci);
+		} else {
+			printf("cannot tell: %s\n", shown);
+			printf("container: %s: %s\n", oci->config, oci->where);
+		}
+		dl_oci_free(oci);
+		return EXIT_FAILURE;
+	}
 	ret = dl_predict_member(oci->member, &oci->params, &v, why, sizeof(why));
 	/* Shown as the kernel takes them: a period of 0 is the deadline. */
 	if (dl_params_normalize(&oci->params, &shown_params) < 0)

@@ -14,15 +14,19 @@
  * descriptor of its /proc directory (a thread's id goes to another thread
  * once it exits; the descriptor does not).  dl_held_open: 0, or -ESRCH
  * (gone) or -EMFILE; with DL_PROC_OWNED a thread that is not the caller's
- * is marked foreign.  dl_held_set: p on it, its old attributes kept.
- * dl_held_restore: every one set put back, newest first, when it is
- * still alive and (DL_PROC_OWNED) still the caller's.  dl_held_finish:
+ * is marked foreign.  dl_held_set: p on it, its old attributes kept,
+ * the thread asked for right before and after (set.c).
+ * dl_held_result: 0, or the failure of one thread's dl_held_set,
+ * explained.  dl_held_restore: every one set put back, newest first,
+ * when it is still alive and (DL_PROC_OWNED) still the caller's.
+ * dl_held_finish:
  * the status list, and on a failure the first one explained and (without
  * DL_PROC_PARTIAL) the rest restored: the count of live threads or the
  * negative errno.  dl_held_close: the descriptors, and h itself. */
 struct dl_held {
 	pid_t tid;
 	int fd;
+	unsigned long long start; /* its start time: the thread, not its id */
 	int err;      /* 0, or why it was not set */
 	bool foreign; /* refused: not the caller's */
 	bool set;     /* changed: restore it on rollback */
@@ -31,6 +35,7 @@ struct dl_held {
 };
 int dl_held_open(pid_t pid, pid_t tid, unsigned int flags, struct dl_held *h);
 void dl_held_set(struct dl_held *h, const struct dl_params *p, unsigned int flags);
+int dl_held_result(const struct dl_held *h, const struct dl_params *p);
 void dl_held_restore(struct dl_held *h, size_t n, unsigned int flags);
 int dl_held_finish(pid_t pid, struct dl_held *h, size_t n, const struct dl_params *p, unsigned int flags,
 		   struct dl_thread_status **status, size_t *count);

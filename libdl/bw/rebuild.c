@@ -173,7 +173,6 @@ static int toggle_partition(void)
 	dl_cs_walk("", root_partition_visit, &w);
 	if (!w.found)
 		return -ENOSPC;
-	dl_wait_quiet(5000);
 	err = dl_cs_write(name, "cpuset.cpus.partition", "member");
 	if (err)
 		return err;
@@ -238,6 +237,10 @@ int dl_rd_rebuild_locked(void)
 	if (geteuid() != 0)
 		return dl_fail(-EPERM, "cannot rebuild the root domains: it takes root (a cpuset is made and removed)");
 	dl_debugfs_mount();
+	/* Every way below is a rebuild: not while an exited deadline task
+	 * still holds bandwidth (docs/kernel-notes.md, "Exit before a
+	 * rebuild"). */
+	dl_wait_quiet(5000);
 	err = version == 1 ? rebuild_v1(&said) : rebuild_v2(&said);
 	if (err && said)
 		return err; /* said already, with what is left */

@@ -31,30 +31,47 @@ DL_EXPORT int dl_set(pid_t tid, const struct dl_params *p)
 
 DL_EXPORT int dl_set_owned(pid_t tid, const struct dl_params *p)
 {
-	int fd, err;
+	struct dl_params norm;
+	struct dl_held h;
+	int err;
 
 	if (tid == 0 || tid == gettid())
 		return dl_set(0, p); /* the caller's own thread */
 	if (tid < 0)
 		return dl_fail(-EINVAL, "invalid thread id %d", (int)tid);
-	fd = dl_thread_open(0, tid);
-	if (fd < 0)
-		return fd;
-	err = dl_owner_check(fd, tid);
-	if (!err)
-		err = dl_set(tid, p);
-	if (!err)
-		err = dl_owner_after(fd, tid, p);
-	close(fd);
+	err = dl_params_normalize(p, &norm);
+	if (err)
+		return err;
+	err = dl_held_open(0, tid, DL_PROC_OWNED, &h);
+	if (err)
+		return err;
+	if (h.foreign) {
+		err = dl_owner_check(h.fd, tid);
+		if (!err)
+			err = dl_fail(-EPERM, "thread %d is not the caller's", (int)tid);
+	} else {
+		dl_held_set(&h, &norm, DL_PROC_OWNED);
+		err = dl_held_result(&h, &norm);
+	}
+	close(h.fd);
 	return err;
 }
 
 /*
  * A thread is held from its check to its rollback by a descriptor of its
- * /proc directory: its id may go to another thread once it exits, the
- * descriptor stops answering instead.  A rollback so restores only the
- * threads that are still alive and, for DL_PROC_OWNED, still the
- * caller's.
+ * /proc directory and its start time: its id may go to another thread
+ * once it exits, the descriptor stops answering instead.
+ *
+ * sched_setattr(2) names a thread by its number alone, so no change is
+ * one step with the check.  Each change (held_apply) asks the descriptor
+ * right before it, reads the thread's attributes, asks again (what was
+ * read is the held thread's), changes it, and asks once more.  A thread
+ * found gone before the change is not changed.  One found gone after it
+ * may have given its id to another thread in the moment between the last
+ * question and the call: a thread there that now has exactly the
+ * reservation sent is never left with it (undo_reused; dl-run(1) SECURITY
+ * says what this guarantees; docs/kernel-notes.md, "A thread id names
+ * whichever thread has it now").  The rollback changes the same way.
  */
 int dl_held_open(pid_t pid, pid_t tid, unsigned int flags, struct dl_held *h)
 {
@@ -65,11 +82,102 @@ int dl_held_open(pid_t pid, pid_t tid, unsigned int flags, struct dl_held *h)
 		h->gone = true;
 		return h->fd;
 	}
+	if (dl_thread_start(h->fd, &h->start) < 0) {
+		close(h->fd);
+		h->fd = -1;
+		h->gone = true;
+		return dl_fail(-ESRCH, "no thread %d", (int)tid);
+	}
 	if ((flags & DL_PROC_OWNED) && !dl_owner_is_caller(h->fd)) {
 		h->err = -EPERM;
 		h->foreign = true;
 	}
+	dl_test_point("held");
 	return 0;
+}
+
+/* Still the thread that was checked: alive, started when it was, and
+ * (DL_PROC_OWNED) still the caller's. */
+static bool held_same(const struct dl_held *h, unsigned int flags)
+{
+	unsigned long long start;
+
+	return dl_thread_start(h->fd, &start) == 0 && start == h->start &&
+	       (!(flags & DL_PROC_OWNED) || dl_owner_is_caller(h->fd));
+}
+
+static bool attr_is(const struct dl_sched_attr *a, const struct dl_sched_attr *want)
+{
+	if (a->sched_policy != want->sched_policy)
+		return false;
+	if (want->sched_policy == DL_SCHED_DEADLINE)
+		return a->sched_runtime == want->sched_runtime && a->sched_deadline == want->sched_deadline &&
+		       a->sched_period == want->sched_period;
+	return a->sched_priority == want->sched_priority && a->sched_nice == want->sched_nice;
+}
+
+/*
+ * After a call on h that found it gone: if its id already named another
+ * thread, that one got sent.  It is never left a reservation meant for
+ * another: back to what was read before the call when that was none,
+ * else to SCHED_OTHER (dl_clear keeps its nice value).  What a call that
+ * sets no reservation gave it cannot be told from its own: left.
+ */
+static void undo_reused(const struct dl_held *h, const struct dl_sched_attr *sent, struct dl_sched_attr *before)
+{
+	struct dl_sched_attr now;
+
+	if (sent->sched_policy != DL_SCHED_DEADLINE || dl_sys_getattr(h->tid, &now) < 0 || !attr_is(&now, sent))
+		return;
+	if (before->sched_policy != DL_SCHED_DEADLINE)
+		dl_sys_leave(h->tid, before);
+	else
+		dl_clear(h->tid);
+}
+
+/* One call on the held thread, asked for right before and after it. */
+static int held_call(const struct dl_held *h, struct dl_sched_attr *attr, struct dl_sched_attr *before,
+		     unsigned int flags)
+{
+	int err;
+
+	if (!held_same(h, flags))
+		return -ESRCH;
+	dl_test_point("set");
+	err = dl_sys_setattr(h->tid, attr);
+	if (err || held_same(h, flags))
+		return err;
+	undo_reused(h, attr, before);
+	return -ESRCH;
+}
+
+/* want on the held thread, what it had read into *before: 0; -ESRCH when
+ * it is gone (or no longer the caller's); or the kernel's error. */
+static int held_apply(const struct dl_held *h, struct dl_sched_attr *want, struct dl_sched_attr *before,
+		      unsigned int flags)
+{
+	struct dl_sched_attr tiny;
+	uint64_t max;
+	int err;
+
+	if (!held_same(h, flags))
+		return -ESRCH;
+	err = dl_sys_getattr(h->tid, before);
+	if (err)
+		return err;
+	if (before->sched_policy == DL_SCHED_DEADLINE && want->sched_policy != DL_SCHED_DEADLINE) {
+		/* Out of SCHED_DEADLINE through a tiny reservation first
+		 * (dl_sys_leave: the bandwidth is given back at once). */
+		dl_period_limits(NULL, &max);
+		memset(&tiny, 0, sizeof(tiny));
+		tiny.sched_policy = DL_SCHED_DEADLINE;
+		tiny.sched_runtime = 1024;
+		tiny.sched_deadline = tiny.sched_period = max;
+		err = held_call(h, &tiny, before, flags);
+		if (err && err != -EPERM)
+			return err;
+	}
+	return held_call(h, want, before, flags);
 }
 
 void dl_held_set(struct dl_held *h, const struct dl_params *p, unsigned int flags)
@@ -78,13 +186,8 @@ void dl_held_set(struct dl_held *h, const struct dl_params *p, unsigned int flag
 
 	if (h->gone || h->err)
 		return;
-	h->err = dl_sys_getattr(h->tid, &h->old);
-	if (!h->err) {
-		dl_attr_from_params(&attr, p);
-		h->err = dl_sys_setattr(h->tid, &attr);
-	}
-	if (!h->err && (flags & DL_PROC_OWNED) && dl_owner_after(h->fd, h->tid, p) < 0)
-		h->err = -ESRCH; /* not ours to keep or restore */
+	dl_attr_from_params(&attr, p);
+	h->err = held_apply(h, &attr, &h->old, flags);
 	if (h->err == -ESRCH) {
 		h->gone = true;
 		h->err = 0;
@@ -92,31 +195,28 @@ void dl_held_set(struct dl_held *h, const struct dl_params *p, unsigned int flag
 	h->set = !h->err && !h->gone;
 }
 
+int dl_held_result(const struct dl_held *h, const struct dl_params *p)
+{
+	if (h->gone)
+		return dl_fail(-ESRCH, "thread %d exited (or changed its owner) during its change: nothing is left changed (its id may be another thread's now, which was left or set back as it was read)",
+			       (int)h->tid);
+	return h->err ? dl_explain_set_failure(h->err, h->tid, p) : 0;
+}
+
 void dl_held_restore(struct dl_held *h, size_t n, unsigned int flags)
 {
 	if (dl_test_hooks && dl_test_hooks->before_restore)
 		dl_test_hooks->before_restore();
 	for (size_t i = n; i-- > 0;) {
-		struct dl_params old;
+		struct dl_sched_attr cur;
 
 		if (!h[i].set)
 			continue;
 		h[i].set = false;
 		/* Exited: its reservation went with it, and its id may be
 		 * another thread's now.  No longer the caller's (it changed its
-		 * uid): not the caller's to change back. */
-		if (!dl_thread_alive(h[i].fd) || ((flags & DL_PROC_OWNED) && !dl_owner_is_caller(h[i].fd)))
-			continue;
-		if (h[i].old.sched_policy != DL_SCHED_DEADLINE) {
-			dl_sys_leave(h[i].tid, &h[i].old);
-			continue;
-		}
-		dl_sys_setattr(h[i].tid, &h[i].old);
-		/* Exited between the check and the call: a thread that took its
-		 * id and is not the caller's loses what was meant for ours. */
-		dl_params_from_attr(&old, &h[i].old);
-		if (flags & DL_PROC_OWNED)
-			dl_owner_after(h[i].fd, h[i].tid, &old);
+		 * uid): not the caller's to change back.  held_apply asks. */
+		held_apply(&h[i], &h[i].old, &cur, flags);
 	}
 }
 

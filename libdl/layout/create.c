@@ -206,6 +206,10 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 		goto out;
 	}
 	dl_step(res, "state");
+	/* The root domains change next: not while an exited deadline task
+	 * still holds bandwidth (docs/kernel-notes.md, "Exit before a
+	 * rebuild"; v1 waits again before its rebuild, after the moves). */
+	dl_wait_quiet(DL_QUIET_TIMEOUT_MS);
 	err = dl_layout_backend(l)->create(l, res);
 	if (!err)
 		err = verify_domains(l);

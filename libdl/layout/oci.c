@@ -181,6 +181,46 @@ static int slice_path(const char *slice, char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * A cgroupfs path with a "." or ".." component is refused: the runtime
+ * resolves it ("/libdl-rt/../system.slice/x" is /system.slice/x), and
+ * judged by its first components it would be placed in a partition it is
+ * not in.  The message gives the path resolved, as it should be written.
+ * path is below the root (no leading '/'); cg, of len bytes, a scratch.
+ */
+static int dotted(const char *file, const char *path, char *cg, size_t len)
+{
+	const char *p = path, *bad = NULL;
+	size_t used = 0;
+
+	cg[0] = '\0';
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) {
+			if (!bad)
+				bad = n == 1 ? "." : "..";
+			if (n == 2) {
+				/* Up one: drop the last component kept. */
+				while (used > 0 && cg[used - 1] != '/')
+					used--;
+				if (used > 0)
+					used--;
+				cg[used] = '\0';
+			}
+		} else if (n > 0 && used + n + 2 < len) {
+			used += (size_t)snprintf(cg + used, len - used, "%s%.*s", used ? "/" : "", (int)n, p);
+		}
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	if (!bad)
+		return 0;
+	return dl_fail(-EINVAL, "%s: linux.cgroupsPath \"/%s\" has a \"%s\" component: the runtime resolves it to /%s, which is where the container would be; write that path instead",
+		       file, path, bad, cg);
+}
+
 /* The cgroup the container will be in, below the hierarchy's root, and
  * how that was read. */
 static int container_cgroup(const char *file, const char *path, char *cg, size_t len, char *how, size_t hlen)
@@ -208,6 +248,8 @@ static int container_cgroup(const char *file, const char *path, char *cg, size_t
 		path++;
 	if (dl_pathf(cg, len, "%s", path) < 0)
 		return dl_fail(-ENAMETOOLONG, "%s: linux.cgroupsPath is too long", file);
+	if ((err = dotted(file, path, cg, len)))
+		return err;
 	snprintf(how, hlen, "cgroup /%s", cg);
 	return 0;
 }
@@ -221,6 +263,13 @@ static int find_member(struct oci *o, const char *cg, const char *how)
 
 	if (err == -ENOENT) {
 		snprintf(text, sizeof(text), "%s: no layout, so the whole machine", how);
+		return (o->where = strdup(text)) ? 0 : dl_fail(-ENOMEM, "out of memory");
+	}
+	if (err == -EACCES) {
+		/* The state is root's (state.c): the file is fine, where it
+		 * runs is what cannot be told. */
+		snprintf(text, sizeof(text), "%s: layout unknown (the layout's state is root's: run as root to know which partition this is)",
+			 how);
 		return (o->where = strdup(text)) ? 0 : dl_fail(-ENOMEM, "out of memory");
 	}
 	if (err)

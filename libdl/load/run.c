@@ -114,8 +114,11 @@ static noreturn void child(const struct dl_taskspec *t, int mode, uint64_t durat
 		sh->njobs++;
 	}
 	sh->stats = *dl_periodic_stats(pt);
-	/* Leave SCHED_DEADLINE the way that frees the bandwidth at once
-	 * (an exiting deadline task releases it only at its 0-lag time). */
+	/* Leave SCHED_DEADLINE before the exit.  The kernel still holds
+	 * the bandwidth, and an inactive timer on this CPU, until the 0-lag
+	 * time, as for an exit under it (docs/kernel-notes.md, "CPU hotplug
+	 * after a deadline exit"); libdl's own root-domain changes wait for
+	 * it (dl_wait_quiet). */
 	dl_clear(0);
 	_exit(0);
 }

@@ -708,6 +708,20 @@ static int judge_sum(const struct dl_policy *pol, const struct rule *r, uid_t ui
 	return 1;
 }
 
+static int hold(pid_t pid, bool all_threads, struct dl_held **out, size_t *count);
+
+/* judge_sum for the threads held, those still alive replaced. */
+static int judge_held(const struct dl_policy *pol, const struct rule *r, uid_t uid, const struct dl_params *p,
+		      const struct dl_held *h, size_t n, char *why, size_t len)
+{
+	struct replaced rp = { .held = h, .n = n };
+	size_t live = 0;
+
+	for (size_t i = 0; i < n; i++)
+		live += !h[i].gone;
+	return judge_sum(pol, r, uid, p, live, &rp, why, len);
+}
+
 DL_EXPORT int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_threads,
 			      const struct dl_params *p, char *why, size_t len)
 {
@@ -716,7 +730,6 @@ DL_EXPORT int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_t
 	struct dl_params norm;
 	struct caller c;
 	char scratch[1024];
-	uint64_t nthreads = 1;
 	int err;
 
 	if (!why || len == 0) {
@@ -736,16 +749,27 @@ DL_EXPORT int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_t
 	err = dl_params_normalize(p, &norm);
 	if (err)
 		return err;
-	if (pid > 0 && all_threads) {
-		pid_t *tids = NULL;
+	err = judge_request(pol, &c, &norm, &r, why, len);
+	if (err <= 0)
+		return err;
+	if (pid > 0) {
+		/* dl_policy_set's verdict: the threads it would hold, each
+		 * the caller's by the owner rule, counted as it counts them. */
+		struct dl_held *h = NULL;
 		size_t n = 0;
 
-		if (dl_threads_list(pid, &tids, &n) == 0 && n > 0)
-			nthreads = n;
-		free(tids);
+		err = hold(pid, all_threads, &h, &n);
+		if (err == -EPERM) {
+			snprintf(why, len, "refused: %s", dl_errmsg());
+			return 0;
+		}
+		if (err)
+			return err;
+		err = judge_held(pol, r, c.uid, &norm, h, n, why, len);
+		dl_held_close(h, n);
+		return err;
 	}
-	err = judge_request(pol, &c, &norm, &r, why, len);
-	return err <= 0 ? err : judge_sum(pol, r, c.uid, &norm, nthreads, &rp, why, len);
+	return judge_sum(pol, r, c.uid, &norm, 1, &rp, why, len);
 }
 
 /* The threads a request names, each held (bw/bw.h): the calling thread
@@ -815,11 +839,10 @@ DL_EXPORT int dl_policy_set(const struct dl_policy *pol, pid_t pid, bool all_thr
 	struct dl_held *h = NULL;
 	struct dl_params norm;
 	struct dl_turn turn;
-	struct replaced rp;
 	struct caller c;
 	char scratch[1024];
 	uint64_t total;
-	size_t n = 0, live = 0;
+	size_t n = 0;
 	int err;
 
 	if (status)
@@ -854,10 +877,7 @@ DL_EXPORT int dl_policy_set(const struct dl_policy *pol, pid_t pid, bool all_thr
 	err = hold(pid, all_threads && pid > 0, &h, &n);
 	if (err)
 		goto out;
-	for (size_t i = 0; i < n; i++)
-		live += !h[i].gone;
-	rp = (struct replaced){ .held = h, .n = n };
-	err = judge_sum(pol, r, c.uid, &norm, live, &rp, why, len);
+	err = judge_held(pol, r, c.uid, &norm, h, n, why, len);
 	if (err <= 0)
 		goto out;
 	/* Only the threads held and checked: one started since waits for the
@@ -866,10 +886,8 @@ DL_EXPORT int dl_policy_set(const struct dl_policy *pol, pid_t pid, bool all_thr
 		dl_held_set(&h[i], &norm, DL_PROC_OWNED);
 	if (all_threads && pid > 0) {
 		err = dl_held_finish(pid, h, n, &norm, DL_PROC_OWNED, status, count);
-	} else if (h[0].gone) {
-		err = dl_fail(-ESRCH, "thread %d exited", (int)h[0].tid);
-	} else if (h[0].err) {
-		err = dl_explain_set_failure(h[0].err, h[0].tid, &norm);
+	} else {
+		err = dl_held_result(&h[0], &norm);
 	}
 	if (err < 0)
 		goto out;

@@ -10,10 +10,10 @@
  *
  * A thread is named by a number that the kernel reuses once it exits.
  * The check reads the owner through a descriptor of /proc/TID opened
- * first, which stops answering when that thread exits; after the change
- * the same descriptor says whether the thread lived through it.  If it
- * did not, the id may have reached a new thread before the change, and a
- * thread there that is not the caller's is set back.
+ * first, which stops answering when that thread exits (and names the
+ * thread's start time, which a later thread of the same number does not
+ * share): bw/set.c asks it again right before and right after each
+ * change.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,11 +41,10 @@ int dl_thread_open(pid_t pid, pid_t tid)
 	return fd;
 }
 
-bool dl_thread_alive(int dirfd)
+int dl_thread_start(int dirfd, unsigned long long *start)
 {
-	unsigned long long v;
-
-	return dl_status_ids(dirfd, "status", "Pid", &v, 1) == 0;
+	/* proc(5): starttime, field 22 of stat. */
+	return dl_stat_field_at(dirfd, 22, start) == 0 ? 0 : -ESRCH;
 }
 
 static const char *user_name(uid_t uid, char *buf, size_t len)
@@ -96,30 +95,4 @@ int dl_owner_check(int dirfd, pid_t tid)
 	return dl_fail(-EPERM, "thread %d (%s) belongs to %s (real uid %llu, effective %llu), not to the caller (%s, uid %u): without CAP_SYS_NICE the kernel lets a user change only threads whose real or effective uid is theirs, and the same rule is kept for a caller that holds the capability",
 		       (int)tid, comm, user_name((uid_t)ids[0], who, sizeof(who)), ids[0], ids[1],
 		       user_name(euid, me, sizeof(me)), (unsigned)euid);
-}
-
-int dl_owner_after(int dirfd, pid_t tid, const struct dl_params *p)
-{
-	struct dl_sched_attr now;
-	struct dl_params got;
-	int fd;
-
-	if (dl_thread_alive(dirfd))
-		return 0;
-	/* The thread exited around the change: is its id someone else's now,
-	 * with the reservation meant for ours? */
-	if (dl_sys_getattr(tid, &now) < 0 || now.sched_policy != DL_SCHED_DEADLINE)
-		return dl_fail(-ESRCH, "thread %d exited during the change", (int)tid);
-	dl_params_from_attr(&got, &now);
-	fd = dl_thread_open(0, tid);
-	if (fd >= 0 && got.runtime == p->runtime && got.period == p->period &&
-	    dl_owner_check(fd, tid) < 0) {
-		dl_clear(tid);
-		close(fd);
-		return dl_fail(-ESRCH, "thread %d exited during the change and its id went to another user's thread, which was set back to SCHED_OTHER",
-			       (int)tid);
-	}
-	if (fd >= 0)
-		close(fd);
-	return dl_fail(-ESRCH, "thread %d exited during the change", (int)tid);
 }

@@ -117,18 +117,16 @@ void dl_params_from_attr(struct dl_params *p, const struct dl_sched_attr *a);
 
 /* owner.c: the kernel's owner rule for callers holding CAP_SYS_NICE.
  * dl_thread_open: a descriptor of /proc/[PID/task/]TID (-EMFILE when
- * no more files may be opened, else -ESRCH); dl_owner_check:
- * 0 when the caller may change the thread, else -EPERM saying whose it
- * is; dl_owner_after: after a change, 0 when the thread lived through it
- * (else a thread that took over its id and is not the caller's is set
- * back, and -ESRCH). */
+ * no more files may be opened, else -ESRCH); dl_thread_start: the
+ * thread's start time read through it (-ESRCH once it has exited);
+ * dl_owner_check: 0 when the caller may change the thread, else -EPERM
+ * saying whose it is. */
 int dl_thread_open(pid_t pid, pid_t tid);
-bool dl_thread_alive(int dirfd);
+int dl_thread_start(int dirfd, unsigned long long *start);
 int dl_owner_check(int dirfd, pid_t tid);
 /* The same rule, quietly (no message): the thread is alive and the
  * caller's. */
 bool dl_owner_is_caller(int dirfd);
-int dl_owner_after(int dirfd, pid_t tid, const struct dl_params *p);
 
 /* params.c: parameters as the kernel checks them (units.c writes and
  * reads them as text). */
@@ -180,8 +178,19 @@ struct dl_test_hooks {
 	/* Before a failed change of threads is rolled back (bw/set.c): the
 	 * tests end and reuse a thread's id there. */
 	void (*before_restore)(void);
+	/* At a named point of a change of threads (bw/set.c): "held", once
+	 * a thread is held and its owner judged; "set", right before the
+	 * sched_setattr(2) that changes it.  A test stops the process there
+	 * (SIGSTOP) to race it. */
+	void (*at)(const char *point);
 };
 extern const struct dl_test_hooks *dl_test_hooks;
+
+static inline void dl_test_point(const char *point)
+{
+	if (dl_test_hooks && dl_test_hooks->at)
+		dl_test_hooks->at(point);
+}
 
 static inline int dl_fault(const char *site)
 {

@@ -19,8 +19,12 @@
 #             the next boot (a soft reboot) and the purge's stop.
 # TAP; the packages stay in tests/deb/RELEASE/ of the build tree.
 #
-# The build skips the unit suites (DEB_BUILD_OPTIONS=nocheck): make check
-# runs them already, here and in Debian 13.
+# The packages are built as the README has a user build them (make deb:
+# build-deb.sh, checks on): dh_auto_test runs make check-unit with
+# Debian's own configure (its multiarch libdir), which make check's
+# other builds do not use.  The chroots see none of this host's
+# /usr/local (an empty tmpfs over it), where a make install from source
+# puts a libdeadline.so.0 the loader would find first.
 set -u
 release=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -59,7 +63,7 @@ trap 'rm -f "$log"' EXIT
 
 start=$(date +%s)
 # shellcheck disable=SC2086
-(cd "$build" && sh "$src/build-deb.sh" $in --nocheck --out "$out") >"$log" 2>&1
+(cd "$build" && sh "$src/build-deb.sh" $in --out "$out") >"$log" 2>&1
 rc=$?
 built=$(($(date +%s) - start))
 case $rc in
@@ -105,6 +109,11 @@ in_chroot() { # ROOT MODE [overlay]: guest.sh MODE chrooted in ROOT, or in an ov
 		mount --rbind /sys "$m/sys"
 		mount --rbind /dev "$m/dev"
 		mount -t tmpfs -o mode=755 tmpfs "$m/run"
+		# Not the local installs of the root (this live host for
+		# Debian 12): its folders, empty.
+		dirs=$(cd "$m/usr/local" && find . -mindepth 1 -maxdepth 1 -type d)
+		mount -t tmpfs -o mode=755 tmpfs "$m/usr/local"
+		for d in $dirs; do mkdir "$m/usr/local/$d"; done
 		if [ "$overlay" = overlay ]; then
 			# The layers, read-only, for guest.sh to tell what the
 			# chroot changed from what changed in a live lower layer.

@@ -7,13 +7,24 @@
  *                       never wake
  *   dl-spin --yield N   with a reservation (from dl-run): N periods of
  *                       sched_yield(), then print "done"
+ *   dl-spin --burn-after FIFO US [--leave]
+ *                       sleep until a line comes through FIFO, then run
+ *                       US microseconds of its own CPU time and exit, still
+ *                       under its reservation: most of its runtime used, its
+ *                       0-lag time lies far after the exit (the VM's
+ *                       hotplug reproducer, tests/vm/guest/hotplug-exit.sh);
+ *                       with --leave, it leaves SCHED_DEADLINE for
+ *                       SCHED_OTHER just before it exits, as dl_clear(0) and
+ *                       dl-load's tasks do
  */
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -43,9 +54,53 @@ static void *thread(void *arg)
 	return NULL;
 }
 
+static long long cpu_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+static int burn_after(const char *fifo, long long us, int leave)
+{
+	char c;
+	FILE *f = fopen(fifo, "r");
+	long long end;
+
+	if (!f || fread(&c, 1, 1, f) != 1) {
+		perror(fifo);
+		return 1;
+	}
+	fclose(f);
+	end = cpu_us() + us;
+	while (cpu_us() < end)
+		;
+	if (leave) {
+		/* struct sched_attr, version 1: SCHED_OTHER, nice 0. */
+		struct {
+			uint32_t size, policy;
+			uint64_t flags;
+			int32_t nice;
+			uint32_t priority;
+			uint64_t runtime, deadline, period;
+		} attr = { .size = sizeof(attr) };
+
+		if (syscall(SYS_sched_setattr, 0, &attr, 0) != 0) {
+			perror("sched_setattr");
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n;
+
+	if ((argc == 4 || (argc == 5 && strcmp(argv[4], "--leave") == 0)) &&
+	    strcmp(argv[1], "--burn-after") == 0)
+		return burn_after(argv[2], atoll(argv[3]), argc == 5);
 
 	if (argc == 3 && strcmp(argv[1], "--yield") == 0) {
 		for (int i = atoi(argv[2]); i > 0; i--)

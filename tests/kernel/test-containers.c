@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
@@ -210,6 +211,53 @@ START_TEST(test_destroy_names_what_runs)
 }
 END_TEST
 
+/*
+ * linux.cgroupsPath is a path the runtime resolves: "/libdl/p/../x" is
+ * the cgroup /x, outside the partition whose name it starts with.  It is
+ * refused, naming the path without "..", never judged in partition p.
+ */
+START_TEST(test_oci_dotdot_refused)
+{
+	ck_assert_msg(DL_PART("create", "--partition", "p=0", "--no-move") == 0, "%s", err);
+	ck_assert_msg(DL_RUN("--check", "--oci", (char *)config(50 * MS, "/libdl/p/../system.slice/x")) == 2,
+		      "a path leaving partition p with .. was judged: %s%s", out, err);
+	ck_assert_msg(strstr(err, "\"..\"") && strstr(err, "/libdl/system.slice/x"), "%s", err);
+	ck_assert_msg(DL_RUN("--check", "--oci", (char *)config(50 * MS, "/libdl/./p/" CTR)) == 2, "%s%s", out, err);
+	ck_assert_msg(strstr(err, "\".\"") && strstr(err, "/libdl/p/" CTR), "%s", err);
+	/* The same with --json: a file that cannot be judged. */
+	ck_assert_int_eq(DL_RUN("--check", "--json", "--oci", (char *)config(50 * MS, "/../libdl/p/" CTR)), 2);
+	ck_assert_msg(strstr(out, "\"verdict\":\"bad-file\""), "%s", out);
+}
+END_TEST
+
+/*
+ * A user who cannot read the layout's state (/run/libdl is root's) does
+ * not know which partition a cgroup is: "layout unknown", not a bad file,
+ * and no policy was applied to a container's request (null).
+ */
+START_TEST(test_oci_layout_unknown)
+{
+	struct passwd *pw = getpwnam("nobody");
+	char *argv[] = { (char *)tl_tool("dl-run"), "--check", "--json", "--oci", NULL, NULL };
+	int rc;
+
+	if (!pw)
+		return;
+	ck_assert_msg(DL_PART("create", "--partition", "p=0", "--no-move") == 0, "%s", err);
+	argv[4] = (char *)config(50 * MS, "/libdl/p/" CTR);
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	ck_assert_int_eq(access("/run/libdl/layout", F_OK), 0);
+	rc = tl_run_as(argv, pw->pw_uid, pw->pw_gid, out, sizeof(out), err, sizeof(err));
+	ck_assert_msg(rc == 1, "rc %d: %s%s", rc, out, err);
+	ck_assert_msg(strstr(out, "\"verdict\":\"layout-unknown\"") && strstr(out, "\"admissible\":false"), "%s", out);
+	ck_assert_msg(strstr(out, "\"policy\":null"), "a policy is reported though none was applied: %s", out);
+	ck_assert_msg(strstr(out, "layout unknown") && strstr(out, "root's"), "%s", out);
+	argv[2] = "-v"; /* no --json: the same in words */
+	rc = tl_run_as(argv, pw->pw_uid, pw->pw_gid, out, sizeof(out), err, sizeof(err));
+	ck_assert_msg(rc == 1 && strstr(out, "layout unknown"), "rc %d: %s%s", rc, out, err);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("containers");
@@ -222,11 +270,17 @@ static Suite *make(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_oci_verdict_is_the_kernels);
 	tcase_add_test(tc, test_destroy_names_what_runs);
+	tcase_add_test(tc, test_oci_dotdot_refused);
+	tcase_add_test(tc, test_oci_layout_unknown);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
 int main(void)
 {
-	return tl_main(make, TL_KERNEL);
+	int ret = tl_main(make, TL_KERNEL);
+
+	/* What a failed case left (its teardown does not run). */
+	tl_layout_restore(NULL);
+	return ret;
 }

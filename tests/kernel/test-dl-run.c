@@ -277,6 +277,34 @@ START_TEST(test_check_changes_nothing)
 }
 END_TEST
 
+/*
+ * A query mounts nothing (dl-run(1) --check, dl_rd_list(3)): in a mount
+ * namespace of its own where debugfs is not mounted (the host's mounts
+ * are left alone), --check judges from what it can read, says the
+ * figures are computed, and debugfs is still not mounted after it.
+ */
+START_TEST(test_check_mounts_nothing)
+{
+	char script[1024];
+	int rc;
+
+	snprintf(script, sizeof(script),
+		 "umount -l /sys/kernel/debug 2>/dev/null; "
+		 "grep -q ' - debugfs ' /proc/self/mountinfo && { echo 'debugfs still mounted'; exit 90; }; "
+		 "'%s' --check -r 2ms -p 10ms; rc=$?; "
+		 "if grep -q ' - debugfs ' /proc/self/mountinfo; then echo 'debugfs: mounted'; else echo 'debugfs: not mounted'; fi; "
+		 "exit $rc",
+		 tl_tool("dl-run"));
+	rc = tl_run((char *[]){ "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script,
+				NULL },
+		    out, sizeof(out), err, sizeof(err));
+	ck_assert_msg(rc == 0, "rc %d: %s%s", rc, out, err);
+	ck_assert_msg(strstr(out, "debugfs: not mounted"), "dl-run --check mounted debugfs: %s", out);
+	ck_assert_msg(strstr(out, "admissible: runtime 2ms"), "%s", out);
+	ck_assert_msg(strstr(out, "(computed)"), "the figures are not said to be computed: %s", out);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("dl-run");
@@ -293,6 +321,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_help_mentions_fork);
 	tcase_add_test(tc, test_affinity_eperm);
 	tcase_add_test(tc, test_check_changes_nothing);
+	tcase_add_test(tc, test_check_mounts_nothing);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pid");
 	tcase_add_test(tc, test_pid_one_thread);

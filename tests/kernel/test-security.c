@@ -12,6 +12,7 @@
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
@@ -1086,6 +1087,201 @@ START_TEST(test_rollback_spares_a_reused_id)
 }
 END_TEST
 
+/*
+ * dl-run --pid of the caller's own thread, stopped (SIGSTOP) once the
+ * thread is checked, while the thread ends and its id goes to another
+ * user's process: when dl-run goes on, that process must be exactly as
+ * it was (dl-run(1) SECURITY).  The race runs in a pid namespace of the
+ * suite's own, where ns_last_pid hands the id over at once; the
+ * processes are the suite's: nobody's target, OTHER_UID's victim under
+ * SCHED_FIFO (set by root), and the test build of dl-run as nobody
+ * holding CAP_SYS_NICE (ambient: as the setcap copy has it, but with its
+ * test hooks, which a file capability's secure mode would not read).
+ */
+static int race_msg;
+
+static void race_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void race_say(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	(void)!write(race_msg, buf, n > 0 && (size_t)n < sizeof(buf) ? (size_t)n : strlen(buf));
+}
+
+static bool attr_equal(const struct dl_sched_attr *a, const struct dl_sched_attr *b)
+{
+	return a->sched_policy == b->sched_policy && a->sched_priority == b->sched_priority &&
+	       a->sched_nice == b->sched_nice && a->sched_flags == b->sched_flags &&
+	       a->sched_runtime == b->sched_runtime && a->sched_deadline == b->sched_deadline &&
+	       a->sched_period == b->sched_period;
+}
+
+/* nobody with CAP_SYS_NICE raised as an ambient capability, kept across
+ * the exec of a file that has none. */
+static void as_ambient_nice_nobody(void)
+{
+	cap_value_t nice_cap = CAP_SYS_NICE;
+	cap_t caps;
+
+	as_setcap_nobody();
+	caps = cap_get_proc();
+	if (!caps || cap_set_flag(caps, CAP_INHERITABLE, 1, &nice_cap, CAP_SET) < 0 || cap_set_proc(caps) < 0 ||
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_SYS_NICE, 0, 0) < 0)
+		_exit(122);
+	cap_free(caps);
+}
+
+/* A process of uid that waits to be killed (no check assertion: this
+ * runs in the namespace's own processes). */
+static pid_t pauser(uid_t uid)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (!become(uid))
+			_exit(120);
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+/* pid 1 of the namespace: the race, played once; 0 when the victim was
+ * left alone, else why not (on race_msg). */
+static int race_in_namespace(const char *point)
+{
+	struct dl_sched_attr before, after, mine;
+	struct sched_param fifo = { .sched_priority = 1 };
+	char tid[16], last[16];
+	pid_t target, run, victim;
+	int status;
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || mount("proc", "/proc", "proc", 0, NULL) < 0) {
+		race_say("cannot mount /proc for the namespace: %s", strerror(errno));
+		return 10;
+	}
+	target = pauser(nobody);
+	if (dl_sys_getattr(target, &mine) < 0) {
+		race_say("cannot read the target");
+		return 10;
+	}
+	snprintf(tid, sizeof(tid), "%d", (int)target);
+	run = fork();
+	if (run == 0) {
+		dup2(race_msg, 1);
+		dup2(race_msg, 2);
+		as_ambient_nice_nobody();
+		setenv("LIBDL_TEST_STOP_AT", point, 1);
+		execl(tl_test_tool("dl-run"), "dl-run", "-r", "1ms", "-p", "100ms", "--pid", tid, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(run, &status, WUNTRACED) != run || !WIFSTOPPED(status)) {
+		race_say("dl-run did not stop at \"%s\" (status 0x%x)", point, status);
+		kill(target, SIGKILL);
+		return 11;
+	}
+	/* Stopped: its thread ends, and the id goes to another user's. */
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	snprintf(last, sizeof(last), "%d", (int)target - 1);
+	if (dl_write_file("/proc/sys/kernel/ns_last_pid", last) < 0) {
+		race_say("cannot write ns_last_pid: %s", dl_errmsg());
+		kill(run, SIGKILL);
+		return 12;
+	}
+	victim = pauser(OTHER_UID);
+	if (victim != target || sched_setscheduler(victim, SCHED_FIFO, &fifo) < 0 ||
+	    dl_sys_getattr(victim, &before) < 0) {
+		race_say("the id %d went to %d (or it could not be made SCHED_FIFO)", (int)target, (int)victim);
+		kill(run, SIGKILL);
+		kill(victim, SIGKILL);
+		return 13;
+	}
+	kill(run, SIGCONT);
+	waitpid(run, &status, 0);
+	if (dl_sys_getattr(victim, &after) < 0) {
+		race_say("cannot read the victim back");
+		return 14;
+	}
+	kill(victim, SIGKILL);
+	if (!strcmp(point, "set")) {
+		/* Stopped after the last question: the victim was changed, and
+		 * is set back at once to what was read before the call, the
+		 * ended thread's attributes (dl-run(1) SECURITY). */
+		if (!attr_equal(&after, &mine)) {
+			race_say("\nthe process that took thread %s's id was left with policy %u priority %u runtime %llu, not the attributes read before the call (policy %u priority %u)",
+				 tid, after.sched_policy, after.sched_priority, (unsigned long long)after.sched_runtime,
+				 mine.sched_policy, mine.sched_priority);
+			return 17;
+		}
+	} else if (!attr_equal(&before, &after)) {
+		race_say("\nanother user's process that took thread %s's id was changed: policy %u priority %u -> policy %u priority %u (runtime %llu); dl-run exited %d",
+			 tid, before.sched_policy, before.sched_priority, after.sched_policy, after.sched_priority,
+			 (unsigned long long)after.sched_runtime, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return 15;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 1) {
+		race_say("\ndl-run exited 0x%x, not 1", status);
+		return 16;
+	}
+	return 0;
+}
+
+/* The race in a pid and mount namespace of its own; its messages in msg. */
+static int race(const char *point, char *msg, size_t len)
+{
+	int p[2], status;
+	ssize_t got;
+	size_t used = 0;
+	pid_t outer;
+
+	ck_assert_int_eq(pipe(p), 0);
+	outer = fork();
+	if (outer == 0) {
+		pid_t init;
+
+		close(p[0]);
+		race_msg = p[1];
+		if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0)
+			_exit(9);
+		init = fork();
+		if (init == 0)
+			_exit(race_in_namespace(point));
+		if (init < 0 || waitpid(init, &status, 0) != init)
+			_exit(9);
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 8);
+	}
+	ck_assert_int_gt(outer, 0);
+	close(p[1]);
+	while (used + 1 < len && (got = read(p[0], msg + used, len - used - 1)) > 0)
+		used += (size_t)got;
+	msg[used] = '\0';
+	close(p[0]);
+	ck_assert_int_eq(waitpid(outer, &status, 0), outer);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
+}
+
+/* "held": stopped after the owner check, the process now at the id is
+ * left exactly as it was.  "set", the moment left (dl-run(1) SECURITY):
+ * stopped between the last question and the call, it is changed, then
+ * found and set back at once, never left SCHED_DEADLINE. */
+static const char *const race_points[] = { "held", "set" };
+
+START_TEST(test_reused_id)
+{
+	char msg[4096];
+	int rc = race(race_points[_i], msg, sizeof(msg));
+
+	ck_assert_msg(rc == 0, "race at \"%s\": %d: %s", race_points[_i], rc, msg);
+	ck_assert_msg(strstr(msg, "exited"), "dl-run did not say the thread exited: %s", msg);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("security");
@@ -1117,6 +1313,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_concurrent_dl_runs_stay_within_the_policy);
 	tcase_add_test(tc, test_turn_is_per_user);
 	tcase_add_test(tc, test_rollback_spares_a_reused_id);
+	tcase_add_loop_test(tc, test_reused_id, 0, ARRAY_SIZE(race_points));
 	suite_add_tcase(s, tc);
 	tcase_add_checked_fixture(tl, setup, teardown);
 	tcase_add_test(tl, test_lock_and_state);

@@ -15,11 +15,15 @@
  *                                 without libsystemd0)
  *   LIBDL_TEST_LIBCGROUP=SONAME   load SONAME instead of libcgroup (one that
  *                                 does not exist: a host without libcgroup2)
+ *   LIBDL_TEST_STOP_AT=POINT      the process stops itself (SIGSTOP) the
+ *                                 first time a change of threads reaches
+ *                                 POINT ("held", "set": bw/set.c)
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "layout/layout.h"
 
@@ -53,10 +57,21 @@ static int fault(const char *site)
 	return 0;
 }
 
+static const char *stop_at;
+
+static void at(const char *point)
+{
+	if (stop_at && !strcmp(point, stop_at)) {
+		stop_at = NULL;
+		raise(SIGSTOP);
+	}
+}
+
 static struct dl_test_hooks hooks = {
 	.step_begin = step_begin,
 	.step_done = step_done,
 	.fault = fault,
+	.at = at,
 };
 
 /* With LIBDL_TEST_FAIL_WRITE set, say how many writes there were, so a
@@ -76,5 +91,6 @@ __attribute__((constructor)) static void install_hooks(void)
 	hooks.no_precheck = env_int("LIBDL_TEST_NO_PRECHECK") != 0;
 	hooks.libsystemd = secure_getenv("LIBDL_TEST_LIBSYSTEMD");
 	hooks.libcgroup = secure_getenv("LIBDL_TEST_LIBCGROUP");
+	stop_at = secure_getenv("LIBDL_TEST_STOP_AT");
 	dl_test_hooks = &hooks;
 }

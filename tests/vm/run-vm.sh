@@ -555,8 +555,8 @@ EOF
 	status=$(sed -n "s/^$marker \([0-9][0-9]*\)\$/\1/p" "$tmp/out.txt" | tail -n 1)
 	sed "/^$marker /d" "$tmp/out.txt"
 	if [ -z "$status" ]; then
-		echo "== the guest's console, last 60 lines"
-		tr -d '\r' <"$tmp/console.raw" 2>/dev/null | tail -n 60
+		echo "== the guest's console, last 150 lines"
+		tr -d '\r' <"$tmp/console.raw" 2>/dev/null | tail -n 150
 		cat "$tmp/qemu.log"
 		[ -e "$tmp/timedout" ] && hard "timed out after $timeout s: no $marker line from the guest"
 		hard "the guest ended without a $marker line (qemu exit status $qrc, after $elapsed s)"

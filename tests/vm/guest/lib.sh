@@ -119,6 +119,22 @@ deadline_or_gone() {
 	done
 }
 
+# released CPU BW: wait (up to 5 s) until CPU's root domain counts BW
+# again.  A deadline task that exited holds its bandwidth, and an
+# inactive timer, until its 0-lag time; a CPU taken offline before that
+# crashes 6.12 (docs/kernel-notes.md, "CPU hotplug after a deadline
+# exit"): a suite waits for this before it takes a CPU offline.
+released() {
+	i=0
+	while [ "$i" -lt 50 ] && [ "$(total_bw "$1")" != "$2" ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ "$(total_bw "$1")" = "$2" ] && return 0
+	echo "# CPU $1: total_bw $(total_bw "$1"), expected $2 once the exited tasks are released"
+	return 1
+}
+
 # layout_before UNIT SEEN: the partition rt (libdl-rt.slice, CPU 0) that
 # dl-part.service makes at boot from dl-part.conf, made before UNIT,
 # which requires it, started; SEEN is the file where UNIT wrote the
