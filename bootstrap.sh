@@ -3,34 +3,48 @@
 #
 #  1. Installs the missing build and test dependencies with apt-get when run
 #     as root; otherwise prints the apt-get command to run and stops.
-#  2. Fetches (never installs) the Debian kernel and busybox the VM suites
-#     boot in qemu, into tests/vm/cache/ (see tests/vm/fetch-kernel.sh),
-#     and builds there once the Debian 12 root file system with systemd
-#     that the systemd VM suites boot (tests/vm/fetch-systemd-rootfs.sh),
-#     and, as root, Debian 13's kernels, build root (with the tools to
-#     build and lint Debian packages) and systemd image (fetch-trixie.sh).
-#  3. Runs autoreconf and configure when needed, then make.
+#  2. Runs autoreconf and configure when needed, then make.
 #
-# It never installs a kernel package.  Extra arguments go to configure,
-# but for --bench, which also installs what make bench needs: gnuplot for
-# the plots and the peers libdl is measured against (rt-tests'
-# cyclicdeadline, cpuset's cset, hyperfine; util-linux gives chrt).
+# It fetches none of the test suites' images (kernels, root file systems,
+# about 800 MB to download): make check fetches those it needs, and make fetch, or
+# bootstrap.sh --tests beside the build, all of them ahead of time
+# (tests/vm/fetch.sh).  It never installs a kernel package.  Extra
+# arguments go to configure, but for these, first:
+#   --bench   also install what make bench needs: gnuplot for the plots
+#             and the peers libdl is measured against (rt-tests'
+#             cyclicdeadline, cpuset's cset, hyperfine; util-linux gives
+#             chrt), and fetch Debian 13's build root, where its rt-app
+#             runs (tests/vm/fetch.sh debian13-build)
+#   --tests   also fetch every test image into the cache (tests/vm/cache,
+#             or LIBDL_VM_CACHE), beside the build
 set -eu
 
 cd "$(dirname "$0")"
 
 bench=0
-if [ "${1:-}" = "--bench" ]; then
-	bench=1
+tests=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--bench) bench=1 ;;
+	--tests) tests=1 ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
+# The cache configure is given, for the fetch too.
+for arg in "$@"; do
+	case $arg in
+	LIBDL_VM_CACHE=*) export LIBDL_VM_CACHE="${arg#LIBDL_VM_CACHE=}" ;;
+	esac
+done
 
 # Package -> a file that proves it is installed.  Build: autotools, the
 # three libraries.  Tests: qemu and cpio for the VM suites, setpriv and
 # setcap for the privilege tests, debugfs access via mount (util-linux),
 # mmdebstrap for the systemd VM image, abigail-tools for the ABI check
-# (libdl/ABI), groff-base for the man page check, iproute2 and curl for the
-# metrics test (a network namespace, an HTTP read).  libsystemd-dev (sd-bus) and
+# (libdl/ABI), groff-base for the man page check, iproute2, curl and jq for
+# the metrics test (a network namespace, an HTTP read, the Prometheus
+# server's answers).  libsystemd-dev (sd-bus) and
 # bash-completion (its pkg-config file) are optional for configure.
 # Packages (make deb, tests/deb): dpkg-dev, debhelper, lintian, fakeroot,
 # systemd's pkg-config file (its unit folder), dh-python.  The Python
@@ -64,6 +78,7 @@ fakeroot:/usr/bin/fakeroot
 systemd:/usr/share/pkgconfig/systemd.pc
 iproute2:/usr/sbin/ip
 curl:/usr/bin/curl
+jq:/usr/bin/jq
 python3-dev:/usr/bin/python3-config
 python3-pytest:/usr/lib/python3/dist-packages/pytest/__init__.py
 dh-python:/usr/bin/dh_python3
@@ -96,25 +111,15 @@ if [ -n "$missing" ]; then
 	fi
 fi
 
-# The VM suites' kernel and busybox: downloaded, unpacked, never installed.
-if ! tests/vm/fetch-kernel.sh; then
-	echo "bootstrap: could not fetch the VM kernel; the VM suites will skip and say why" >&2
-fi
-# Debian 12's systemd image, promtool and node_exporter for the metrics
-# tests (unpacked, not installed: installed, each package starts and
-# enables a daemon), and Debian 13 (its 6.12 kernels, a build root with
-# libcgroup 3, its systemd with podman's layer) for the suites that build,
-# test and boot the project there.  They are fetched side by side, and
-# beside the build below: each waits mostly on downloads, and each has its
-# own apt configuration and work folder.
-tests/vm/fetch-systemd-rootfs.sh &
-rootfs=$!
-tests/vm/fetch-prometheus.sh &
-prom=$!
-trixie=""
-if [ "$(id -u)" = 0 ]; then
-	tests/vm/fetch-trixie.sh kernels build systemd podman &
-	trixie=$!
+# The test images, side by side with one another and with the build:
+# each waits mostly on downloads.
+images=""
+[ "$bench" = 1 ] && images=debian13-build
+[ "$tests" = 1 ] && images=all
+fetch=""
+if [ -n "$images" ]; then
+	tests/vm/fetch.sh $images >&2 &
+	fetch=$!
 fi
 
 status=0
@@ -126,13 +131,7 @@ if [ "$status" = 0 ] && { [ ! -f Makefile ] || [ configure -nt config.status ]; 
 fi
 [ "$status" = 0 ] && { make -j"$(nproc 2>/dev/null || echo 2)" || status=$?; }
 
-if [ -n "$trixie" ] && ! wait "$trixie"; then
-	echo "bootstrap: could not fetch Debian 13; the Debian 13 suites will skip and say why" >&2
-fi
-if ! wait "$rootfs"; then
-	echo "bootstrap: could not build the systemd VM image; the systemd VM suites will skip and say why" >&2
-fi
-if ! wait "$prom"; then
-	echo "bootstrap: could not fetch promtool and node_exporter; the metrics tests will skip and say why" >&2
+if [ -n "$fetch" ] && ! wait "$fetch"; then
+	echo "bootstrap: not every image could be fetched (above); make check fetches what is missing again, or skips what needs it, saying why" >&2
 fi
 exit "$status"

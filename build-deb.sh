@@ -7,8 +7,10 @@
 # Usage: build-deb.sh [--in debian13] [--out DIR] [--nocheck]
 #
 #   --in debian13   build in Debian 13's build root instead of on this
-#                   host (a chroot, tests/vm/fetch-trixie.sh build fetches
-#                   it; needs root)
+#                   host (a chroot; needs root): fetched into the cache
+#                   (LIBDL_VM_CACHE, default tests/vm/cache) the first
+#                   time, 234 MB to download (tests/vm/fetch.sh
+#                   debian13-build)
 #   --out DIR       where the packages go (default deb/RELEASE, RELEASE
 #                   being the building system's, e.g. debian12)
 #   --nocheck       DEB_BUILD_OPTIONS=nocheck: skip the unit suites and
@@ -72,8 +74,13 @@ debian13)
 	cache=${LIBDL_VM_CACHE:-$srcdir/tests/vm/cache}
 	root=$cache/trixie/build
 	[ "$(id -u)" = 0 ] || missing "building in Debian 13's build root needs root (chroot)"
-	LIBDL_VM_CACHE=$cache "$srcdir/tests/vm/fetch-trixie.sh" build >&2 ||
-		missing "no Debian 13 build root in $cache/trixie/build (tests/vm/fetch-trixie.sh build failed)"
+	# Fetched the first time (or waited for, when make check fetches it).
+	why=$(LIBDL_VM_CACHE=$cache "$srcdir/tests/vm/fetch.sh" debian13-build)
+	case $? in
+	0) ;;
+	77) missing "$why" ;;
+	*) die "${why:-tests/vm/fetch.sh debian13-build failed}" ;;
+	esac
 	command -v unshare >/dev/null 2>&1 || missing "unshare not found (util-linux)"
 	;;
 *) die "unknown --in $in: give debian13" ;;

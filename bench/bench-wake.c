@@ -27,6 +27,10 @@
  * first thing the job's own code does, as cyclicdeadline's jobs write
  * theirs: the trace then shows when control reached the job.
  *
+ * MODE sleep-publish or yield-publish: the same loop with
+ * DL_PERIODIC_PUBLISH, its counters written into its record at every
+ * job, for the cost of publishing side by side with the loop without.
+ *
  *   bench-wake MODE PERIOD_US SECONDS [JOBS.CSV]
  */
 #include <fcntl.h>
@@ -100,11 +104,14 @@ int main(int argc, char **argv)
 	pthread_t th;
 	int err;
 
-	if (argc < 4 || (strcmp(argv[1], "sleep") && strcmp(argv[1], "yield"))) {
-		fprintf(stderr, "usage: bench-wake sleep|yield PERIOD_US SECONDS [JOBS.CSV]\n");
+	if (argc < 4 || (strncmp(argv[1], "sleep", 5) && strncmp(argv[1], "yield", 5)) ||
+	    (argv[1][5] && strcmp(argv[1] + 5, "-publish"))) {
+		fprintf(stderr, "usage: bench-wake sleep|yield|sleep-publish|yield-publish PERIOD_US SECONDS [JOBS.CSV]\n");
 		return 2;
 	}
-	r.mode = strcmp(argv[1], "sleep") ? DL_PERIODIC_YIELD : DL_PERIODIC_SLEEP;
+	r.mode = strncmp(argv[1], "sleep", 5) ? DL_PERIODIC_YIELD : DL_PERIODIC_SLEEP;
+	if (argv[1][5])
+		r.mode |= DL_PERIODIC_PUBLISH;
 	r.period = strtoull(argv[2], NULL, 10) * 1000;
 	r.max = r.period ? strtoull(argv[3], NULL, 10) * 1000000000ULL / r.period : 0;
 	if (!r.period || !r.max || !(r.lat = calloc(r.max, sizeof(*r.lat))))

@@ -49,7 +49,7 @@ trap 'rm -rf "$work"; [ -n "${logs:-}" ] && rm -rf "$root$logs"' EXIT
 have_rtapp=1
 if ! [ -x "$root/usr/bin/rt-app" ]; then
 	have_rtapp=0
-	echo "rtapp-peer: no rt-app in $root (tests/vm/fetch-trixie.sh build installs it, as root): its half is not measured" >&2
+	echo "rtapp-peer: no rt-app in $root (tests/vm/fetch.sh debian13-build or ./bootstrap.sh --bench installs it, as root): its half is not measured" >&2
 fi
 
 # The workload: a control loop and two I/O threads, 0.78 of the

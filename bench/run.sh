@@ -5,6 +5,9 @@
 #
 #   bench/run.sh [BUILDDIR [OUTDIR]]        (make bench passes both)
 #   QUICK=1 bench/run.sh                    fewer rounds, for a try-out
+#   BENCH_ONLY=soak bench/run.sh            experiment 8 alone (soak.md)
+#   SOAK_LAUNCHES=N                         the soak's launches (100000;
+#                                           QUICK: 5000)
 #
 # The host is shared and noisy: every experiment alternates libdl and its
 # peer round by round, and the report gives ratios from the same run.
@@ -61,6 +64,17 @@ if ! flock -n 9; then
 	say "waiting for $lockfile (a kernel test suite is running)"
 	flock -w 1800 9 || die "the lock $lockfile was not free within 30 minutes"
 fi
+
+soak_launches=${SOAK_LAUNCHES:-$([ "$quick" = 1 ] && echo 5000 || echo 100000)}
+case ${BENCH_ONLY:-} in
+"") ;;
+soak)
+	say "8. soak: $soak_launches launches into one layout (alone)"
+	"$top/bench/soak.sh" "$build" "$out" "$soak_launches"
+	exit $?
+	;;
+*) die "BENCH_ONLY=${BENCH_ONLY}: the experiment run alone is soak" ;;
+esac
 
 work=$(mktemp -d /tmp/libdl-bench.XXXXXX) || die "mktemp"
 cset_name=libdl-bench
@@ -227,7 +241,7 @@ gp "set terminal png size 900,560; set output '$out/deadlines.png';
 # thing the job's own code does (a trace marker, which cyclicdeadline
 # writes in every job and bench-wake as well).  The loops' own figures,
 # each by its own definition of a release, are kept as secondary.
-say "2. activation latency: libdl's loop (sleep, yield) against cyclicdeadline, $R2 rounds of ${D2}s, traced"
+say "2. activation latency: libdl's loop (sleep, yield, each with and without publishing its counters) against cyclicdeadline, $R2 rounds of ${D2}s, traced"
 echo "round,tool,jobs,min_us,median_us,p99_us,max_us,avg_us" >"$out/wakeup.csv"
 echo "round,loop,jobs,wake_p50_us,wake_p99_us,sched_p50_us,sched_p99_us,oncpu_p50_us,migrated,marked,job_p50_us,job_p99_us" >"$out/wakeup-trace.csv"
 trace_wake=$top/bench/trace-wake.sh
@@ -236,8 +250,12 @@ have cyclicdeadline && have_cd=1
 wake_traced=0
 "$trace_wake" bench-wake "$work/probe.csv" -- true 2>"$work/wake.err" && wake_traced=1
 [ "$wake_traced" = 1 ] || { echo "   no trace: $(head -1 "$work/wake.err")"; }
+# The -publish loops: DL_PERIODIC_PUBLISH, the counters written into
+# the loop's record at every job (dl-stat(1)), next to the same loop
+# without, round by round.
+wake_loops="libdl-sleep libdl-sleep-publish libdl-yield libdl-yield-publish python-sleep cyclicdeadline"
 for r in $(seq 1 "$R2"); do
-	for loop in libdl-sleep libdl-yield python-sleep cyclicdeadline; do
+	for loop in $wake_loops; do
 		if [ "$loop" = python-sleep ]; then
 			[ "$have_py" = 1 ] || continue
 			comm=bench-wake-py
@@ -282,7 +300,7 @@ done
 # Each loop's figures over the jobs of every round (trace-wake.sh's
 # summary: jobs, wake p50 p99, scheduler p50 p99, oncpu p50, migrated,
 # marked, job p50 p99).
-for loop in libdl-sleep libdl-yield python-sleep cyclicdeadline; do
+for loop in $wake_loops; do
 	if [ -s "$work/trace-$loop.csv" ]; then
 		"$trace_wake" --summary "$work/trace-$loop.csv"
 	else
@@ -434,6 +452,16 @@ have_rtapp=0
 grep -q '^rt-app ' "$work/rtapp.out" && have_rtapp=1
 drift_guard rtapp 1
 
+# ---------------------------------------------------------------- 8. soak
+# A layout that stays: $soak_launches launches and a dl-load run after every
+# thousand, the state, status, launch, total_bw and a dl-stat --watch
+# followed all along (bench/soak.sh says how; results/soak.md).
+say "8. soak: $soak_launches launches into one layout"
+"$top/bench/soak.sh" "$build" "$out" "$soak_launches" >"$work/soak.out" 2>&1 ||
+	echo "   soak.sh failed: $(tail -1 "$work/soak.out")"
+grep '^   ' "$work/soak.out"
+drift_guard soak 1
+
 # ------------------------------------------------------------ the report
 say "writing $out/report.md"
 t_end=$(date +%s)
@@ -467,6 +495,8 @@ read -r t_sn t_swp t_swq t_ssp t_ssq t_soc t_smg t_smk t_sjp t_sjq <"$work/poole
 read -r t_yn t_ywp t_ywq t_ysp t_ysq t_yoc t_ymg t_ymk t_yjp t_yjq <"$work/pooled-libdl-yield"
 read -r t_cn t_cwp t_cwq t_csp t_csq t_coc t_cmg t_cmk t_cjp t_cjq <"$work/pooled-cyclicdeadline"
 read -r t_pn t_pwp t_pwq t_psp t_psq t_poc t_pmg t_pmk t_pjp t_pjq <"$work/pooled-python-sleep"
+read -r t_Sn t_Swp t_Swq t_Ssp t_Ssq t_Soc t_Smg t_Smk t_Sjp t_Sjq <"$work/pooled-libdl-sleep-publish"
+read -r t_Yn t_Ywp t_Ywq t_Ysp t_Ysq t_Yoc t_Ymg t_Ymk t_Yjp t_Yjq <"$work/pooled-libdl-yield-publish"
 round_ratios() { # LOOP COLUMN -> its round's figure over cyclicdeadline's, round by round
 	awk -F, -v l="$1" -v c="$2" 'NR > 1 && $2 == l {v[$1] = $c} NR > 1 && $2 == "cyclicdeadline" {p[$1] = $c}
 		END {for (r = 1; r in v; r++) printf "%s%s", (r > 1 ? ", " : ""), (r in p && p[r] > 0 ? sprintf("%.2f", v[r] / p[r]) : "n/a")}' \
@@ -496,7 +526,7 @@ have chrt || missing="$missing chrt (util-linux)"
 [ "$have_cset" = 1 ] || missing="$missing cset (cpuset)"
 [ "$have_hf" = 1 ] || missing="$missing hyperfine"
 have gnuplot || missing="$missing gnuplot (no plots)"
-[ "$have_rtapp" = 1 ] || missing="$missing rt-app (tests/vm/fetch-trixie.sh build)"
+[ "$have_rtapp" = 1 ] || missing="$missing rt-app (tests/vm/fetch.sh debian13-build, or ./bootstrap.sh --bench)"
 # Experiment 7: TOOL jobs misses per1000 resp_p50 resp_p99 wake_p50 wake_p99 cpu_per_job.
 read -r _ r7_j r7_m r7_k r7_rp r7_rq r7_wp r7_wq r7_c < <(grep '^rt-app ' "$work/rtapp.out" || echo "rt-app 0 0 nan nan nan nan nan nan")
 read -r _ d7_j d7_m d7_k d7_rp d7_rq d7_wp d7_wq d7_c < <(grep '^dl-load ' "$work/rtapp.out" || echo "dl-load 0 0 nan nan nan nan nan nan")
@@ -530,6 +560,7 @@ ${missing:+**Peers missing, their halves not measured:**$missing (\`./bootstrap.
 | 7 | one rt-app file: misses per 1000 jobs | dl-load $(num "$d7_k" %.1f) ($d7_m of $d7_j) | rt-app $(num "$r7_k" %.1f) ($r7_m of $r7_j) | | the same within noise |
 | 7 | response p50 / p99, wake-up p50 / p99 (us) | $(num "$d7_rp" %.0f) / $(num "$d7_rq" %.0f), $(num "$d7_wp" %.0f) / $(num "$d7_wq" %.0f) | $(num "$r7_rp" %.0f) / $(num "$r7_rq" %.0f), $(num "$r7_wp" %.0f) / $(num "$r7_wq" %.0f) | $(ratio "$d7_rp" "$r7_rp") / $(ratio "$d7_rq" "$r7_rq"), $(ratio "$d7_wp" "$r7_wp") / $(ratio "$d7_wq" "$r7_wq") | a result |
 | 7 | CPU per job (us) | dl-load $(num "$d7_c" %.1f) | rt-app $(num "$r7_c" %.1f) | $(ratio "$d7_c" "$r7_c") | <= 1.00 |
+$(cat "$out/soak.row" 2>/dev/null || echo "| 8 | soak | did not run | | | |")
 
 Every check of the kernel's accounting in this run: $drifts_total drifted of $checks_total ([drift.csv](drift.csv)); each drift was repaired by a root-domain rebuild (dl-part repair) before the next experiment.
 
@@ -597,7 +628,13 @@ every round; per round: [wakeup-trace.csv](wakeup-trace.csv).
 |---|---|---|---|---|---|---|---|
 | libdl sleep | $t_sn | $(num "$t_swp" %.1f) | $(num "$t_swq" %.1f) | $(num "$t_ssp" %.1f) / $(num "$t_ssq" %.1f) | $(num "$t_sjp" %.1f) / $(num "$t_sjq" %.1f) | $(num "$t_soc" %.1f) | $(num "$t_smg" %.2f) |
 | libdl yield | $t_yn | $(num "$t_ywp" %.1f) | $(num "$t_ywq" %.1f) | $(num "$t_ysp" %.1f) / $(num "$t_ysq" %.1f) | $(num "$t_yjp" %.1f) / $(num "$t_yjq" %.1f) | $(num "$t_yoc" %.1f) | $(num "$t_ymg" %.2f) |
+| libdl sleep, publishing | $t_Sn | $(num "$t_Swp" %.1f) | $(num "$t_Swq" %.1f) | $(num "$t_Ssp" %.1f) / $(num "$t_Ssq" %.1f) | $(num "$t_Sjp" %.1f) / $(num "$t_Sjq" %.1f) | $(num "$t_Soc" %.1f) | $(num "$t_Smg" %.2f) |
+| libdl yield, publishing | $t_Yn | $(num "$t_Ywp" %.1f) | $(num "$t_Ywq" %.1f) | $(num "$t_Ysp" %.1f) / $(num "$t_Ysq" %.1f) | $(num "$t_Yjp" %.1f) / $(num "$t_Yjq" %.1f) | $(num "$t_Yoc" %.1f) | $(num "$t_Ymg" %.2f) |
 | cyclicdeadline | $t_cn | $(num "$t_cwp" %.1f) | $(num "$t_cwq" %.1f) | $(num "$t_csp" %.1f) / $(num "$t_csq" %.1f) | $(num "$t_cjp" %.1f) / $(num "$t_cjq" %.1f) | $(num "$t_coc" %.1f) | $(num "$t_cmg" %.2f) |
+
+Publishing the counters (DL_PERIODIC_PUBLISH) against the same loop
+without: job latency p50 sleep $(ratio "$t_Sjp" "$t_sjp"), yield $(ratio "$t_Yjp" "$t_yjp");
+CPU per job p50 sleep $(ratio "$t_Soc" "$t_soc"), yield $(ratio "$t_Yoc" "$t_yoc").
 
 Ratios libdl / cyclicdeadline, sleep loop: wake-up p50 $(ratio "$t_swp" "$t_cwp"),
 p99 $(ratio "$t_swq" "$t_cwq"); job latency p50 $(ratio "$t_sjp" "$t_cjp"), p99 $(ratio "$t_sjq" "$t_cjq").
@@ -760,6 +797,10 @@ jobs.  Per round: [rtapp.csv](rtapp.csv); pooled: [rtapp-jobs.csv](rtapp-jobs.cs
 |---|---|---|---|---|---|
 | dl-load | $d7_j | $d7_m ($(num "$d7_k" %.1f)) | $(num "$d7_rp" %.0f) / $(num "$d7_rq" %.0f) | $(num "$d7_wp" %.0f) / $(num "$d7_wq" %.0f) | $(num "$d7_c" %.1f) |
 | rt-app | $r7_j | $r7_m ($(num "$r7_k" %.1f)) | $(num "$r7_rp" %.0f) / $(num "$r7_rq" %.0f) | $(num "$r7_wp" %.0f) / $(num "$r7_wq" %.0f) | $(num "$r7_c" %.1f) |
+
+$(cat "$out/soak.md" 2>/dev/null || echo "### 8. Soak: did not run")
+
+![soak](soak.png)
 
 ## Reproduce
 

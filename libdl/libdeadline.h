@@ -205,6 +205,11 @@ int dl_yield(void);
 /* Or'd into the mode: the same releases and measurements with no
  * reservation (no sched_setattr, no CAP_SYS_NICE), for tests. */
 #define DL_PERIODIC_NO_RESERVATION 0x100
+/* Or'd into the mode: publish the loop's counters (jobs, misses,
+ * overruns, responses) for dl-stat(1) to read, in a record of the
+ * thread's own under /run (dl_counts_list(3)); each job writes memory
+ * only: no system call, no allocation, no lock. */
+#define DL_PERIODIC_PUBLISH 0x200
 
 struct dl_periodic; /* opaque */
 
@@ -239,6 +244,31 @@ int dl_periodic_next(struct dl_periodic *pt, const struct dl_job **done);
 const struct dl_periodic_stats *dl_periodic_stats(struct dl_periodic *pt);
 void dl_periodic_free(struct dl_periodic *pt);
 
+/* The counters the periodic loops started with DL_PERIODIC_PUBLISH
+ * publish (dl_counts_list(3)), one per live thread: a record that did
+ * not pass every check (its owner, its thread alive and the owner's,
+ * its format) is not listed.  Response times in buckets of powers of
+ * two: bucket i < DL_COUNTS_BUCKETS - 1 counts the jobs whose response
+ * was at most DL_COUNTS_LE_NS(i) and more than the bucket before's; the
+ * last one, the rest. */
+#define DL_COUNTS_BUCKETS 24
+#define DL_COUNTS_LE_NS(i) (UINT64_C(1024) << (i))
+struct dl_task_counts {              /* the library's, in arrays: its size is fixed */
+	pid_t pid;
+	pid_t tid;
+	uid_t uid;                   /* whose record (and thread) it is */
+	char comm[17];               /* the thread's name when it began publishing */
+	struct dl_params params;     /* its reservation then */
+	uint64_t jobs;               /* jobs ended */
+	uint64_t misses;             /* of them, ended after their deadline */
+	uint64_t overruns;           /* SIGXCPU received by the thread (DL_FLAG_DL_OVERRUN) */
+	uint64_t response_max;       /* ns */
+	uint64_t response_sum;       /* ns, of every job's response */
+	uint64_t buckets[DL_COUNTS_BUCKETS];
+	uint64_t reserved[8];
+};
+int dl_counts_list(struct dl_task_counts **counts, size_t *count);
+
 /* Task sets (the format of libdl-taskset(5)): one task per line. */
 struct dl_taskset;                 /* opaque */
 struct dl_taskspec {               /* allocated by the library only: fields may be added at the end */
@@ -269,6 +299,7 @@ int dl_taskset_set_place(struct dl_taskset *ts, size_t i, const char *place);
  * start, each job burning the task's work of CPU time. */
 #define DL_LOAD_KEEP_JOBS    0x1 /* keep every job's record */
 #define DL_LOAD_IGNORE_PLACE 0x2 /* run every task where the caller is */
+#define DL_LOAD_NO_PUBLISH   0x4 /* the tasks publish no counters (DL_PERIODIC_PUBLISH) */
 struct dl_load; /* opaque */
 struct dl_load_task {                    /* allocated by the library: fields may be added at the end */
 	const struct dl_taskspec *spec;  /* the task (the set's) */

@@ -26,6 +26,7 @@ struct dl_loadctl {
 	int mode;
 	bool json;
 	bool ignore_place;
+	bool no_publish;
 	bool plan;    /* --plan: the set runs in the layout libdl's plan makes */
 	bool no_move; /* with --plan: leave the root cpuset's tasks (v1) */
 	bool print;   /* --print-taskset: print the set in the line form, run nothing */
@@ -53,6 +54,7 @@ static noreturn void usage(void)
 	       "     --json              the results as JSON, times in integer ns\n"
 	       "     --csv FILE          every job into FILE, one line each\n"
 	       "     --ignore-place      run every task here, ignoring place=\n"
+	       "     --no-publish        publish no counters for dl-stat (jobs, misses)\n"
 	       "     --plan              run the set in the layout of libdl's plan for it\n"
 	       "                         (dl-part plan), made first and destroyed after\n"
 	       "     --no-move           with --plan: leave the root cpuset's tasks (v1)\n"
@@ -73,7 +75,7 @@ static noreturn void usage(void)
 	exit(EXIT_SUCCESS);
 }
 
-enum { OPT_JSON = 0x100, OPT_CSV, OPT_IGNORE_PLACE, OPT_PLAN, OPT_NO_MOVE, OPT_PRINT };
+enum { OPT_JSON = 0x100, OPT_CSV, OPT_IGNORE_PLACE, OPT_PLAN, OPT_NO_MOVE, OPT_PRINT, OPT_NO_PUBLISH };
 
 static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 {
@@ -84,6 +86,7 @@ static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "ignore-place", no_argument, NULL, OPT_IGNORE_PLACE },
+		{ "no-publish", no_argument, NULL, OPT_NO_PUBLISH },
 		{ "plan", no_argument, NULL, OPT_PLAN },
 		{ "no-move", no_argument, NULL, OPT_NO_MOVE },
 		{ "print-taskset", no_argument, NULL, OPT_PRINT },
@@ -121,6 +124,9 @@ static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 			break;
 		case OPT_IGNORE_PLACE:
 			ctl->ignore_place = true;
+			break;
+		case OPT_NO_PUBLISH:
+			ctl->no_publish = true;
 			break;
 		case OPT_PLAN:
 			ctl->plan = true;
@@ -460,6 +466,8 @@ int main(int argc, char **argv)
 		flags |= DL_LOAD_KEEP_JOBS;
 	if (ctl.ignore_place)
 		flags |= DL_LOAD_IGNORE_PLACE;
+	if (ctl.no_publish)
+		flags |= DL_LOAD_NO_PUBLISH;
 	made = ctl.plan && apply_plan(&ctl, ts);
 	if (dl_load_run(ts, ctl.mode, ctl.duration, ctl.jobs, flags, &l) < 0) {
 		char why[1024];

@@ -54,23 +54,58 @@ static int partition(struct dl_layout *l, const char *arg, char *why, size_t len
 	return 0;
 }
 
+/*
+ * One line of f into line (DL_PART_CONF_LINE_MAX + 1 bytes), without its
+ * newline: 1, or 0 at the end of the file.  A line is read whole or
+ * refused, so that no piece of it is ever taken for a line of its own
+ * (a comment's tail for a directive): -E2BIG when it is longer than
+ * DL_PART_CONF_LINE_MAX, -EINVAL when it holds a NUL byte, which would
+ * hide the rest of it.
+ */
+static int read_line(FILE *f, char *line)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (c == '\0')
+			return -EINVAL;
+		if (n == DL_PART_CONF_LINE_MAX)
+			return -E2BIG;
+		line[n++] = (char)c;
+	}
+	line[n] = '\0';
+	return c == EOF && n == 0 ? 0 : 1;
+}
+
 int conf_load(const char *file, struct dl_layout *l, unsigned int *flags, int *nparts,
 	      char *msg, size_t len)
 {
-	char line[4096], why[512];
-	int lineno = 0, bad = 0;
+	char line[DL_PART_CONF_LINE_MAX + 1], why[512];
+	int lineno = 0, bad = 0, got;
 	FILE *f = fopen(file, "re");
 
 	if (!f) {
 		snprintf(msg, len, "cannot read %s: %s", file, strerror(errno));
 		return -1;
 	}
-	while (!bad && fgets(line, sizeof(line), f)) {
+	while (!bad && (got = read_line(f, line)) != 0) {
 		char *key, *val, *more, *save = NULL;
 		dl_cpus_t cpus;
 		bool b;
 
 		lineno++;
+		if (got == -E2BIG) {
+			snprintf(msg, len, "%s:%d: the line is longer than %d characters, the most a line of dl-part.conf may hold: split it (a long comment into several lines, each starting with #)",
+				 file, lineno, DL_PART_CONF_LINE_MAX);
+			bad = 1;
+			break;
+		}
+		if (got == -EINVAL) {
+			snprintf(msg, len, "%s:%d: a NUL byte: dl-part.conf is text; remove it", file, lineno);
+			bad = 1;
+			break;
+		}
 		line[strcspn(line, "#")] = '\0';
 		key = strtok_r(line, SPACE, &save);
 		if (!key)

@@ -5,7 +5,7 @@
  *                  [--mems NODES] [--isolated] [--no-move]
  *   dl-part create --config FILE
  *   dl-part list [--json]
- *   dl-part destroy
+ *   dl-part destroy [--force] [--config FILE]
  *   dl-part status [--json]
  *   dl-part repair
  *
@@ -33,7 +33,7 @@ static noreturn void usage(void)
 	       "                [--mems NODES] [--isolated] [--no-move]\n"
 	       " %1$s create --config FILE\n"
 	       " %1$s list [--json]\n"
-	       " %1$s destroy [--force]\n"
+	       " %1$s destroy [--force] [--config FILE]\n"
 	       " %1$s status [--json]\n"
 	       " %1$s repair\n"
 	       " %1$s plan [--cpus N] [--json] TASKSET\n"
@@ -49,7 +49,8 @@ static noreturn void usage(void)
 	       " list      the layout's cpusets, CPUs, tasks and root domains\n"
 	       " destroy   undo create exactly, even after a create that was killed; a\n"
 	       "           partition that holds a container or a unit is refused, named\n"
-	       "           (--force: leave those in place, destroy the rest)\n"
+	       "           (--force: leave those in place, destroy the rest; --config\n"
+	       "           FILE: only FILE's layout, and none in place is no error)\n"
 	       " status    the layout, every root domain's deadline bandwidth, and whether\n"
 	       "           the kernel's accounting has drifted (exit 1 if it has)\n"
 	       " repair    make the kernel recount its deadline bandwidth (a root-domain\n"
@@ -83,6 +84,7 @@ struct opts {
 	struct dl_layout *layout;
 	bool json;
 	bool force; /* destroy --force */
+	bool config; /* --config */
 	int nparts;
 };
 
@@ -137,7 +139,9 @@ static void parse_args(struct opts *o, const char *cmd, int argc, char **argv)
 			o->force = true;
 			continue;
 		}
-		if (!creating && c != 'j' && c != 'h' && c != 'V' && c != '?' && c != ':') {
+		if (!creating && c == 'C' && strcmp(cmd, "destroy"))
+			usage_error("%s takes no option --config: it is for create and destroy", cmd);
+		if (!creating && c != 'C' && c != 'j' && c != 'h' && c != 'V' && c != '?' && c != ':') {
 			char shortname[3] = { '-', (char)c, '\0' };
 
 			/* Name the option, not its value. */
@@ -156,7 +160,7 @@ static void parse_args(struct opts *o, const char *cmd, int argc, char **argv)
 
 			if (o->nparts)
 				usage_error("--config and --partition: give the layout one way");
-			config = true;
+			config = o->config = true;
 			if (conf_load(optarg, o->layout, &flags, &o->nparts, msg, sizeof(msg)) < 0)
 				die(EXIT_USAGE, "%s", msg);
 			break;
@@ -323,14 +327,29 @@ static int cmd_destroy(const struct opts *o)
 {
 	struct dl_layout_result res;
 	struct dl_layout *l = NULL;
-	int parts = dl_layout_load(&l) == 0 ? dl_layout_count(l) : 0;
+	int loaded = dl_layout_load(&l), parts = loaded == 0 ? dl_layout_count(l) : 0, err;
 
+	/* --config (dl-part.service after a start that did not finish):
+	 * FILE's layout alone, and none is nothing to do. */
+	if (o->config && loaded == -ENOENT) {
+		printf("no layout: nothing to destroy\n");
+		return EXIT_SUCCESS;
+	}
+	if (o->config) {
+		dl_layout_free(l);
+		l = o->layout;
+	}
 	if (l && o->force)
 		dl_layout_set_flags(l, dl_layout_flags(l) | DL_LAYOUT_LEAVE_BUSY);
-	/* The layout just read, or (none) the library's own refusal. */
-	if (dl_layout_destroy(l, &res) < 0)
+	/* The layout just read (or FILE's), or (none) the library's own
+	 * refusal. */
+	if ((err = dl_layout_destroy(l, &res)) < 0) {
+		if (o->config && err == -ESTALE)
+			die(EXIT_FAILURE, "the layout in place is not the one of --config's file: it is left as it is (dl-part destroy without --config destroys it)");
 		die(EXIT_FAILURE, "cannot destroy the layout: %s", dl_errmsg());
-	dl_layout_free(l);
+	}
+	if (!o->config)
+		dl_layout_free(l);
 	if (parts > 0 && res.absent == (uint64_t)parts)
 		printf("the layout was already gone: none of its partitions' cgroups exists any more\n");
 	if (res.left) {

@@ -47,6 +47,8 @@ struct history {
 	size_t nrds;
 	uint64_t *high_since; /* per rd: when the count went high, 0 if not */
 	uint64_t *overruns;   /* per task: refreshes that found it out of budget */
+	struct dl_task_counts *counts; /* the loops' published counters */
+	size_t ncounts;
 };
 
 static noreturn void usage(void)
@@ -226,11 +228,34 @@ static ssize_t find_task(const struct history *h, pid_t tid)
 	return -1;
 }
 
+static bool any_counts(const struct stat_frame *f)
+{
+	for (size_t i = 0; f->counts && i < f->ntasks; i++)
+		if (f->counts[i])
+			return true;
+	return false;
+}
+
+/* JOBS MISSED OVR of task i, or dashes; a * after MISSED when its misses
+ * rose (--watch).  Whether they rose. */
+static bool print_counts(FILE *o, const struct stat_frame *f, size_t i)
+{
+	const struct dl_task_counts *n = f->counts[i];
+	bool rose = f->watch && f->misses_rose && f->misses_rose[i];
+
+	if (!n) {
+		fprintf(o, " %8s %7s %4s", "-", "-", "-");
+		return false;
+	}
+	fprintf(o, " %8" PRIu64 " %6" PRIu64 "%c %4" PRIu64, n->jobs, n->misses, rose ? '*' : ' ', n->overruns);
+	return rose;
+}
+
 static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 {
 	const struct dl_task *t = f->tasks;
 	char a[32], b[32], d[32], e[32];
-	bool out_of_budget = false;
+	bool out_of_budget = false, rising = false;
 
 	if (!c->tasks_only)
 		show_rd_table(o, f->rds, f->nrds, f->drift,
@@ -247,6 +272,8 @@ static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 		"PERIOD", "UTIL");
 	if (c->watch)
 		fprintf(o, " %8s %-5s", "USED/PER", "%RUN");
+	if (any_counts(f))
+		fprintf(o, " %8s %7s %4s", "JOBS", "MISSED", "OVR");
 	fprintf(o, " %-5s %-3s %s\n", "FLAGS", "RD", "CPUSET");
 	for (size_t i = 0; i < f->ntasks; i++) {
 		/* Names are anyone's: escaped, so that none rewrites a screen. */
@@ -269,6 +296,8 @@ static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 				fprintf(o, " %8s %4s ", "-", "-");
 			}
 		}
+		if (any_counts(f))
+			rising |= print_counts(o, f, i);
 		fprintf(o, " %-5s %-3d %s\n", flags_text(t[i].params.flags, e, sizeof(e)), t[i].rd,
 			cs[0] ? cs : "?");
 	}
@@ -277,6 +306,10 @@ static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 	if (out_of_budget)
 		fprintf(o, "note: ! in %%RUN: it runs out of budget, it used %d%% or more of its runtime in the last period\n",
 			BUDGET_FULL_PERMILLE / 10);
+	if (rising)
+		fputs("note: * in MISSED: it missed deadlines since the refresh before\n", o);
+	if (any_counts(f))
+		fputs("note: JOBS, MISSED and OVR are counted by the loops that publish them (dl-stat(1)); '-': the task publishes none\n", o);
 }
 
 /* The terminal's width, read again every frame as top does (it may have
@@ -426,7 +459,10 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	size_t nt, nrd, nparts = 0;
 	int *drift; /* dl_rd_drift(3) verdicts */
 	uint64_t *used, *overruns;
-	bool *seen;
+	bool *seen, *rose;
+	struct dl_task_counts *counts = NULL;
+	const struct dl_task_counts **mine;
+	size_t ncounts = 0;
 	int ret = 0;
 
 	if (dl_snapshot(c->pid, &t, &nt, &rds, &nrd) < 0) {
@@ -438,8 +474,22 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	used = calloc(nt ? nt : 1, sizeof(*used));
 	overruns = calloc(nt ? nt : 1, sizeof(*overruns));
 	seen = calloc(nt ? nt : 1, sizeof(*seen));
-	if (!drift || !used || !overruns || !seen)
+	rose = calloc(nt ? nt : 1, sizeof(*rose));
+	mine = calloc(nt ? nt : 1, sizeof(*mine));
+	if (!drift || !used || !overruns || !seen || !rose || !mine)
 		die(EXIT_FAILURE, "out of memory");
+	/* The counters the loops publish, each beside its thread; none
+	 * readable is no error (dl-stat(1), FILES). */
+	if (dl_counts_list(&counts, &ncounts) < 0)
+		ncounts = 0;
+	for (size_t i = 0; i < nt; i++) {
+		for (size_t k = 0; k < ncounts; k++)
+			if (counts[k].tid == t[i].tid)
+				mine[i] = &counts[k];
+		for (size_t k = 0; mine[i] && !first && k < h->ncounts; k++)
+			if (h->counts[k].tid == t[i].tid && mine[i]->misses > h->counts[k].misses)
+				rose[i] = true;
+	}
 	for (size_t i = 0; i < nrd; i++) {
 		uint64_t since = 0;
 
@@ -477,6 +527,8 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	f.seen = seen;
 	f.used = used;
 	f.overruns = overruns;
+	f.counts = mine;
+	f.misses_rose = rose;
 	if (c->output) {
 		ret = write_output(c, &f);
 	} else {
@@ -510,6 +562,11 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	free(drift);
 	free(used);
 	free(seen);
+	free(rose);
+	free(mine);
+	free(h->counts);
+	h->counts = counts;
+	h->ncounts = ncounts;
 	keep(h, t, nt, rds, nrd, overruns, f.now);
 	return ret;
 }
@@ -536,5 +593,6 @@ int main(int argc, char **argv)
 	free(h.rds);
 	free(h.high_since);
 	free(h.overruns);
+	free(h.counts);
 	return bad ? EXIT_FAILURE : EXIT_SUCCESS;
 }

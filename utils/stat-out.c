@@ -12,6 +12,7 @@
  * a new series.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json-writer.h"
@@ -134,6 +135,7 @@ void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v)
 				json_null(&j, "out_of_budget");
 				json_null(&j, "overruns");
 			}
+			json_task_counts(&j, f, i);
 			json_obj_end(&j);
 		}
 		json_arr_end(&j);
@@ -246,7 +248,7 @@ static const struct {
 	[RD_FAIR] = { "libdl_root_domain_fair_server_ratio", "Deadline bandwidth the fair servers of its CPUs hold, in CPUs (kernel 6.12 and later)." },
 	[RD_TASKS] = { "libdl_root_domain_tasks_ratio", "Deadline bandwidth its live deadline threads hold, in CPUs." },
 	[RD_ADMITTED] = { "libdl_root_domain_admitted_ratio", "Deadline bandwidth the kernel counts admitted (total_bw), in CPUs." },
-	[RD_FREE] = { "libdl_root_domain_free_ratio", "Deadline bandwidth left for the next reservation, in CPUs (capacity minus admitted)." },
+	[RD_FREE] = { "libdl_root_domain_free_ratio", "Deadline bandwidth left for the next reservation, in CPUs (capacity minus admitted; +Inf when unlimited)." },
 	[RD_EXPECTED] = { "libdl_root_domain_expected_ratio", "What the admitted count should be: fair servers plus live deadline threads, in CPUs." },
 	[RD_DRIFT] = { "libdl_root_domain_drift_ratio", "Admitted minus expected when the kernel's figures are read, else 0, in CPUs." },
 	[RD_THREADS] = { "libdl_root_domain_deadline_threads", "Live deadline threads in the root domain." },
@@ -279,7 +281,12 @@ static void rd_value(FILE *o, const struct stat_frame *f, size_t i, int field)
 		put_ratio(o, rd->total_bw);
 		break;
 	case RD_FREE:
-		put_ratio(o, rd->free_bw);
+		/* No admission test (sched_rt_runtime_us = -1): any
+		 * reservation fits, which the format spells +Inf. */
+		if (rd->unlimited)
+			fputs(" +Inf\n", o);
+		else
+			put_ratio(o, rd->free_bw);
 		break;
 	case RD_EXPECTED:
 		put_ratio(o, expected);
@@ -399,6 +406,7 @@ static void prom_tasks(FILE *o, const struct stat_frame *f, const struct stat_vi
 		task_labels(o, "libdl_task_cpu_seconds_total", f, v, i, NULL, NULL);
 		put_seconds(o, t[i].exec_ns);
 	}
+	prom_task_counts(o, f, v);
 	if (!f->watch)
 		return;
 	family(o, "libdl_task_used_per_period_seconds", "gauge",
@@ -415,11 +423,11 @@ static void prom_tasks(FILE *o, const struct stat_frame *f, const struct stat_vi
 			task_labels(o, "libdl_task_overrun", f, v, i, NULL, NULL);
 			fprintf(o, " %d\n", task_overran(&t[i], f->used[i]));
 		}
-	family(o, "libdl_task_overruns_total", "counter",
+	family(o, "libdl_task_out_of_budget_refreshes_total", "counter",
 	       "Refreshes of this dl-stat --watch that found it out of budget.");
 	for (size_t i = 0; i < f->ntasks; i++)
 		if (f->seen[i]) {
-			task_labels(o, "libdl_task_overruns_total", f, v, i, NULL, NULL);
+			task_labels(o, "libdl_task_out_of_budget_refreshes_total", f, v, i, NULL, NULL);
 			fprintf(o, " %" PRIu64 "\n", f->overruns[i]);
 		}
 }
@@ -431,4 +439,99 @@ void stat_prometheus(FILE *o, const struct stat_frame *f, const struct stat_view
 	if (!v->domains_only)
 		prom_tasks(o, f, v);
 	fflush(o);
+}
+
+/* ------------------------------------------------- published counters */
+
+/* A bucket's bound in seconds, in the fewest digits that read back as
+ * the same double, the way Prometheus's own libraries write le (so
+ * node_exporter serves it unchanged): "1.024e-06", "0.000131072". */
+static void le_seconds(char *buf, size_t len, unsigned i)
+{
+	double s = (double)DL_COUNTS_LE_NS(i) / (double)NS_PER_SEC;
+
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(buf, len, "%.*g", digits, s);
+		if (strtod(buf, NULL) == s)
+			return;
+	}
+}
+
+void json_task_counts(struct json *j, const struct stat_frame *f, size_t i)
+{
+	const struct dl_task_counts *c = f->counts ? f->counts[i] : NULL;
+
+	if (!c) {
+		json_null(j, "counters");
+		return;
+	}
+	json_obj_begin(j, "counters");
+	json_uint(j, "jobs", c->jobs);
+	json_uint(j, "deadline_misses", c->misses);
+	json_uint(j, "overruns", c->overruns);
+	json_uint(j, "response_max_ns", c->response_max);
+	json_uint(j, "response_sum_ns", c->response_sum);
+	/* Each bucket's own jobs (not cumulative); the last has no bound. */
+	json_arr_begin(j, "response_buckets");
+	for (unsigned b = 0; b < DL_COUNTS_BUCKETS; b++) {
+		json_obj_begin(j, NULL);
+		if (b < DL_COUNTS_BUCKETS - 1)
+			json_uint(j, "le_ns", DL_COUNTS_LE_NS(b));
+		else
+			json_null(j, "le_ns");
+		json_uint(j, "jobs", c->buckets[b]);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	if (f->watch && f->misses_rose)
+		json_bool(j, "misses_rising", f->misses_rose[i]);
+	json_obj_end(j);
+}
+
+void prom_task_counts(FILE *o, const struct stat_frame *f, const struct stat_view *v)
+{
+	static const struct {
+		const char *name, *help;
+	} counter[3] = {
+		{ "libdl_task_jobs_total", "Jobs its periodic loop ended (published by the loop: DL_PERIODIC_PUBLISH, dl-load)." },
+		{ "libdl_task_deadline_misses_total", "Of them, jobs that ended after their deadline." },
+		{ "libdl_task_overruns_total", "Runtime overruns the kernel signalled to the thread (SIGXCPU, SCHED_FLAG_DL_OVERRUN)." },
+	};
+	const char *hist = "libdl_task_response_seconds";
+	char le[32];
+
+	if (!f->counts)
+		return;
+	for (int k = 0; k < 3; k++) {
+		family(o, counter[k].name, "counter", counter[k].help);
+		for (size_t i = 0; i < f->ntasks; i++) {
+			const struct dl_task_counts *c = f->counts[i];
+
+			if (!c)
+				continue;
+			task_labels(o, counter[k].name, f, v, i, NULL, NULL);
+			fprintf(o, " %" PRIu64 "\n", k == 0 ? c->jobs : k == 1 ? c->misses : c->overruns);
+		}
+	}
+	family(o, hist, "histogram", "Response time of its jobs: from release to end.");
+	for (size_t i = 0; i < f->ntasks; i++) {
+		const struct dl_task_counts *c = f->counts[i];
+		uint64_t below = 0;
+
+		if (!c)
+			continue;
+		for (unsigned b = 0; b < DL_COUNTS_BUCKETS; b++) {
+			below += c->buckets[b];
+			if (b < DL_COUNTS_BUCKETS - 1)
+				le_seconds(le, sizeof(le), b);
+			else
+				snprintf(le, sizeof(le), "+Inf");
+			task_labels(o, "libdl_task_response_seconds_bucket", f, v, i, "le", le);
+			fprintf(o, " %" PRIu64 "\n", below);
+		}
+		task_labels(o, "libdl_task_response_seconds_sum", f, v, i, NULL, NULL);
+		put_seconds(o, c->response_sum);
+		task_labels(o, "libdl_task_response_seconds_count", f, v, i, NULL, NULL);
+		fprintf(o, " %" PRIu64 "\n", c->jobs);
+	}
 }

@@ -32,6 +32,11 @@ struct stat_frame {
 	const bool *seen;
 	const uint64_t *used;
 	const uint64_t *overruns;
+	/* Per task: the counters its loop publishes (dl_counts_list(3)),
+	 * or NULL; with watch, whether its misses rose since the refresh
+	 * before. */
+	const struct dl_task_counts *const *counts;
+	const bool *misses_rose;
 	/* The dl-part layout (dl_layout_report(3)), when there is one. */
 	bool layout;
 	int layout_version;
@@ -50,6 +55,12 @@ bool task_overran(const struct dl_task *t, uint64_t used);
 /* Why a layout member is not what create made, or NULL (dl-part status
  * prints it, dl-stat exports it). */
 const char *member_invalid(int version, const struct dl_part_info *p);
+
+/* The published counters of task i into a JSON object (null when it
+ * publishes none), and as Prometheus families. */
+struct json;
+void json_task_counts(struct json *j, const struct stat_frame *f, size_t i);
+void prom_task_counts(FILE *o, const struct stat_frame *f, const struct stat_view *v);
 
 void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v);
 void stat_prometheus(FILE *o, const struct stat_frame *f, const struct stat_view *v);

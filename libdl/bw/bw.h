@@ -132,7 +132,11 @@ int dl_verdict_render(pid_t pid, uint64_t n, const struct dl_admission *a, struc
 /* drift.c: wait until no exited deadline task still holds bandwidth. */
 int dl_wait_quiet(unsigned int timeout_ms);
 
-/* rebuild.c: rebuild the root domains (the caller holds the layout lock). */
+/* rebuild.c: rebuild the root domains (the caller holds the layout
+ * lock), with SIGINT, SIGTERM, SIGHUP and SIGQUIT held back until its
+ * probe is gone; remove the probes of repairs killed with SIGKILL
+ * (their pid gone), how many. */
 int dl_rd_rebuild_locked(void);
+int dl_rd_sweep_probes(void);
 
 #endif

@@ -7,14 +7,25 @@
  * 6.1), so the repair is one rebuild that leaves the domains as they
  * were: on v1 a probe cpuset made exclusive and removed, on v2 a root
  * partition toggled.
+ *
+ * A rebuild is a few writes that only make sense whole: the probe made
+ * keeps a CPU exclusively (v1) or as a partition (v2), the partition
+ * toggled is a member until it is a root again.  So the signals that end
+ * a command are held back until the domains are as they were
+ * (sys/signals.c), and a probe left by a SIGKILL, which cannot be held,
+ * names the pid that made it: the next rebuild, create or destroy
+ * removes it once that pid is gone (dl_rd_sweep_probes).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bw/bw.h"
+
+#define PROBE_PREFIX "libdl-rebuild-"
 
 /* The exclusive children of a cpuset: their CPUs, and the first. */
 struct excl_walk {
@@ -128,7 +139,7 @@ static int rebuild_v1(bool *said)
 	if (cpu < 0)
 		return -ELOOP;
 	snprintf(cpustr, sizeof(cpustr), "%d", cpu);
-	err = dl_pathf(name, sizeof(name), "%s%slibdl-rebuild-%d", parent,
+	err = dl_pathf(name, sizeof(name), "%s%s" PROBE_PREFIX "%d", parent,
 		       *parent ? "/" : "", (int)getpid());
 	if (err)
 		return err;
@@ -205,7 +216,7 @@ static int rebuild_v2(bool *said)
 	if (added && (err = dl_cs_root_subtree("+cpuset")))
 		return err;
 	snprintf(cpustr, sizeof(cpustr), "%d", last);
-	snprintf(name, sizeof(name), "libdl-rebuild-%d", (int)getpid());
+	snprintf(name, sizeof(name), PROBE_PREFIX "%d", (int)getpid());
 	{
 		struct dl_kv kv[] = { { "cpuset.cpus", cpustr } };
 
@@ -226,10 +237,63 @@ static int rebuild_v2(bool *said)
 	return err;
 }
 
+/* The probes found, by name, whose pid is gone. */
+struct probe_walk {
+	char (*names)[4096];
+	size_t n, max;
+};
+
+static int probe_visit(const char *child, int depth, void *arg)
+{
+	struct probe_walk *w = arg;
+	const char *base = strrchr(child, '/');
+	char *end;
+	long pid;
+
+	(void)depth;
+	base = base ? base + 1 : child;
+	if (strncmp(base, PROBE_PREFIX, strlen(PROBE_PREFIX)) != 0)
+		return DL_CS_DESCEND;
+	pid = strtol(base + strlen(PROBE_PREFIX), &end, 10);
+	/* Only a probe whose maker is gone: every probe is made under the
+	 * layout lock, which the caller holds, but a pid is all the name
+	 * keeps, and a reused one keeps its probe until it ends too. */
+	if (*end || pid <= 0 || pid > INT32_MAX || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+		return DL_CS_NEXT;
+	if (w->n < w->max && strlen(child) < sizeof(w->names[0]))
+		memcpy(w->names[w->n++], child, strlen(child) + 1);
+	return DL_CS_NEXT; /* a probe has no children */
+}
+
+int dl_rd_sweep_probes(void)
+{
+	char names[8][4096], state[256];
+	struct probe_walk w = { .names = names, .max = ARRAY_SIZE(names) };
+	int version = dl_cpuset_version(), removed = 0;
+	bool said = false;
+
+	if (version < 0 || geteuid() != 0)
+		return 0;
+	dl_cs_walk("", probe_visit, &w);
+	for (size_t i = 0; i < w.n; i++) {
+		/* Undone as the probe's own removal would: balancing off (v1),
+		 * a member again (v2), so the removal changes no domain. */
+		if (version == 1)
+			dl_cs_write(names[i], "cpuset.sched_load_balance", "0");
+		else if (dl_cs_read(names[i], "cpuset.cpus.partition", state, sizeof(state)) == 0 &&
+			 strcmp(state, "member") != 0)
+			dl_cs_write(names[i], "cpuset.cpus.partition", "member");
+		if (remove_probe(names[i], &said) == 0)
+			removed++;
+	}
+	return removed;
+}
+
 int dl_rd_rebuild_locked(void)
 {
 	int version = dl_cpuset_version();
 	bool said = false;
+	sigset_t sigs;
 	int err;
 
 	if (version < 0)
@@ -241,7 +305,10 @@ int dl_rd_rebuild_locked(void)
 	 * still holds bandwidth (docs/kernel-notes.md, "Exit before a
 	 * rebuild"). */
 	dl_wait_quiet(5000);
+	dl_sig_hold(&sigs);
+	dl_rd_sweep_probes();
 	err = version == 1 ? rebuild_v1(&said) : rebuild_v2(&said);
+	dl_sig_release(&sigs);
 	if (err && said)
 		return err; /* said already, with what is left */
 	if (err == -EPERM || err == -EACCES)

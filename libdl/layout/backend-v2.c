@@ -51,18 +51,22 @@ static int leftovers_v2(const struct dl_layout *l)
 	return 0;
 }
 
+/* The state says so before the write: killed right after it (SIGKILL,
+ * which cannot be held back), destroy still knows to disable it. */
 static int enable_subtree(struct dl_layout *l)
 {
 	int err;
 
 	if (dl_cs_root_subtree_has("cpuset") == 1)
 		return 0;
+	l->enabled_subtree = true;
+	if ((err = dl_layout_save(l)))
+		return err;
 	err = dl_cs_root_subtree("+cpuset");
 	if (err)
 		return dl_fail(err, "cannot enable cpuset in the root cgroup's cgroup.subtree_control: %s",
 			       dl_cg_why(err));
-	l->enabled_subtree = true;
-	return dl_layout_save(l);
+	return 0;
 }
 
 static int create_v2(struct dl_layout *l, struct dl_layout_result *res)

@@ -17,6 +17,12 @@
  */
 int dl_step_begin(struct dl_layout_result *res, const char *what)
 {
+	int sig = dl_sig_interrupted();
+
+	/* A signal held back since the last step (sys/signals.c): the
+	 * create stops here and is rolled back, then the signal ends it. */
+	if (sig)
+		return dl_fail(-EINTR, "interrupted by %s before step %d (%s)", dl_sig_name(sig), res->steps + 1, what);
 	if (dl_test_hooks && dl_test_hooks->step_begin)
 		return dl_test_hooks->step_begin(res->steps + 1, what);
 	return 0;

@@ -8,6 +8,12 @@
  * rebuilds the root domains it waits until no exited deadline task still
  * holds bandwidth, and after it checks the kernel's count and repairs it
  * (libdeadline(3), BUGS).
+ *
+ * Both hold SIGINT, SIGTERM, SIGHUP and SIGQUIT back from the lock to the
+ * end (sys/signals.c says why that, not a record of each step): a create
+ * they interrupt is rolled back at its next step, a destroy finishes,
+ * and then the signal takes its effect.  Each starts by removing what a
+ * repair killed with SIGKILL left behind (dl_rd_sweep_probes).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -152,7 +158,8 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 	struct dl_layout *existing;
 	struct dl_cs_conflict w;
 	char text[1024], buf[16];
-	int err, lock;
+	sigset_t sigs;
+	int err, lock, sig;
 
 	if (!res)
 		res = &local;
@@ -161,9 +168,13 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 		return dl_fail(-EINVAL, "no layout");
 	if ((err = preflight()))
 		return err;
+	dl_sig_hold(&sigs);
 	lock = dl_layout_lock(0);
-	if (lock < 0)
+	if (lock < 0) {
+		dl_sig_release(&sigs);
 		return lock;
+	}
+	dl_rd_sweep_probes();
 	if (dl_layout_load(&existing) == 0) {
 		err = dl_fail(-EEXIST, "a layout exists already (%s, made by pid %d): remove it first with dl_layout_destroy(3)",
 			      dl_layout_text(existing, text, sizeof(text)), (int)existing->creator);
@@ -213,6 +224,14 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 	err = dl_layout_backend(l)->create(l, res);
 	if (!err)
 		err = verify_domains(l);
+	if (!err) {
+		check_accounting(res);
+		/* Interrupted after the last step: undone all the same, so an
+		 * interrupted create (a service stopped while it starts)
+		 * leaves nothing. */
+		if ((sig = dl_sig_interrupted()))
+			err = dl_fail(-EINTR, "interrupted by %s after the last step", dl_sig_name(sig));
+	}
 	if (err) {
 		/* Roll back whatever was done, keeping the first error's words. */
 		char why[1024];
@@ -228,17 +247,19 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 			dl_fail(err, "%s (nothing was left changed)", why);
 		goto out;
 	}
-	check_accounting(res);
 out:
 	close(lock);
+	dl_sig_release(&sigs);
 	return err;
 }
 
-/* The layout in place is the one the caller means: same partitions,
- * same CPUs, same cluster. */
+/* The layout in place (b) is the one the caller means (a): same
+ * partitions, same CPUs, and the same cluster when a names one (a layout
+ * read from dl-part.conf(5) without a cluster line means whatever rest
+ * create made its cluster). */
 static bool same_layout(const struct dl_layout *a, const struct dl_layout *b)
 {
-	if (a->nparts != b->nparts || !dl_cpus_equal(&a->cluster, &b->cluster))
+	if (a->nparts != b->nparts || (a->cluster_set && !dl_cpus_equal(&a->cluster, &b->cluster)))
 		return false;
 	for (size_t i = 0; i < a->nparts; i++)
 		if (strcmp(a->parts[i].name, b->parts[i].name) != 0 ||
@@ -255,6 +276,7 @@ DL_EXPORT int dl_layout_destroy(const struct dl_layout *want, struct dl_layout_r
 {
 	struct dl_layout_result local;
 	struct dl_layout *l;
+	sigset_t sigs;
 	int err, lock;
 
 	if (!res)
@@ -262,9 +284,13 @@ DL_EXPORT int dl_layout_destroy(const struct dl_layout *want, struct dl_layout_r
 	memset(res, 0, sizeof(*res));
 	if ((err = preflight()))
 		return err;
+	dl_sig_hold(&sigs);
 	lock = dl_layout_lock(0);
-	if (lock < 0)
+	if (lock < 0) {
+		dl_sig_release(&sigs);
 		return lock;
+	}
+	dl_rd_sweep_probes();
 	err = dl_layout_load(&l);
 	if (!err && want && !same_layout(want, l))
 		err = dl_fail(-ESTALE, "the layout in place is not the one given: another process replaced it; load it (dl_layout_load(3)) to destroy it");
@@ -273,5 +299,6 @@ DL_EXPORT int dl_layout_destroy(const struct dl_layout *want, struct dl_layout_r
 	if (l)
 		dl_layout_free(l);
 	close(lock);
+	dl_sig_release(&sigs);
 	return err;
 }

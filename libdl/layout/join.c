@@ -111,17 +111,37 @@ static void wait_migrated(const char *cg, pid_t tid, bool process)
 	}
 }
 
-/* The cpuset a thread is in now, from /proc/TID/cpuset ("/libdl/x"). */
+/*
+ * The cgroup a thread is in now, below the cpuset hierarchy's root
+ * ("libdl/x").  v1: /proc/TID/cpuset.  v2: the unified line of
+ * /proc/TID/cgroup ("0::/a/b"), since /proc/TID/cpuset names the nearest
+ * cgroup with the cpuset controller, which may be an ancestor of the
+ * task's own.
+ */
 static int current_cpuset(pid_t tid, char *buf, size_t len)
 {
-	char path[64], cs[4096];
+	char path[64], cs[8192], *at = cs;
 	int err;
 
-	snprintf(path, sizeof(path), "/proc/%d/cpuset", (int)tid);
-	err = dl_read_file(path, cs, sizeof(cs));
-	if (err)
-		return err;
-	return dl_pathf(buf, len, "%s", cs[0] == '/' ? cs + 1 : cs);
+	if (dl_cpuset_version() == 2) {
+		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)tid);
+		err = dl_read_file(path, cs, sizeof(cs));
+		if (err)
+			return err;
+		while (at && strncmp(at, "0::", 3) != 0)
+			if ((at = strchr(at, '\n')))
+				at++;
+		if (!at)
+			return -ENOENT;
+		at += 3;
+		at[strcspn(at, "\n")] = '\0';
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d/cpuset", (int)tid);
+		err = dl_read_file(path, cs, sizeof(cs));
+		if (err)
+			return err;
+	}
+	return dl_pathf(buf, len, "%s", at[0] == '/' ? at + 1 : at);
 }
 
 static bool is_member(const struct dl_layout *l, const char *cgroup)
@@ -223,6 +243,7 @@ DL_EXPORT int dl_part_attach(const char *name, pid_t tid, unsigned int flags)
 {
 	char cg[4200];
 	struct dl_layout *l = NULL;
+	sigset_t sigs;
 	int err, lock;
 
 	if (flags & ~(unsigned int)DL_ATTACH_PROCESS)
@@ -234,6 +255,9 @@ DL_EXPORT int dl_part_attach(const char *name, pid_t tid, unsigned int flags)
 	lock = dl_layout_lock(LOCK_WAIT_MS);
 	if (lock < 0)
 		return lock;
+	/* The origins saved and the task moved, whatever signal comes
+	 * meanwhile (sys/signals.c). */
+	dl_sig_hold(&sigs);
 	err = dl_layout_member_cgroup(name, cg, sizeof(cg), &l);
 	if (!err && l->systemd) {
 		/* Under systemd: a scope of the partition's slice, never a
@@ -248,6 +272,7 @@ DL_EXPORT int dl_part_attach(const char *name, pid_t tid, unsigned int flags)
 	if (l)
 		dl_layout_free(l);
 	close(lock);
+	dl_sig_release(&sigs);
 	return err;
 }
 

@@ -33,7 +33,10 @@ DL_EXPORT void dl_layout_free(struct dl_layout *l)
 	if (!l)
 		return;
 	free(l->parts);
+	for (size_t i = 0; i < l->norigins; i++)
+		free(l->origins[i].cgroup);
 	free(l->origins);
+	free(l->origin_slots);
 	free(l->leave);
 	free(l);
 }
@@ -85,37 +88,93 @@ DL_EXPORT int dl_layout_add_partition(struct dl_layout *l, const char *name, con
 	return 0;
 }
 
+/*
+ * The origins are found by pid through an open-addressing table of at
+ * least four slots per origin, doubled as they grow: loading a state of
+ * n lines and looking each up cost O(n) (a busy host's or an older
+ * libdl's state may hold 100,000), and dl_count_work counts the probes.
+ */
+static size_t *origin_slot(const struct dl_layout *l, pid_t pid)
+{
+	size_t mask = l->norigin_slots - 1;
+	size_t i = ((uint32_t)pid * 2654435761u) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		size_t *s = &l->origin_slots[i];
+
+		dl_count_work(1);
+		if (!*s || l->origins[*s - 1].pid == pid)
+			return s;
+	}
+}
+
+static int grow_origin_slots(struct dl_layout *l)
+{
+	size_t *old = l->origin_slots, n = l->norigin_slots;
+
+	l->norigin_slots = n ? 2 * n : 64;
+	l->origin_slots = calloc(l->norigin_slots, sizeof(*l->origin_slots));
+	if (!l->origin_slots) {
+		l->origin_slots = old;
+		l->norigin_slots = n;
+		return dl_fail(-ENOMEM, "out of memory");
+	}
+	free(old);
+	for (size_t i = 0; i < l->norigins; i++)
+		*origin_slot(l, l->origins[i].pid) = i + 1;
+	return 0;
+}
+
 /* Record (or update) where task o->pid came from. */
 int dl_layout_add_origin(struct dl_layout *l, const struct dl_origin *o, const char *cgroup)
 {
-	struct dl_origin *v;
-	size_t i;
+	char *cg;
+	size_t *s;
 
-	if (strlen(cgroup) >= sizeof(o->cgroup) || strchr(cgroup, '\n'))
+	if (strlen(cgroup) >= 4096 || strchr(cgroup, '\n'))
 		return -EINVAL;
-	for (i = 0; i < l->norigins; i++)
-		if (l->origins[i].pid == o->pid)
-			break;
-	if (i == l->norigins) {
-		v = realloc(l->origins, (l->norigins + 1) * sizeof(*v));
+	if (4 * (l->norigins + 1) > l->norigin_slots && grow_origin_slots(l))
+		return -ENOMEM;
+	if (l->norigins == l->origins_cap) {
+		size_t cap = l->origins_cap ? 2 * l->origins_cap : 16;
+		struct dl_origin *v = realloc(l->origins, cap * sizeof(*v));
+
 		if (!v)
 			return dl_fail(-ENOMEM, "out of memory");
 		l->origins = v;
-		l->norigins++;
+		l->origins_cap = cap;
 	}
-	l->origins[i].pid = o->pid;
-	l->origins[i].start = o->start;
-	snprintf(l->origins[i].cgroup, sizeof(l->origins[i].cgroup), "%s", cgroup);
+	cg = strdup(cgroup);
+	if (!cg)
+		return dl_fail(-ENOMEM, "out of memory");
+	s = origin_slot(l, o->pid);
+	if (!*s) {
+		*s = ++l->norigins;
+		l->origins[*s - 1].cgroup = NULL;
+	}
+	free(l->origins[*s - 1].cgroup);
+	l->origins[*s - 1] = (struct dl_origin){ .pid = o->pid, .start = o->start, .cgroup = cg };
 	return 0;
 }
 
 /* The cgroup task pid (started at `start`) came from; NULL: none recorded. */
 const char *dl_layout_origin(const struct dl_layout *l, pid_t pid, unsigned long long start)
 {
-	for (size_t i = 0; i < l->norigins; i++)
-		if (l->origins[i].pid == pid && l->origins[i].start == start)
-			return l->origins[i].cgroup;
-	return NULL;
+	size_t *s;
+
+	if (!l->norigins)
+		return NULL;
+	s = origin_slot(l, pid);
+	return *s && l->origins[*s - 1].start == start ? l->origins[*s - 1].cgroup : NULL;
+}
+
+/* The task an origin names is still alive: its pid now names a task
+ * started at the time recorded (not a later one that reused the pid). */
+bool dl_origin_live(const struct dl_origin *o)
+{
+	unsigned long long start;
+
+	return dl_task_stat_field(o->pid, 22, &start) == 0 && start == o->start;
 }
 
 DL_EXPORT int dl_layout_set_cluster(struct dl_layout *l, const dl_cpus_t *cpus)

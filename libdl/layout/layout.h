@@ -19,15 +19,18 @@ struct dl_layout_part {
 /* Where a task placed in the layout came from, for destroy to put it
  * back: its pid (v1: a thread's tid), its start time (field 22 of
  * /proc/PID/stat, so a reused pid is not mistaken for it) and its cgroup
- * below the cpuset hierarchy's root ("" is the root). */
+ * below the cpuset hierarchy's root ("" is the root), at most 4095
+ * bytes. */
 struct dl_origin {
 	pid_t pid;
 	unsigned long long start;
-	char cgroup[4096];
+	char *cgroup;
 };
 
-/* The largest state file read back. */
-#define DL_STATE_MAX (8 << 20)
+/* The largest state file read back: a saved state holds the origins of
+ * live tasks only, but one written by a busy host or an older libdl may
+ * hold 100,000 lines, and destroy must still read it. */
+#define DL_STATE_MAX (64 << 20)
 
 struct dl_layout {
 	/* What was asked (and, once checked, completed). */
@@ -46,7 +49,9 @@ struct dl_layout {
 	bool enabled_subtree;   /* v2: create wrote +cpuset into the root's subtree_control */
 	bool cluster_partition; /* v2: the cluster is a root partition of its own */
 	struct dl_origin *origins; /* tasks placed in the layout from other cgroups */
-	size_t norigins;
+	size_t norigins, origins_cap;
+	size_t *origin_slots;   /* by pid: an index into origins + 1, or 0 (layout.c) */
+	size_t norigin_slots;   /* a power of two, at least 4 * norigins */
 	bool systemd;           /* v2 under systemd: made of its units (backend-systemd.c) */
 	/* destroy with DL_LAYOUT_LEAVE_BUSY: per partition, left in place
 	 * because something runs in it (NULL: none); the backends skip
@@ -92,6 +97,7 @@ int dl_layout_validate(struct dl_layout *l);
 int dl_layout_cgroup(const struct dl_layout *l, const char *member, char *buf, size_t len);
 int dl_layout_add_origin(struct dl_layout *l, const struct dl_origin *o, const char *cgroup);
 const char *dl_layout_origin(const struct dl_layout *l, pid_t pid, unsigned long long start);
+bool dl_origin_live(const struct dl_origin *o);
 char *dl_layout_text(const struct dl_layout *l, char *buf, size_t len);
 
 /* state.c: the state file (written whole, root's alone) and the lock

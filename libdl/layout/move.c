@@ -42,17 +42,29 @@ static void skip(struct skips *s, pid_t tid, struct dl_layout_result *res)
 		res->skipped++;
 }
 
-/* The cgroup of a task moved back by destroy: where it came from when
- * that was recorded and still exists, else the root. */
-static const char *origin_of(const struct dl_layout *l, pid_t tid)
+/*
+ * The cgroup of a task moved back by destroy: where it came from when
+ * that was recorded, or, when that cgroup was removed meanwhile, the
+ * nearest of its ancestors that exists (a user who removes their own
+ * empty cgroup stays under the limits of the one above it); the root
+ * when nothing was recorded.
+ */
+static const char *origin_of(const struct dl_layout *l, pid_t tid, char *buf, size_t len)
 {
 	unsigned long long start;
 	const char *cg;
+	char *slash;
 
 	if (!l || dl_task_stat_field(tid, 22, &start) < 0)
 		return "";
 	cg = dl_layout_origin(l, tid, start);
-	return cg && *cg && dl_cs_exists(cg) ? cg : "";
+	if (!cg || snprintf(buf, len, "%s", cg) >= (int)len)
+		return "";
+	while (*buf && !dl_cs_exists(buf)) {
+		slash = strrchr(buf, '/');
+		*(slash ? slash : buf) = '\0';
+	}
+	return buf;
 }
 
 /*
@@ -76,7 +88,8 @@ static int move_tasks(const char *from, const char *to, const struct dl_layout *
 		if (err)
 			break;
 		for (size_t i = 0; i < n && !err; i++) {
-			const char *where = to ? to : origin_of(l, tids[i]);
+			char home[4096];
+			const char *where = to ? to : origin_of(l, tids[i], home, sizeof(home));
 			int e;
 
 			if (dl_task_pinned(tids[i])) {

@@ -94,9 +94,13 @@ int dl_layout_save(const struct dl_layout *l)
 	fprintf(f, "cluster %s\n", dl_cpus_format(&l->cluster, a, sizeof(a)));
 	for (size_t i = 0; i < l->nparts; i++)
 		fprintf(f, "partition %s %s\n", l->parts[i].name, dl_cpus_format(&l->parts[i].cpus, a, sizeof(a)));
+	/* Only the origins of live tasks: those of tasks that have exited
+	 * are dropped at every save, so the state stays the size of what
+	 * the layout holds now, whatever it held over the months. */
 	for (size_t i = 0; i < l->norigins; i++)
-		fprintf(f, "origin %d %llu %s\n", (int)l->origins[i].pid, l->origins[i].start,
-			l->origins[i].cgroup);
+		if (dl_origin_live(&l->origins[i]))
+			fprintf(f, "origin %d %llu %s\n", (int)l->origins[i].pid, l->origins[i].start,
+				l->origins[i].cgroup);
 	if (fclose(f) != 0) {
 		free(text);
 		return dl_fail(-ENOMEM, "cannot write the layout's state: out of memory");

@@ -96,7 +96,13 @@ static noreturn void child(const struct dl_taskspec *t, int mode, uint64_t durat
 		execvp(t->argv[0], t->argv);
 		_exit(errno == ENOENT ? 127 : 126);
 	}
-	err = dl_periodic_start(&pt, NULL, mode, t0 + t->offset);
+	/* Publish for dl-stat unless told not to; a task that cannot (no
+	 * /run/libdl-tasks for a user that is not root) runs all the same. */
+	err = -1;
+	if (!(flags & DL_LOAD_NO_PUBLISH))
+		err = dl_periodic_start(&pt, NULL, mode | DL_PERIODIC_PUBLISH, t0 + t->offset);
+	if (err)
+		err = dl_periodic_start(&pt, NULL, mode, t0 + t->offset);
 	if (err) {
 		sh->err = err;
 		snprintf(sh->msg, sizeof(sh->msg), "%s", dl_errmsg());
@@ -114,6 +120,7 @@ static noreturn void child(const struct dl_taskspec *t, int mode, uint64_t durat
 		sh->njobs++;
 	}
 	sh->stats = *dl_periodic_stats(pt);
+	dl_periodic_free(pt); /* its record removed */
 	/* Leave SCHED_DEADLINE before the exit.  The kernel still holds
 	 * the bandwidth, and an inactive timer on this CPU, until the 0-lag
 	 * time, as for an exit under it (docs/kernel-notes.md, "CPU hotplug
@@ -238,7 +245,7 @@ DL_EXPORT int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t durati
 		return dl_fail(-EINVAL, "unknown periodic mode %d: use DL_PERIODIC_YIELD or DL_PERIODIC_SLEEP", mode);
 	if (!duration && !jobs)
 		return dl_fail(-EINVAL, "give a duration or a number of jobs: a load runs for one or the other");
-	if (flags & ~(unsigned int)(DL_LOAD_KEEP_JOBS | DL_LOAD_IGNORE_PLACE))
+	if (flags & ~(unsigned int)(DL_LOAD_KEEP_JOBS | DL_LOAD_IGNORE_PLACE | DL_LOAD_NO_PUBLISH))
 		return dl_fail(-EINVAL, "unknown flags 0x%x", flags);
 	{
 		/* This host's period limits, with the file and line, before

@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -158,6 +159,15 @@ int dl_threads_list(pid_t pid, pid_t **tids, size_t *n);
  * cpusets and CPU time too.  Unsorted, no root domains. */
 int dl_scan(pid_t only, bool details, struct dl_task **out, size_t *count);
 
+/* signals.c: SIGINT, SIGTERM, SIGHUP and SIGQUIT held back in the
+ * calling thread while the machine is changed (holds nest; the
+ * outermost release delivers what came meanwhile), and the first of them
+ * that came during the hold (0: none). */
+void dl_sig_hold(sigset_t *old);
+void dl_sig_release(const sigset_t *old);
+int dl_sig_interrupted(void);
+const char *dl_sig_name(int sig);
+
 /* Test machinery.  NULL in the library: only the test builds of the
  * tools (tests/lib/hooks.c, never installed) fill it in, to make a step
  * of a layout change fail or the process die after it, and to point the
@@ -183,6 +193,10 @@ struct dl_test_hooks {
 	 * sched_setattr(2) that changes it.  A test stops the process there
 	 * (SIGSTOP) to race it. */
 	void (*at)(const char *point);
+	const char *tasks_dir; /* instead of /run/libdl-tasks (workload/publish.h) */
+	/* Counts the steps of the loops whose cost the tests bound (a
+	 * lookup's probes, a table's rehash): work counted, not timed. */
+	unsigned long long *work;
 };
 extern const struct dl_test_hooks *dl_test_hooks;
 
@@ -190,6 +204,12 @@ static inline void dl_test_point(const char *point)
 {
 	if (dl_test_hooks && dl_test_hooks->at)
 		dl_test_hooks->at(point);
+}
+
+static inline void dl_count_work(unsigned long long n)
+{
+	if (dl_test_hooks && dl_test_hooks->work)
+		*dl_test_hooks->work += n;
 }
 
 static inline int dl_fault(const char *site)

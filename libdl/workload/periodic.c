@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "workload/periodic.h"
+#include "workload/publish.h"
 
 struct dl_periodic {
 	struct dl_book book;
@@ -27,11 +28,16 @@ struct dl_periodic {
 	long nvcsw0;        /* its voluntary switches then */
 	uint32_t xcpu0;     /* SIGXCPU count then */
 	struct dl_hist resp; /* every job's response, for the percentiles */
+	struct dl_pub pub;   /* DL_PERIODIC_PUBLISH: the record dl-stat reads */
 };
 
 /* DL_FLAG_DL_OVERRUN sends SIGXCPU to the process, whose default action
- * kills it: count them instead (process-wide, as the signal is). */
-static volatile uint32_t xcpu_count;
+ * kills it: count them instead, in the thread that receives it.  The
+ * kernel delivers it to the thread that overran unless that thread
+ * blocks it (docs/kernel-notes.md, "The overrun signal goes to the
+ * thread that overran"), so each loop counts its own.  Initial-exec TLS:
+ * a handler must not reach __tls_get_addr, which may allocate. */
+static __thread uint32_t xcpu_count __attribute__((tls_model("initial-exec")));
 
 static void on_xcpu(int sig)
 {
@@ -100,9 +106,10 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 	if (!out)
 		return dl_fail(-EINVAL, "dl_periodic_start needs somewhere to put the task");
 	*out = NULL;
-	mode &= ~DL_PERIODIC_NO_RESERVATION;
+	bool publish = mode & DL_PERIODIC_PUBLISH;
+	mode &= ~(DL_PERIODIC_NO_RESERVATION | DL_PERIODIC_PUBLISH);
 	if (mode != DL_PERIODIC_YIELD && mode != DL_PERIODIC_SLEEP)
-		return dl_fail(-EINVAL, "unknown periodic mode %d: use DL_PERIODIC_YIELD or DL_PERIODIC_SLEEP, optionally with DL_PERIODIC_NO_RESERVATION", mode);
+		return dl_fail(-EINVAL, "unknown periodic mode %d: use DL_PERIODIC_YIELD or DL_PERIODIC_SLEEP, optionally with DL_PERIODIC_NO_RESERVATION or DL_PERIODIC_PUBLISH", mode);
 	if (!reserve && !p)
 		return dl_fail(-EINVAL, "DL_PERIODIC_NO_RESERVATION needs the parameters to run by: give p");
 	/* Everything the loop will use, allocated and written now: after
@@ -125,6 +132,8 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 		else if (err > 0)
 			err = 0;
 	}
+	if (!err && publish)
+		err = dl_pub_open(&pt->pub, &norm);
 	if (err) {
 		free(pt);
 		return err;
@@ -142,7 +151,7 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 		/* Begin on a period boundary: the next replenishment. */
 		err = dl_yield();
 		if (err) {
-			free(pt);
+			dl_periodic_free(pt);
 			return err;
 		}
 		release = dl_now_ns();
@@ -172,6 +181,8 @@ static void record(struct dl_periodic *pt, const struct dl_job *job)
 	if (job->tardiness > st->tardiness_max)
 		st->tardiness_max = job->tardiness;
 	dl_hist_add(&pt->resp, job->response);
+	if (pt->pub.rec)
+		dl_pub_job(&pt->pub, job->response, !job->met, job->overruns);
 }
 
 DL_EXPORT int dl_periodic_next(struct dl_periodic *pt, const struct dl_job **done)
@@ -191,8 +202,8 @@ DL_EXPORT int dl_periodic_next(struct dl_periodic *pt, const struct dl_job **don
 	}
 	dl_book_end(&pt->book, end, &pt->last);
 	pt->last.cpu = cpu - pt->cpu0;
-	/* The SIGXCPU count is the process's: a loop with no reservation
-	 * cannot have overrun, whatever other threads did. */
+	/* The SIGXCPU count is this thread's: a loop with no reservation
+	 * cannot have overrun, whatever a signal sent by hand says. */
 	pt->last.overruns = pt->reserved ? __atomic_load_n(&xcpu_count, __ATOMIC_RELAXED) - pt->xcpu0 : 0;
 	record(pt, &pt->last);
 	if (done)
@@ -244,5 +255,8 @@ DL_EXPORT const struct dl_periodic_stats *dl_periodic_stats(struct dl_periodic *
 
 DL_EXPORT void dl_periodic_free(struct dl_periodic *pt)
 {
+	if (!pt)
+		return;
+	dl_pub_close(&pt->pub);
 	free(pt);
 }

@@ -68,11 +68,20 @@ static const char *const policies[] = {
 	"SCHED_OTHER", "SCHED_BATCH", "SCHED_IDLE", "SCHED_RR", "SCHED_FIFO", "SCHED_DEADLINE",
 };
 
+/* A timer's name and a thread that names it (rt_file.uses). */
+struct timer_use {
+	const char *ref;
+	size_t thread; /* its index in "tasks" */
+};
+
 struct rt_file {
 	const char *origin;
 	const char *default_policy; /* global.default_policy, or NULL */
 	const struct dl_jval *default_at;
 	const struct dl_jval *tasks;
+	uint64_t *steps; /* the work done, for tests: never NULL */
+	struct timer_use *uses; /* every thread's timers, sorted (sort_timers) */
+	size_t nuses;
 };
 
 /* "FILE:LINE: PATH: what". */
@@ -310,37 +319,106 @@ static int rt_params(const struct rt_file *f, const struct dl_jval *task, const 
 	return 0;
 }
 
-/* Whether v (a task, or anything in it) has a timer event named ref. */
-static bool names_timer(const struct dl_jval *v, const char *ref)
+static int use_cmp(const void *a, const void *b, void *arg)
 {
+	const struct timer_use *x = a, *y = b;
+	int c = strcmp(x->ref, y->ref);
+
+	(*(uint64_t *)arg)++;
+	if (c)
+		return c;
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+/* Every timer that v (a thread, or anything in it) names, as thread's:
+ * an object whose key is a timer event, by its "ref" string. */
+static int collect_timers(struct rt_file *f, const struct dl_jval *v, size_t thread, size_t *cap)
+{
+	(*f->steps)++;
 	if (v->type != DL_JOBJ)
-		return false;
+		return 0;
 	if (v->key && event_of(v->key) && strcmp(event_of(v->key), "timer") == 0) {
-		for (size_t i = 0; i < v->n; i++)
-			if (strcmp(v->items[i].key, "ref") == 0 && v->items[i].type == DL_JSTR &&
-			    strcmp(v->items[i].text, ref) == 0)
-				return true;
-		return false;
+		for (size_t i = 0; i < v->n; i++) {
+			if (strcmp(v->items[i].key, "ref") != 0 || v->items[i].type != DL_JSTR)
+				continue;
+			if (f->nuses == *cap) {
+				size_t ncap = *cap ? *cap * 2 : 64;
+				struct timer_use *u = realloc(f->uses, ncap * sizeof(*u));
+
+				if (!u)
+					return dl_fail(-ENOMEM, "out of memory");
+				f->uses = u;
+				*cap = ncap;
+			}
+			f->uses[f->nuses++] = (struct timer_use){ v->items[i].text, thread };
+		}
+		return 0;
 	}
-	for (size_t i = 0; i < v->n; i++)
-		if (names_timer(&v->items[i], ref))
-			return true;
-	return false;
+	for (size_t i = 0; i < v->n; i++) {
+		int err = collect_timers(f, &v->items[i], thread, cap);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The timers of every thread, sorted by name then thread, once for the
+ * file: O(V + T log T) for its V values and T timers, where asking each
+ * thread's timer of every other thread is O(V) per thread. */
+static int sort_timers(struct rt_file *f)
+{
+	size_t cap = 0;
+	int err;
+
+	for (size_t i = 0; i < f->tasks->n; i++)
+		if ((err = collect_timers(f, &f->tasks->items[i], i, &cap)))
+			return err;
+	if (f->nuses > 1)
+		qsort_r(f->uses, f->nuses, sizeof(*f->uses), use_cmp, f->steps);
+	return 0;
+}
+
+/* The first of f->uses not below {ref, thread}: a binary search. */
+static size_t lower_bound(const struct rt_file *f, const char *ref, size_t thread)
+{
+	struct timer_use key = { ref, thread };
+	size_t lo = 0, hi = f->nuses;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (use_cmp(&f->uses[mid], &key, f->steps) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* A timer rt-app shares between the threads that name it, unless its
- * name begins with "unique": one thread's own timer only. */
+ * name begins with "unique": one thread's own timer only.  Shared when
+ * self has several instances or another thread names it too: the
+ * sorted names put the threads naming ref together, ordered, and one
+ * other than self is either the first of them or the one after self. */
 static int shared_timer(const struct rt_file *f, const struct dl_jval *ref, const char *path, int64_t instances,
 			const struct dl_jval *self)
 {
-	int64_t uses = instances;
+	size_t me = (size_t)(self - f->tasks->items), i = lower_bound(f, ref->text, 0);
+	bool other = false;
 
 	if (strncmp(ref->text, "unique", 6) == 0)
 		return 0;
-	for (size_t i = 0; i < f->tasks->n; i++)
-		if (&f->tasks->items[i] != self && names_timer(&f->tasks->items[i], ref->text))
-			uses++;
-	if (uses < 2)
+	if (i < f->nuses && strcmp(f->uses[i].ref, ref->text) == 0) {
+		if (f->uses[i].thread != me) {
+			other = true;
+		} else {
+			/* Past self's own entries (a thread may name it twice). */
+			i = lower_bound(f, ref->text, me + 1);
+			other = i < f->nuses && strcmp(f->uses[i].ref, ref->text) == 0;
+		}
+	}
+	if (instances + other < 2)
 		return 0;
 	return rerr(f, ref, path, "timer \"%.40s\" is shared by several threads, which rt-app wakes from one timer; dl-load gives each task its own release: name it \"unique\"",
 		    ref->text);
@@ -541,9 +619,11 @@ static int rt_global(struct rt_file *f, const struct dl_jval *g, struct dl_tasks
 	return 0;
 }
 
-int dl_taskset_from_rtapp(struct dl_taskset *ts, const char *text, size_t len, const char *origin)
+int dl_taskset_from_rtapp_counted(struct dl_taskset *ts, const char *text, size_t len, const char *origin,
+				  uint64_t *steps)
 {
-	struct rt_file f = { .origin = origin };
+	uint64_t ignored;
+	struct rt_file f = { .origin = origin, .steps = steps ? steps : &ignored };
 	const struct dl_jval *global = NULL;
 	struct dl_jval *top;
 	char *clean;
@@ -552,7 +632,7 @@ int dl_taskset_from_rtapp(struct dl_taskset *ts, const char *text, size_t len, c
 	clean = dl_rtapp_clean(text, len);
 	if (!clean)
 		return dl_fail(-ENOMEM, "out of memory");
-	err = dl_json_parse(clean, len, origin, &top);
+	err = dl_json_parse_counted(clean, len, origin, &top, f.steps);
 	free(clean);
 	if (err) {
 		char why[1024];
@@ -589,11 +669,19 @@ int dl_taskset_from_rtapp(struct dl_taskset *ts, const char *text, size_t len, c
 		err = rerr(&f, f.tasks, "tasks", "expected an object of tasks by name, not %s", dl_json_type_name(f.tasks->type));
 	if (!err && global)
 		err = rt_global(&f, global, ts);
+	if (!err)
+		err = sort_timers(&f);
 	for (size_t i = 0; !err && i < f.tasks->n; i++)
 		err = rt_task(ts, &f, &f.tasks->items[i]);
 out:
+	free(f.uses);
 	dl_json_free(top);
 	return err;
+}
+
+int dl_taskset_from_rtapp(struct dl_taskset *ts, const char *text, size_t len, const char *origin)
+{
+	return dl_taskset_from_rtapp_counted(ts, text, len, origin, NULL);
 }
 
 /*

@@ -76,6 +76,11 @@ int dl_taskset_from_json(struct dl_taskset *ts, const char *text, size_t len, co
  * commas blanked (same length and lines; NULL: out of memory). */
 bool dl_taskset_is_rtapp(const char *text, size_t len);
 int dl_taskset_from_rtapp(struct dl_taskset *ts, const char *text, size_t len, const char *origin);
+/* The same, saying how much work it did: the JSON reader's key
+ * comparisons, then the values visited and timer names compared to find
+ * shared timers.  O(n log n) in the file's values (tests count it). */
+int dl_taskset_from_rtapp_counted(struct dl_taskset *ts, const char *text, size_t len, const char *origin,
+				  uint64_t *steps);
 char *dl_rtapp_clean(const char *text, size_t len);
 
 /* taskset.c: which field dl_params_normalize() refused in in (for the

@@ -194,6 +194,59 @@ EOF
 	[ "$rc" = 0 ] || note "$err"
 }
 
+# A layout a program makes through libdeadline0 once the tools are
+# removed: purging them leaves its state, which destroy needs.
+lib_layout() {
+	phase "a layout of the library's"
+	cat >/root/layout.c <<'EOF'
+#include <libdeadline.h>
+#include <stdio.h>
+#include <string.h>
+
+/* layout: a partition of CPU 0 moving no task; layout destroy: it gone. */
+int main(int argc, char **argv)
+{
+	struct dl_layout *l = dl_layout_new();
+	dl_cpus_t cpu0;
+
+	if (argc > 1 && strcmp(argv[1], "destroy") == 0)
+		return dl_layout_destroy(NULL, NULL) < 0 ? fprintf(stderr, "%s\n", dl_errmsg()), 1 : 0;
+	if (!l || dl_cpus_parse("0", &cpu0) < 0 || dl_layout_add_partition(l, "rt", &cpu0) < 0 ||
+	    dl_layout_set_flags(l, DL_LAYOUT_NO_MOVE) < 0 || dl_layout_create(l, NULL) < 0)
+		return fprintf(stderr, "%s\n", dl_errmsg()), 1;
+	dl_layout_free(l);
+	return 0;
+}
+EOF
+	# shellcheck disable=SC2016
+	run sh -c 'cc /root/layout.c $(pkg-config --cflags --libs libdeadline) -o /root/layout'
+	check "a program that makes a layout builds" eq "$rc" 0
+	[ "$rc" = 0 ] || note "$err"
+	dpkg -r libdeadline-tools >/tmp/remove.log 2>&1
+	check "libdeadline-tools removed, libdeadline0 kept" eq "$(dpkg-query -W -f '${db:Status-Status} ' libdeadline-tools libdeadline0)" "config-files installed "
+	run /root/layout
+	check "the program makes its layout" eq "$rc" 0
+	[ "$rc" = 0 ] || note "$err"
+	# A copy, so that destroy still finds the state if the purge took it
+	# (the cpusets are the host's own).
+	cp /run/libdl/layout /root/layout.state
+	purge_tools
+	check "libdeadline-tools purged" eq "$?" 0
+	check "the purge says the layout's state stays" has "$(cat /tmp/purge.log)" "a layout is in place"
+	check "its state stays" test -s /run/libdl/layout
+	if ! [ -e /run/libdl/layout ]; then
+		mkdir -p -m 0700 /run/libdl
+		cp /root/layout.state /run/libdl/layout
+	fi
+	run /root/layout destroy
+	check "and destroy, reading it, undoes the layout" eq "$rc" 0
+	[ "$rc" = 0 ] || note "$err"
+	check "no layout state left" test ! -e /run/libdl/layout
+	rm -f /root/layout /root/layout.c /root/layout.state /tmp/remove.log
+	install_tools
+	check "libdeadline-tools installed again" eq "$?" 0
+}
+
 # The policy as users meet it: alice in realtime, bob outside.
 users_round() {
 	phase "users"
@@ -347,6 +400,7 @@ elif [ "$boot" = 1 ]; then
 
 	if [ "$mode" = chroot ]; then
 		dev_prog
+		lib_layout
 	fi
 
 	if [ "$mode" = vm ]; then

@@ -178,10 +178,15 @@ esac
 if [ "$release" = debian12 ]; then
 	start=$(date +%s)
 	cache=${LIBDL_VM_CACHE:-$src/tests/vm/cache}
-	[ -s "$cache/systemd-rootfs.cpio.gz" ] || LIBDL_VM_CACHE=$cache "$src/tests/vm/fetch-systemd-rootfs.sh" >&2
+	why=$(LIBDL_VM_CACHE=$cache "$src/tests/vm/fetch.sh" systemd)
+	fetched=$?
 	img=$(mktemp -d "${TMPDIR:-/tmp}/libdl-deb-image.XXXXXX")
 	mkdir "$img/root"
-	if gzip -dc "$cache/systemd-rootfs.cpio.gz" | (cd "$img/root" && cpio -idm --quiet --no-absolute-filenames); then
+	if [ "$fetched" = 77 ]; then
+		tap ok "the install in a copy of Debian 12's systemd image # SKIP $why"
+	elif [ "$fetched" != 0 ]; then
+		tap "not ok" "${why:-tests/vm/fetch.sh systemd failed}"
+	elif gzip -dc "$cache/systemd-rootfs.cpio.gz" | (cd "$img/root" && cpio -idm --quiet --no-absolute-filenames); then
 		in_chroot "$img/root" image >"$log" 2>&1
 		rc=$?
 		relay "$log" "$rc" "the install in a copy of Debian 12's systemd image"

@@ -6,10 +6,16 @@
 # Debian's prometheus-node-exporter, its textfile collector alone, serves
 # the file dl-stat --output writes on a loopback address in a network
 # namespace of this suite's own, where curl reads every libdl sample back
-# over HTTP with its labels and value.
+# over HTTP with its labels and value.  A dl-load task that misses every
+# deadline publishes its counters meanwhile, so that the jobs, misses and
+# response histogram families are among them; a Prometheus server of the
+# suite's own scrapes node_exporter in the namespace and answers
+# rate(libdl_task_deadline_misses_total[1m]) with the value its own
+# samples of the counter give by Prometheus's rule; promtool check rules
+# accepts the example alerting rules.
 #
-# The two programs come from tests/vm/fetch-prometheus.sh (bootstrap.sh
-# runs it), unpacked, never installed.  Root (deadline threads, network
+# The programs come from tests/vm/fetch.sh prometheus, unpacked, never
+# installed.  Root (deadline threads, network
 # namespaces), under the kernel suites' lock.  TAP.
 set -u
 build=${top_builddir:-.}
@@ -17,17 +23,26 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${LIBDL_VM_CACHE:-$here/../vm/cache}
 promtool=$cache/prometheus/promtool
 exporter=$cache/prometheus/prometheus-node-exporter
+server=$cache/prometheus/prometheus
 dl_stat=$build/utils/dl-stat
 dl_run=$build/utils/dl-run
+dl_load=$build/utils/dl-load
+src=${top_srcdir:-$here/../..}
 
 skip() {
 	echo "1..0 # SKIP $*"
 	exit 0
 }
 [ "$(id -u)" = 0 ] || skip "deadline threads and network namespaces need root"
-[ -x "$promtool" ] && [ -x "$exporter" ] ||
-	skip "no promtool and prometheus-node-exporter in $cache/prometheus (tests/vm/fetch-prometheus.sh fetches them; bootstrap.sh runs it)"
-for tool in ip curl flock; do
+# At once when they are there, else after their fetch (make check starts
+# it); on CI, a fetch that fails is a failure, not a skip.
+why=$(LIBDL_VM_CACHE=$cache "$here/../vm/fetch.sh" prometheus)
+case $? in
+0) ;;
+77) skip "$why" ;;
+*) printf '1..1\nnot ok 1 - %s\n' "${why:-tests/vm/fetch.sh prometheus failed}"; exit 0 ;;
+esac
+for tool in ip curl flock jq; do
 	command -v "$tool" >/dev/null 2>&1 || skip "no $tool (bootstrap.sh installs it)"
 done
 
@@ -57,7 +72,7 @@ notok() {
 	shift
 	for f in "$@"; do sed 's/^/# /' "$f"; done
 }
-echo "1..5"
+echo "1..7"
 
 # Our own deadline threads: a plain one, one with an awkward name.
 weird=$tmp/$'we"ird\\name\xff'
@@ -66,23 +81,37 @@ cp /bin/sleep "$weird"
 pids+=($!)
 "$dl_run" -R -r 1ms -p 100ms -- "$weird" 60 &
 pids+=($!)
+# 3ms of work on a 2ms runtime: throttled, every job ends after its
+# deadline, 100 jobs a second, published.
+echo "late 2ms 10ms 10ms work=3ms" >"$tmp/late.ts"
+"$dl_load" -t 60s "$tmp/late.ts" >"$tmp/load.out" 2>&1 &
+pids+=($!)
 for _ in $(seq 50); do
-	[ "$(grep -c '^libdl_task_runtime_seconds{' <("$dl_stat" --prometheus 2>/dev/null))" -ge 2 ] && break
+	"$dl_stat" --prometheus >"$tmp/probe" 2>/dev/null
+	[ "$(grep -c '^libdl_task_runtime_seconds{' "$tmp/probe")" -ge 3 ] &&
+		grep -q '^libdl_task_deadline_misses_total{command="late"' "$tmp/probe" && break
 	sleep 0.1
 done
 
 if "$dl_stat" --prometheus >"$tmp/once.prom" 2>"$tmp/err" &&
 	grep -q 'command="we\\"ird\\\\\\\\name\\\\xff"' "$tmp/once.prom" &&
+	grep -q '^libdl_task_response_seconds_bucket{command="late",.*le="+Inf"}' "$tmp/once.prom" &&
 	"$promtool" check metrics <"$tmp/once.prom" >"$tmp/lint" 2>&1; then
-	ok "promtool check metrics accepts dl-stat --prometheus, an escaped name among the tasks"
+	ok "promtool check metrics accepts dl-stat --prometheus, an escaped name and a published response histogram among the tasks"
 else
-	notok "promtool check metrics accepts dl-stat --prometheus, an escaped name among the tasks" "$tmp/err" "$tmp/lint" "$tmp/once.prom"
+	notok "promtool check metrics accepts dl-stat --prometheus, an escaped name and a published response histogram among the tasks" \
+		"$tmp/err" "$tmp/lint" "$tmp/once.prom" "$tmp/load.out"
+fi
+if "$promtool" check rules "$src/data/examples/libdl-alerts.yml" >"$tmp/rules" 2>&1; then
+	ok "promtool check rules accepts the example alerting rules"
+else
+	notok "promtool check rules accepts the example alerting rules" "$tmp/rules"
 fi
 
 out=$tmp/textfile/libdl.prom
 mkdir -p "$tmp/textfile"
 if "$dl_stat" --prometheus --pid-labels --watch 0.2 -n 3 --output "$out" >"$tmp/stdout" 2>"$tmp/err" &&
-	[ ! -s "$tmp/stdout" ] && grep -q '^libdl_task_overruns_total{' "$out" &&
+	[ ! -s "$tmp/stdout" ] && grep -q '^libdl_task_out_of_budget_refreshes_total{' "$out" &&
 	"$promtool" check metrics <"$out" >"$tmp/lint" 2>&1; then
 	ok "dl-stat --watch --output: the file holds the last refresh, --watch figures and pid labels, and promtool accepts it"
 else
@@ -149,5 +178,60 @@ if grep -q '^node_textfile_scrape_error 0' "$tmp/scraped"; then
 	ok "node_exporter read the file without an error (node_textfile_scrape_error 0)"
 else
 	notok "node_exporter read the file without an error (node_textfile_scrape_error 0)" "$tmp/scraped" "$tmp/exporter.log"
+fi
+
+# A Prometheus server in the namespace scrapes node_exporter every second
+# while dl-stat rewrites the file twice a second.  The rate it answers is
+# checked against its own samples of the counter by Prometheus's rule
+# (promql's extrapolatedRate, 2.x): the increase over the samples,
+# extrapolated to the window's edges when the samples reach within 1.1
+# average intervals of them (else by half an interval), never to below
+# zero, divided by the window.  A minute of samples would take a minute;
+# this takes a few seconds and checks the same arithmetic.
+"$dl_stat" --prometheus --watch 0.5 --output "$out" 2>"$tmp/watch.err" &
+pids+=($!)
+cat >"$tmp/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: node
+    static_configs:
+      - targets: ['127.0.0.1:$port']
+EOF
+ip netns exec "$ns" "$server" --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
+	--web.listen-address=127.0.0.1:9090 >"$tmp/server.log" 2>&1 &
+pids+=($!)
+query() {
+	ip netns exec "$ns" curl -sf "http://127.0.0.1:9090/api/v1/query" \
+		--data-urlencode "query=$1" --data-urlencode "time=$2"
+}
+sel='libdl_task_deadline_misses_total{command="late"}'
+t=0
+for _ in $(seq 200); do
+	t=$(date +%s.%3N)
+	[ "$(query "$sel[1m]" "$t" | jq '.data.result[0].values // [] | length' 2>/dev/null)" -ge 6 ] 2>/dev/null && break
+	sleep 0.1
+done
+query "$sel[1m]" "$t" >"$tmp/samples.json" 2>/dev/null
+query "rate($sel[1m])" "$t" >"$tmp/rate.json" 2>/dev/null
+want=$(jq --argjson T "$t" '
+	.data.result[0].values as $v | ($v | length) as $n | ($v | map(.[1] | tonumber)) as $x |
+	($v[0][0]) as $t0 | ($v[$n - 1][0]) as $t1 |
+	(reduce range(1; $n) as $i ({r: ($x[$n - 1] - $x[0]), p: $x[0]};
+		(if $x[$i] < .p then .r += .p else . end) | .p = $x[$i])).r as $inc |
+	($t1 - $t0) as $sampled | ($sampled / ($n - 1)) as $avg | ($avg * 1.1) as $near |
+	($t0 - ($T - 60)) as $to_start0 | ($T - $t1) as $to_end |
+	(if $inc > 0 and $x[0] >= 0 and $sampled * ($x[0] / $inc) < $to_start0
+	 then $sampled * ($x[0] / $inc) else $to_start0 end) as $to_start |
+	$inc * (($sampled + (if $to_start < $near then $to_start else $avg / 2 end)
+	                   + (if $to_end < $near then $to_end else $avg / 2 end)) / $sampled) / 60' "$tmp/samples.json" 2>/dev/null)
+got=$(jq -r '.data.result[0].value[1]' "$tmp/rate.json" 2>/dev/null)
+if [ -n "$want" ] && [ "$want" != null ] && [ -n "$got" ] && [ "$got" != null ] &&
+	jq -ne --argjson w "$want" --argjson g "$got" '$g > 0 and (($g - $w) | fabs) <= 1e-6 * $w' >/dev/null; then
+	ok "Prometheus scraped node_exporter in $ns and answers rate($sel[1m]) = $got, as its $(jq '.data.result[0].values | length' "$tmp/samples.json") samples give"
+else
+	notok "Prometheus scraped node_exporter in $ns and answers rate($sel[1m]) as its samples give (got ${got:-nothing}, want ${want:-nothing})" \
+		"$tmp/samples.json" "$tmp/rate.json" "$tmp/server.log" "$tmp/watch.err"
 fi
 exit 0

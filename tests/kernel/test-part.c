@@ -82,12 +82,17 @@ static int dl_part_test(char *const args[])
 }
 #define DL_PART_TEST(...) dl_part_test((char *[]){ __VA_ARGS__, NULL })
 
+static int find_probes(const char *dir, char *buf, size_t len, bool remove);
+
 /* Destroy whatever layout a test left and put the root's balancing back.
  * Runs before every test (a failed test leaves what it made), after the
  * test case in the suite's own process, and at the end of main(). */
 static void restore_machine(void)
 {
+	char probes[4096] = "";
+
 	remove_deep();
+	find_probes(CPUSET, probes, sizeof(probes), true);
 	tl_layout_restore(root_lb);
 	rmdir(CPUSET "/libdl-test-conflict");
 	rmdir(CPUSET "/libdl-test-\033[2J\033]0;x\007");
@@ -627,21 +632,29 @@ static int create_with(const char *hook, int step)
 	return rc;
 }
 
-/* A test build of a tool with its Nth system write failing. */
-static int with_fault(const char *tool, int n, char *const args[])
+/* A test build of a tool with test hook `hook` set to `value`. */
+static int with_hook(const char *tool, const char *hook, const char *value, char *const args[])
 {
-	char env[16], *argv[32];
+	char *argv[32];
 	int i = 0, rc;
 
 	argv[i++] = (char *)tl_test_tool(tool);
 	for (; *args && i < 31; args++)
 		argv[i++] = *args;
 	argv[i] = NULL;
-	snprintf(env, sizeof(env), "%d", n);
-	setenv("LIBDL_TEST_FAIL_WRITE", env, 1);
+	setenv(hook, value, 1);
 	rc = tl_run(argv, out, sizeof(out), err, sizeof(err));
-	unsetenv("LIBDL_TEST_FAIL_WRITE");
+	unsetenv(hook);
 	return rc;
+}
+
+/* A test build of a tool with its Nth system write failing. */
+static int with_fault(const char *tool, int n, char *const args[])
+{
+	char env[16];
+
+	snprintf(env, sizeof(env), "%d", n);
+	return with_hook(tool, "LIBDL_TEST_FAIL_WRITE", env, args);
 }
 #define FAULT(tool, n, ...) with_fault(tool, n, (char *[]){ __VA_ARGS__, NULL })
 
@@ -736,18 +749,28 @@ START_TEST(test_every_write_of_destroy_fails)
 }
 END_TEST
 
+/* A layout of partition0 and a spinning process of the test's own
+ * outside it: its pid as text, and the path of its /proc/PID/cpuset. */
+static pid_t layout_and_spin(char pid[16], char path[64])
+{
+	pid_t tid, spin;
+
+	ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+	spin = tl_spawn_spin(1, false, NULL, &tid);
+	snprintf(pid, 16, "%d", (int)spin);
+	snprintf(path, 64, "/proc/%d/cpuset", (int)spin);
+	return spin;
+}
+
 /* Every system write of a placement can fail: the task stays where it
  * was, as it was. */
 START_TEST(test_every_write_of_attach_fails)
 {
 	char pid[16], path[64], cs[256];
-	pid_t tid, spin;
+	pid_t spin;
 	int n;
 
-	ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
-	spin = tl_spawn_spin(1, false, NULL, &tid);
-	snprintf(pid, sizeof(pid), "%d", (int)spin);
-	snprintf(path, sizeof(path), "/proc/%d/cpuset", (int)spin);
+	spin = layout_and_spin(pid, path);
 	for (n = 1; n < 60; n++) {
 		int rc = FAULT("dl-run", n, "--partition", "partition0", "-r", "1ms", "-p", "100ms", "--pid", pid);
 
@@ -785,6 +808,198 @@ START_TEST(test_every_write_of_repair_fails)
 			ck_assert_msg(rc == 1 && injected(), "write %d: exit %d: %s%s", n, rc, out, err);
 		assert_unchanged("a repair whose write failed");
 	}
+}
+END_TEST
+
+/*
+ * A signal that ends a command, delivered before each system write in
+ * turn (the test build's LIBDL_TEST_SIGNAL_AT_WRITE), SIGINT, SIGTERM and
+ * SIGHUP in rotation: whatever it interrupts leaves nothing the state
+ * does not record.
+ */
+static const int end_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static int with_signal(const char *tool, int n, int sig, char *const args[])
+{
+	char env[32];
+
+	snprintf(env, sizeof(env), "%d %d", n, sig);
+	return with_hook(tool, "LIBDL_TEST_SIGNAL_AT_WRITE", env, args);
+}
+#define SIGNAL(tool, n, sig, ...) with_signal(tool, n, sig, (char *[]){ __VA_ARGS__, NULL })
+
+/* Repair probes (libdl-rebuild-PID) anywhere in the cpuset tree, named
+ * into buf; with remove, removed (a test that failed cleans up). */
+static int find_probes(const char *dir, char *buf, size_t len, bool remove)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int n = 0;
+
+	if (!dp)
+		return 0;
+	while ((d = readdir(dp))) {
+		char path[4096];
+
+		if (d->d_type != DT_DIR || d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		n += find_probes(path, buf, len, remove);
+		if (strncmp(d->d_name, "libdl-rebuild-", strlen("libdl-rebuild-")) != 0)
+			continue;
+		n++;
+		if (strlen(buf) + strlen(path) + 2 < len)
+			strcat(strcat(buf, " "), path);
+		if (remove) {
+			char lb[4200];
+
+			snprintf(lb, sizeof(lb), "%s/cpuset.sched_load_balance", path);
+			dl_write_file(lb, "0");
+			rmdir(path);
+		}
+	}
+	closedir(dp);
+	return n;
+}
+
+static void assert_no_probe(const char *what, int n)
+{
+	char found[4096] = "";
+
+	if (find_probes(CPUSET, found, sizeof(found), false)) {
+		char again[4096] = "";
+
+		find_probes(CPUSET, again, sizeof(again), true);
+		ck_abort_msg("%s, signal before write %d: a repair probe is left:%s", what, n, found);
+	}
+}
+
+/* Create is rolled back, destroy finishes, before the signal ends them:
+ * no layout either way. */
+static void signal_every_write(bool destroying)
+{
+	char *create[] = { "create", "--partition", "0", "--no-move", NULL }, *destroy[] = { "destroy", NULL };
+	char *const *args = destroying ? destroy : create;
+	const char *what = destroying ? "an interrupted destroy" : "an interrupted create";
+	int total;
+
+	if (destroying)
+		ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+	ck_assert_int_eq(with_fault("dl-part", 100000, args), 0);
+	total = writes_made();
+	if (!destroying)
+		ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+	ck_assert_int_gt(total, 3);
+	for (int n = 1; n <= total; n++) {
+		int sig = end_signals[n % ARRAY_SIZE(end_signals)], rc;
+
+		if (destroying)
+			ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+		rc = with_signal("dl-part", n, sig, args);
+		ck_assert_msg(rc == 128 + sig, "write %d, signal %d: exit %d: %s", n, sig, rc, err);
+		ck_assert_int_eq(DL_PART("list"), 0);
+		ck_assert_msg(strstr(out, "no layout"), "write %d: %s left a layout: %s", n, what, out);
+		assert_no_probe(what, n);
+		assert_unchanged(what);
+	}
+}
+
+START_TEST(test_signal_at_every_write_of_create)
+{
+	signal_every_write(false);
+}
+END_TEST
+
+START_TEST(test_signal_at_every_write_of_destroy)
+{
+	signal_every_write(true);
+}
+END_TEST
+
+/* The repair, alone and as the accounting check inside a layout. */
+START_TEST(test_signal_at_every_write_of_repair)
+{
+	for (int in_layout = 0; in_layout < 2; in_layout++) {
+		int total;
+
+		if (in_layout)
+			ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+		ck_assert_int_eq(FAULT("dl-part", 100000, "repair"), 0);
+		total = writes_made();
+		ck_assert_int_gt(total, 1);
+		for (int n = 1; n <= total; n++) {
+			int sig = end_signals[n % ARRAY_SIZE(end_signals)];
+			int rc = SIGNAL("dl-part", n, sig, "repair");
+
+			ck_assert_msg(rc == 128 + sig, "write %d, signal %d: exit %d: %s%s", n, sig, rc, out, err);
+			assert_no_probe(in_layout ? "a repair in a layout" : "a repair", n);
+			if (in_layout) {
+				DL_PART("status"); /* exit 1 for drift too */
+				ck_assert_msg(strstr(out, "partition0") && !strstr(out, "INVALID"), "write %d: %s", n,
+					      out);
+			}
+		}
+		if (in_layout)
+			ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+		assert_unchanged("interrupted repairs");
+	}
+}
+END_TEST
+
+/* A repair killed (SIGKILL, which nothing holds back) before each write:
+ * what it leaves is gone once the next command starts. */
+START_TEST(test_killed_repair_swept)
+{
+	int total;
+
+	ck_assert_int_eq(FAULT("dl-part", 100000, "repair"), 0);
+	total = writes_made();
+	for (int n = 1; n <= total; n++) {
+		int rc = SIGNAL("dl-part", n, SIGKILL, "repair");
+
+		ck_assert_msg(rc == 128 + SIGKILL, "write %d: exit %d: %s", n, rc, err);
+		ck_assert_msg(DL_PART("repair") == 0, "write %d: the next repair: %s%s", n, out, err);
+		assert_no_probe("the repair after a killed one", n);
+		ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+		ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+		assert_unchanged("a killed repair, then repair, create and destroy");
+	}
+}
+END_TEST
+
+/* A placement interrupted at each write: the task is in the partition,
+ * recorded, or where it was; destroy puts it back. */
+START_TEST(test_signal_at_every_write_of_attach)
+{
+	char pid[16], path[64], cs[256];
+	pid_t spin;
+	int n;
+
+	spin = layout_and_spin(pid, path);
+	for (n = 1; n < 60; n++) {
+		int sig = end_signals[n % ARRAY_SIZE(end_signals)];
+		int rc = SIGNAL("dl-run", n, sig, "--partition", "partition0", "-r", "1ms", "-p", "100ms", "--pid", pid);
+
+		if (rc == 0)
+			break;
+		ck_assert_msg(rc == 128 + sig, "write %d: exit %d: %s", n, rc, err);
+		ck_assert_int_eq(dl_read_file(path, cs, sizeof(cs)), 0);
+		ck_assert_msg(strcmp(cs, "/") == 0 || strcmp(cs, "/libdl/partition0") == 0, "write %d: the task is in %s",
+			      n, cs);
+		if (strcmp(cs, "/") != 0) {
+			ck_assert_int_eq(DL_PART("status"), 0);
+			ck_assert_msg(strstr(out, "partition0") && strstr(out, " 1 threads"), "write %d: %s", n, out);
+		}
+		ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+		ck_assert_int_eq(dl_read_file(path, cs, sizeof(cs)), 0);
+		ck_assert_msg(strcmp(cs, "/") == 0, "write %d: destroy left the task in %s", n, cs);
+		ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+	}
+	ck_assert_int_gt(n, 1);
+	tl_kill(spin);
+	tl_settle();
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+	assert_unchanged("interrupted placements");
 }
 END_TEST
 
@@ -916,6 +1131,39 @@ START_TEST(test_destroy_right_after_a_deadline_exit)
 }
 END_TEST
 
+/* The origin lines of the layout's state file. */
+static int origin_lines(void)
+{
+	char *text = malloc(1 << 20), *at;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_eq(dl_read_file("/run/libdl/layout", text, 1 << 20), 0);
+	for (at = text; (at = strstr(at, "origin ")); at++)
+		if (at == text || at[-1] == '\n')
+			n++;
+	free(text);
+	return n;
+}
+
+/* Launches into a layout that stays leave no trace in its state: each
+ * save keeps the origins of live tasks only. */
+START_TEST(test_state_holds_live_tasks_only)
+{
+	ck_assert_msg(DL_PART("create", "--partition", "rt=0", "--no-move") == 0, "%s", err);
+	for (int i = 0; i < 40; i++) {
+		char *argv[] = { (char *)tl_tool("dl-run"), i % 2 ? "--cluster" : "--partition", i % 2 ? "-v" : "rt",
+				 "-r", "1ms", "-p", "10ms", "--", "/bin/true", NULL };
+
+		ck_assert_msg(tl_run(argv, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
+	}
+	/* The last launch's own line stays until the next save. */
+	ck_assert_int_le(origin_lines(), 1);
+	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+	assert_unchanged("40 launches into a layout");
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("part");
@@ -951,8 +1199,14 @@ static Suite *make(void)
 	tcase_add_test(tc, test_every_write_of_destroy_fails);
 	tcase_add_test(tc, test_every_write_of_attach_fails);
 	tcase_add_test(tc, test_every_write_of_repair_fails);
+	tcase_add_test(tc, test_signal_at_every_write_of_create);
+	tcase_add_test(tc, test_signal_at_every_write_of_destroy);
+	tcase_add_test(tc, test_signal_at_every_write_of_repair);
+	tcase_add_test(tc, test_killed_repair_swept);
+	tcase_add_test(tc, test_signal_at_every_write_of_attach);
 	tcase_add_test(tc, test_concurrent_creates);
 	tcase_add_test(tc, test_destroy_right_after_a_deadline_exit);
+	tcase_add_test(tc, test_state_holds_live_tasks_only);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,8 +5,11 @@
  */
 #include <errno.h>
 #include <libcgroup.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -190,6 +193,93 @@ START_TEST(test_state_round_trip)
 }
 END_TEST
 
+/* A state file of `n` origin lines of tasks long gone (pids that may be
+ * live now, but with start times no task has), then two of live tasks. */
+static char *origins_text(size_t n, pid_t live[2], unsigned long long start[2], size_t *len)
+{
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+	size_t made = 0;
+
+	ck_assert_ptr_nonnull(f);
+	fputs("cgroup 1\ncluster 1\npartition rt 0\n", f);
+	for (int pid = 1; made < n; pid++) {
+		if (pid == live[0] || pid == live[1])
+			continue;
+		fprintf(f, "origin %d %llu user.slice/svc-%d.service\n", pid, (1ULL << 62) + (unsigned)pid,
+			pid % 97);
+		made++;
+	}
+	for (int i = 0; i < 2; i++)
+		fprintf(f, "origin %d %llu live/%d\n", (int)live[i], start[i], i);
+	ck_assert_int_eq(fclose(f), 0);
+	return text;
+}
+
+/* However many origins a state holds (an old libdl's, or a busy host's),
+ * loading it and finding a task's origin cost work in proportion to the
+ * lines, and the next save keeps only the tasks still alive. */
+START_TEST(test_state_origins_bounded)
+{
+	char dir[] = "/tmp/libdl-origins-XXXXXX", path[256], *text, *saved;
+	unsigned long long start[2], work = 0;
+	struct dl_layout *l, *back;
+	pid_t live[2] = { getpid(), fork() };
+	size_t len;
+
+	ck_assert_int_ge(live[1], 0);
+	if (live[1] == 0) {
+		/* Gone with the test, whatever it asserts. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pause();
+		_exit(0);
+	}
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(dl_task_stat_field(live[i], 22, &start[i]), 0);
+	hooks.work = &work;
+	dl_test_hooks = &hooks;
+	for (size_t n = 1000; n <= 100000; n *= 10) {
+		text = origins_text(n, live, start, &len);
+		work = 0;
+		ck_assert_msg(dl_layout_parse(text, len, "state", &l) == 0, "%s", dl_errmsg());
+		free(text);
+		ck_assert_uint_eq(l->norigins, n + 2);
+		ck_assert_msg(work <= 4 * n, "loading %zu origins took %llu steps", n, work);
+		tl_note("%zu origins loaded in %llu steps", n, work);
+		work = 0;
+		for (int pid = 1; pid <= (int)n; pid++)
+			dl_layout_origin(l, pid, (1ULL << 62) + (unsigned)pid);
+		ck_assert_msg(work <= 4 * n, "looking up %zu origins took %llu steps", n, work);
+		ck_assert_str_eq(dl_layout_origin(l, live[1], start[1]), "live/1");
+		ck_assert_ptr_null(dl_layout_origin(l, live[1], start[1] + 1));
+		if (n < 100000) {
+			dl_layout_free(l);
+			continue;
+		}
+		/* The next save keeps the two live tasks alone. */
+		ck_assert_ptr_nonnull(mkdtemp(dir));
+		use_state_dir(dir);
+		ck_assert_msg(dl_layout_save(l) == 0, "%s", dl_errmsg());
+		dl_layout_free(l);
+		snprintf(path, sizeof(path), "%s/layout", dir);
+		saved = malloc(1 << 20);
+		ck_assert_int_eq(dl_read_file(path, saved, 1 << 20), 0);
+		ck_assert_msg(strlen(saved) < 1024, "the saved state is %zu bytes:\n%.2000s", strlen(saved), saved);
+		free(saved);
+		ck_assert_int_eq(dl_layout_load(&back), 0);
+		ck_assert_uint_eq(back->norigins, 2);
+		ck_assert_str_eq(dl_layout_origin(back, live[0], start[0]), "live/0");
+		ck_assert_str_eq(dl_layout_origin(back, live[1], start[1]), "live/1");
+		dl_layout_free(back);
+	}
+	kill(live[1], SIGKILL);
+	ck_assert_int_ne(tl_wait(live[1]), 0);
+	hooks.work = NULL;
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_lock_excludes)
 {
 	char dir[] = "/tmp/libdl-lock-XXXXXX";
@@ -256,6 +346,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_checks);
 	tcase_add_test(tc, test_defaults_filled);
 	tcase_add_test(tc, test_state_round_trip);
+	tcase_add_test(tc, test_state_origins_bounded);
 	tcase_add_test(tc, test_lock_excludes);
 	tcase_add_test(tc, test_cpuset_mount_as_libcgroup);
 	suite_add_tcase(s, tc);

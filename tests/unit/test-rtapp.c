@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "testlib.h"
+#include "workload/taskset.h"
 
 #define MS 1000000ULL
 #define US 1000ULL
@@ -348,6 +349,71 @@ START_TEST(test_libdl_json_unchanged)
 }
 END_TEST
 
+/*
+ * A file of many tasks, each with its own timer: about 1 MiB, 1,023
+ * threads of 75 run events each.  Whether a timer is shared is found
+ * once for the whole file (its timers' names sorted), not by walking
+ * every other thread for each one: the work counted (the JSON reader's
+ * key comparisons, the values visited and the names compared) stays
+ * within 2 V log2(V) for the file's V values, where a walk per thread
+ * costs V for each of them.  The count, not a time, is the assertion
+ * (speed figures are make bench's).
+ */
+static char *many_threads(size_t n, bool share, size_t *len, size_t *values)
+{
+	char *text = malloc(n * 1200 + 64), *p = text;
+
+	*values = 2; /* the top object and "tasks" */
+	p += sprintf(p, "{\"tasks\": {\n");
+	for (size_t i = 0; i < n; i++) {
+		p += sprintf(p, "%s\"t%zu\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000, \"dl-period\": 100000",
+			     i ? ",\n" : "", i);
+		for (int k = 0; k < 75; k++)
+			p += sprintf(p, ", \"run%d\": 1", k);
+		p += sprintf(p, ", \"timer\": {\"ref\": \"tick%zu\", \"period\": 100000}}",
+			     share && i == n - 1 ? (size_t)0 : i);
+		*values += 1 + 3 + 75 + 1 + 2;
+	}
+	p += sprintf(p, "}}\n");
+	*len = (size_t)(p - text);
+	return text;
+}
+
+START_TEST(test_many_timers)
+{
+	const size_t n = 1023;
+	struct dl_taskset *ts;
+	uint64_t steps, bound = 0;
+	size_t len, values;
+	char *text = many_threads(n, false, &len, &values);
+
+	for (size_t k = values; k > 1; k /= 2)
+		bound += 2 * values; /* 2 V log2(V) */
+	ck_assert_uint_ge(len, 1000000);
+	ck_assert_uint_le(len, 1024 * 1024);
+	ts = dl_taskset_new();
+	ck_assert_msg(dl_taskset_from_rtapp_counted(ts, text, len, "many.json", &steps) == 0, "%s", dl_errmsg());
+	ck_assert_uint_eq(dl_taskset_count(ts), n);
+	ck_assert_uint_eq(dl_taskset_task(ts, n - 1)->params.period, 100 * MS);
+	ck_assert_uint_eq(dl_taskset_task(ts, n - 1)->work, 75 * US);
+	ck_assert_msg(steps <= bound, "%llu steps for %zu values (at most %llu)", (unsigned long long)steps,
+		      values, (unsigned long long)bound);
+	dl_taskset_free(ts);
+	free(text);
+
+	/* The last thread names the first one's timer: refused at the first
+	 * of the two, as cheaply. */
+	text = many_threads(n, true, &len, &values);
+	ts = dl_taskset_new();
+	ck_assert_int_eq(dl_taskset_from_rtapp_counted(ts, text, len, "many.json", &steps), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "many.json:2: tasks.t0.timer.ref: timer \"tick0\" is shared"), "%s",
+		      dl_errmsg());
+	ck_assert_uint_le(steps, bound);
+	dl_taskset_free(ts);
+	free(text);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("rtapp");
@@ -360,6 +426,9 @@ static Suite *make(void)
 	tcase_add_test(tc, test_defaults);
 	tcase_add_loop_test(tc, test_bad, 0, ARRAY_SIZE(bad));
 	tcase_add_test(tc, test_libdl_json_unchanged);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cost");
+	tcase_add_test(tc, test_many_timers);
 	suite_add_tcase(s, tc);
 	return s;
 }

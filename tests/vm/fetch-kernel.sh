@@ -2,7 +2,8 @@
 # fetch-kernel.sh: download (never install) the kernel and busybox the VM
 # suites boot in qemu.
 #
-# Usage: tests/vm/fetch-kernel.sh
+# Usage: tests/vm/fetch-kernel.sh [--check]
+#        (--check: fetch nothing; exit 0 when the cache holds both, 1 if not)
 #
 # Environment:
 #   LIBDL_VM_CACHE       cache folder (default: cache/ next to this script)
@@ -73,9 +74,10 @@ unpack_vmlinux() {
 }
 
 if [ -r "$cache/vmlinuz" ] && [ -x "$cache/busybox" ]; then
-	[ -r "$cache/vmlinux" ] || unpack_vmlinux "$cache/vmlinuz" "$cache/vmlinux" || :
+	[ "${1:-}" = --check ] || [ -r "$cache/vmlinux" ] || unpack_vmlinux "$cache/vmlinuz" "$cache/vmlinux" || :
 	exit 0
 fi
+[ "${1:-}" = --check ] && exit 1
 
 for tool in apt-get apt-cache dpkg-deb; do
 	command -v "$tool" >/dev/null 2>&1 ||

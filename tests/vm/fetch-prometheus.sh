@@ -1,17 +1,19 @@
 #!/bin/sh
-# fetch-prometheus.sh: fetch (never install) the two Prometheus programs the
+# fetch-prometheus.sh: fetch (never install) the Prometheus programs the
 # metrics tests run, into the cache, once: promtool (Debian's prometheus
-# package), which checks dl-stat --prometheus, and prometheus-node-exporter
-# (its package of that name), whose textfile collector serves the file
-# dl-stat --output writes.
+# package), which checks dl-stat --prometheus and the example rules;
+# prometheus (the same package's server), which scrapes node_exporter and
+# answers a query; and prometheus-node-exporter (its package of that
+# name), whose textfile collector serves the file dl-stat --output writes.
 #
-# Usage: tests/vm/fetch-prometheus.sh
+# Usage: tests/vm/fetch-prometheus.sh [--check]
+#        (--check: fetch nothing; exit 0 when the cache holds both, 1 if not)
 #
 # Environment:
 #   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
 #
-# Leaves in $LIBDL_VM_CACHE/prometheus/: promtool, prometheus-node-exporter
-# and prometheus.stamp (the packages' versions).
+# Leaves in $LIBDL_VM_CACHE/prometheus/: promtool, prometheus,
+# prometheus-node-exporter and prometheus.stamp (the packages' versions).
 #
 # Why not apt-get install: both packages start a daemon on installation
 # (a Prometheus server on port 9090 that then scrapes this host, a node
@@ -20,7 +22,7 @@
 # two programs, which they start themselves on a loopback address in a
 # network namespace of their own.  So the packages are downloaded with the
 # host's apt (apt-get download) and unpacked (dpkg-deb -x), as the VM
-# kernels are.  Both programs are static Go binaries: nothing else is needed.
+# kernels are.  The programs are static Go binaries: nothing else is needed.
 #
 # Exit status: 0 when the cache holds both (at once when it already does);
 # 1 with one line on stderr saying why otherwise.
@@ -36,7 +38,8 @@ die() {
 	exit 1
 }
 
-[ -x "$out/promtool" ] && [ -x "$out/prometheus-node-exporter" ] && exit 0
+[ -x "$out/promtool" ] && [ -x "$out/prometheus" ] && [ -x "$out/prometheus-node-exporter" ] && exit 0
+[ "${1:-}" = --check ] && exit 1
 for tool in apt-get dpkg-deb; do
 	command -v "$tool" >/dev/null 2>&1 || die "$tool not found: this needs Debian's apt"
 done
@@ -54,8 +57,8 @@ for deb in "$work"/prometheus_*.deb "$work"/prometheus-node-exporter_*.deb; do
 	dpkg-deb -x "$deb" "$work/x" || die "dpkg-deb -x of $deb failed"
 	echo "$(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Version)" >>"$work/out/prometheus.stamp"
 done
-cp "$work/x/usr/bin/promtool" "$work/x/usr/bin/prometheus-node-exporter" "$work/out/" ||
-	die "the packages hold no usr/bin/promtool or usr/bin/prometheus-node-exporter"
+cp "$work/x/usr/bin/promtool" "$work/x/usr/bin/prometheus" "$work/x/usr/bin/prometheus-node-exporter" "$work/out/" ||
+	die "the packages hold no usr/bin/promtool, usr/bin/prometheus or usr/bin/prometheus-node-exporter"
 rm -rf "$out"
 mv "$work/out" "$out"
 echo "$me: $(tr '\n' ' ' <"$out/prometheus.stamp")in $out"

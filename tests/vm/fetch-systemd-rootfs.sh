@@ -2,7 +2,8 @@
 # fetch-systemd-rootfs.sh: build (once) the root file system the systemd VM
 # suites boot: Debian 12's own systemd as PID 1, on cgroup v2.
 #
-# Usage: tests/vm/fetch-systemd-rootfs.sh
+# Usage: tests/vm/fetch-systemd-rootfs.sh [--check]
+#        (--check: fetch nothing; exit 0 when the cache holds it, 1 if not)
 #
 # Environment:
 #   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
@@ -24,7 +25,7 @@
 # pages and locales, then a few settings for a VM without a terminal:
 # serial-getty@ttyS0 masked (its vhangup cuts the console), no getty on
 # tty1, no timers, an empty machine-id (systemd makes a transient one).
-# Needs root (mmdebstrap --mode=root), as bootstrap.sh runs it.
+# Needs root (mmdebstrap --mode=root), as make check runs it.
 #
 # Exit status: 0 when the cache holds the image (at once when it already
 # does); 1 with one line on stderr saying why otherwise.
@@ -43,6 +44,7 @@ die() {
 }
 
 [ -s "$image" ] && [ "$(cat "$image.stamp" 2>/dev/null)" = "$pkgs" ] && exit 0
+[ "${1:-}" = --check ] && exit 1
 
 command -v mmdebstrap >/dev/null 2>&1 ||
 	die "mmdebstrap not found: install the Debian package mmdebstrap (bootstrap.sh does)"

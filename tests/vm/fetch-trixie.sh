@@ -4,8 +4,9 @@
 # test the project in with Debian 13's compiler and libraries (libcgroup
 # 3), and a root file system with Debian 13's systemd for the VMs.
 #
-# Usage: tests/vm/fetch-trixie.sh [kernels|build|systemd|podman]...
-#        (default: kernels, build and systemd; podman only when asked)
+# Usage: tests/vm/fetch-trixie.sh [--check] [kernels|build|systemd|podman]...
+#        (default: kernels, build and systemd; podman only when asked;
+#        --check: fetch nothing; exit 0 when the cache holds them, 1 if not)
 #
 # Environment:
 #   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
@@ -47,7 +48,7 @@
 # dpkg-deb -x: installing a kernel would rewrite the host's boot setup),
 # and mmdebstrap builds the two root file systems.  Nothing of the host's
 # apt setup is changed.  Needs root (mmdebstrap --mode=root, the chroot's
-# files owned by root), as bootstrap.sh runs it.
+# files owned by root), as make check runs it.
 #
 # Exit status: 0 when the cache holds what was asked (at once when it
 # already does); 1 with one line on stderr saying why otherwise.
@@ -64,6 +65,11 @@ die() {
 	exit 1
 }
 
+check=no
+if [ "${1:-}" = --check ]; then
+	check=yes
+	shift
+fi
 want_kernels=no want_build=no want_systemd=no want_podman=no
 [ $# -eq 0 ] && set -- kernels build systemd
 for w in "$@"; do
@@ -88,6 +94,7 @@ have_build() {
 [ $want_systemd = no ] || have systemd.cpio.gz || need=1
 [ $want_podman = no ] || have podman.cpio.gz || need=1
 [ -n "${need:-}" ] || exit 0
+[ $check = no ] || exit 1
 
 [ "$(id -u)" = 0 ] || die "fetching Debian 13 needs root (apt as root, mmdebstrap --mode=root)"
 for tool in apt-get apt-cache dpkg-deb mmdebstrap cpio gzip unshare; do

@@ -56,8 +56,9 @@
 # stdout, \r removed; run-vm.sh's own messages go to stderr.
 #
 # Exit status: the guest script's own (so 0 pass, 77 skip, anything else a
-# failure, as automake reads it); 77 when qemu-system-x86_64 or the cached
-# kernel is missing (after one try of fetch-kernel.sh), saying why; 99 when
+# failure, as automake reads it); 77 when qemu-system-x86_64 or an image
+# is missing (after one try of tests/vm/fetch.sh, which a fetch under way
+# is waited for), saying why (on CI, CI=true, a missing image is 99); 99 when
 # the marker never appeared (timeout, guest crash, qemu error) or on bad
 # usage.
 #
@@ -96,8 +97,9 @@
 # be called by its path, /bin/NAME, from the script.
 #
 # Environment:
-#   LIBDL_VM_CACHE  the kernel cache (default: cache/ next to this script;
-#                   filled by fetch-kernel.sh)
+#   LIBDL_VM_CACHE  the images' cache (default: cache/ next to this script;
+#                   filled by fetch.sh)
+#   CI              "true": a missing image is an error, not a skip
 #   LIBDL_VM_KERNEL the kernel to boot (default: the cache's vmlinux, the
 #                   uncompressed one, else its vmlinuz)
 #   LIBDL_VM_ACCEL  qemu accelerator (default tcg; kvm hangs on the hosts)
@@ -192,21 +194,18 @@ command -v "$qemu" >/dev/null 2>&1 ||
 command -v cpio >/dev/null 2>&1 || skip "cpio not found (install the cpio package)"
 command -v gzip >/dev/null 2>&1 || skip "gzip not found"
 
-if ! [ -r "$cache/vmlinuz" ] || ! [ -x "$cache/busybox" ]; then
-	say "no VM kernel in $cache: running fetch-kernel.sh"
-	LIBDL_VM_CACHE=$cache "$here/fetch-kernel.sh" >&2
-	if ! [ -r "$cache/vmlinuz" ] || ! [ -x "$cache/busybox" ]; then
-		skip "no kernel and busybox in $cache (tests/vm/fetch-kernel.sh could not fetch them)"
-	fi
-fi
-
-# fetch-trixie.sh PART, when the cache lacks what was asked for.
-need_trixie() {
-	[ -s "$1" ] && return 0
-	say "no $1: running fetch-trixie.sh $2"
-	LIBDL_VM_CACHE=$cache "$here/fetch-trixie.sh" "$2" >&2
-	[ -s "$1" ] || skip "no $1 (tests/vm/fetch-trixie.sh $2 could not fetch it; it needs root)"
+# fetch.sh IMAGE: at once when the cache holds it; else it waits for its
+# fetch under way (make check starts them) or fetches it.  The suite
+# skips when it cannot be fetched, but on CI (CI=true), where it fails.
+need() {
+	why=$(LIBDL_VM_CACHE=$cache "$here/fetch.sh" "$1")
+	case $? in
+	0) ;;
+	77) skip "$why" ;;
+	*) hard "${why:-tests/vm/fetch.sh $1 failed}" ;;
+	esac
 }
+need kernel
 
 case $rootfs in
 '') image=$cache/systemd-rootfs.cpio.gz ;;
@@ -219,12 +218,9 @@ esac
 if [ "$sysd" = yes ] && [ -n "$rootfs" ] && [ "${rootfs#/}" != "$rootfs" ]; then
 	[ -s "$image" ] || hard "no image $image"
 elif [ "$sysd" = yes ] && [ -n "$rootfs" ]; then
-	need_trixie "$image" "$([ "$rootfs" = debian13-podman ] && echo podman || echo systemd)"
-elif [ "$sysd" = yes ] && ! [ -s "$image" ]; then
-	say "no systemd root file system in $cache: running fetch-systemd-rootfs.sh"
-	LIBDL_VM_CACHE=$cache "$here/fetch-systemd-rootfs.sh" >&2
-	[ -s "$image" ] ||
-		skip "no systemd root file system in $cache (tests/vm/fetch-systemd-rootfs.sh could not build it)"
+	need debian13-systemd
+elif [ "$sysd" = yes ]; then
+	need systemd
 fi
 
 # The uncompressed kernel boots in half the time under TCG (fetch-kernel.sh).
@@ -233,8 +229,8 @@ case $kname in
 	kernel=$cache/vmlinuz
 	[ -r "$cache/vmlinux" ] && kernel=$cache/vmlinux
 	;;
-debian13) kernel=$cache/trixie/generic/vmlinuz; need_trixie "$kernel" kernels ;;
-debian13-rt) kernel=$cache/trixie/rt/vmlinuz; need_trixie "$kernel" kernels ;;
+debian13) kernel=$cache/trixie/generic/vmlinuz; need debian13-kernels ;;
+debian13-rt) kernel=$cache/trixie/rt/vmlinuz; need debian13-kernels ;;
 *) hard "unknown --kernel $kname: give debian13 or debian13-rt" ;;
 esac
 kernel=${LIBDL_VM_KERNEL:-$kernel}

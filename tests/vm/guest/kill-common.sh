@@ -86,4 +86,38 @@ done
 check "destroy has system writes to fail ($total)" test "${total:-0}" -gt 3
 check "each of them failing, then destroy, restores everything" eq "$bad" 0
 
+# SIGINT, SIGTERM and SIGHUP in turn, sent before each system write of
+# create, destroy and repair (LIBDL_TEST_SIGNAL_AT_WRITE="N SIG"): the
+# create is rolled back, the destroy and the repair finish, and then the
+# signal ends the command; nothing is left that the state does not say.
+sig_of() { case $(($1 % 3)) in 0) echo 2 ;; 1) echo 15 ;; *) echo 1 ;; esac; }
+for cmd in create destroy repair; do
+	case $cmd in
+	create) args="create --partition 0" ;;
+	*) args=$cmd ;;
+	esac
+	[ $cmd = destroy ] && /bin/dl-part create --partition 0 >/dev/null 2>&1
+	LIBDL_TEST_FAIL_WRITE=100000 run /bin/dl-part-test $args
+	total=$(made)
+	[ $cmd = create ] && /bin/dl-part destroy >/dev/null 2>&1
+	bad=0
+	w=1
+	while [ "$w" -le "${total:-0}" ]; do
+		s=$(sig_of $w)
+		[ $cmd = destroy ] && /bin/dl-part create --partition 0 >/dev/null 2>&1
+		LIBDL_TEST_SIGNAL_AT_WRITE="$w $s" run /bin/dl-part-test $args
+		r=$rc
+		run /bin/dl-part list
+		if [ "$r" != $((128 + s)) ] || [ "$out" != "no layout" ] || [ "$(snapshot)" != "$before" ] ||
+			! all_in_root >/dev/null; then
+			bad=$((bad + 1))
+			note "signal $s before write $w of $cmd: exit $r; list: $out"
+			/bin/dl-part destroy >/dev/null 2>&1
+		fi
+		w=$((w + 1))
+	done
+	check "$cmd has system writes to interrupt ($total)" test "${total:-0}" -gt 1
+	check "a signal before each of them leaves everything as before" eq "$bad" 0
+done
+
 done_testing

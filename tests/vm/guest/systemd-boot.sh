@@ -54,3 +54,59 @@ run /bin/dl-part status
 check "status: no layout" has "$out" "no layout"
 run /bin/dl-run -r 900ms -p 1s -- /bin/true
 check "0.9 is admitted after the layout is gone" eq "$rc" 0
+
+# Stopped while its start runs, or its start killed: dl-part.service
+# leaves nothing, and starts again.  A drop-in runs the test build
+# (/bin/dl-part-test), which stops itself with SIGSTOP after create's
+# step 2 (LIBDL_TEST_SIGNAL_AFTER_STEP): systemctl stop sends the SIGTERM
+# (and SIGCONT) a shutdown would; with 9, the create is killed outright,
+# as TimeoutStartSec's SIGKILL would, and ExecStopPost cleans up.
+dropin=/run/systemd/system/dl-part.service.d
+started_create() {
+	i=0
+	while [ $i -lt 300 ]; do
+		cpid=$(pgrep -f 'dl-part-test create' | head -n 1)
+		[ -n "$cpid" ] && [ "$(cut -d' ' -f3 /proc/$cpid/stat 2>/dev/null)" = "$1" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+nothing_left() {
+	check "$1: no layout slice is left" test ! -e $CS/libdl.slice
+	check "$1: no layout state is left" test ! -e /run/libdl/layout
+	check "$1: no libdl unit file is left" eq "$(ls /run/systemd/system | grep -c libdl)" 0
+}
+mkdir -p $dropin
+for how in "19:stopped while it starts" "9:its create killed"; do
+	sig=${how%%:*}
+	what=${how#*:}
+	cat >$dropin/test.conf <<EOT
+[Service]
+Environment="LIBDL_TEST_SIGNAL_AFTER_STEP=2 $sig"
+ExecStart=
+ExecStart=/bin/dl-part-test create --config /etc/libdl/dl-part.conf
+EOT
+	systemctl daemon-reload
+	if [ "$sig" = 19 ]; then
+		systemctl start --no-block dl-part.service
+		check "$what: its create is stopped after step 2" started_create T
+		systemctl stop dl-part.service
+	else
+		systemctl start dl-part.service >/dev/null 2>&1
+	fi
+	check "$what: the service is not active" eval '[ "$(systemctl is-active dl-part.service)" != active ]'
+	nothing_left "$what"
+	rm -f $dropin/test.conf
+	systemctl daemon-reload
+	systemctl reset-failed dl-part.service >/dev/null 2>&1
+	systemctl start dl-part.service
+	check "$what: the next start succeeds" eq "$(systemctl is-active dl-part.service)" active
+	[ "$(systemctl is-active dl-part.service)" = active ] || journal
+	systemctl stop dl-part.service
+	check "$what: and its stop" eq "$(prop dl-part.service Result)" success
+	run /bin/dl-part destroy
+	nothing_left "$what, then stopped"
+done
+rmdir $dropin
+systemctl daemon-reload

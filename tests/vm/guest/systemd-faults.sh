@@ -1,8 +1,8 @@
 # systemd-faults.sh: dl-part's failures on a real systemd host: a create
 # killed after each step, every system write of create and destroy
-# failing in turn (the test build's hooks), a unit that takes the
-# partition's CPU, --isolated, the direct path behind systemd's back,
-# libsystemd missing, names systemd cannot take.  Each leaves systemd's
+# failing in turn, or interrupted by a signal (the test build's hooks), a
+# unit that takes the partition's CPU, --isolated, the direct path behind
+# systemd's back, libsystemd missing, names systemd cannot take.  Each leaves systemd's
 # tree as it was.  Sourced after lib.sh and systemd-part.sh (its tree(),
 # before and SYSTEMD); ends without done_testing.
 
@@ -59,6 +59,32 @@ while [ "$w" -le "${total:-0}" ]; do
 done
 check "destroy has system writes to fail under systemd ($total)" test "${total:-0}" -gt 3
 check "each of them failing, then destroy, gives systemd's tree back" eq "$bad" 0
+
+# SIGINT, SIGTERM and SIGHUP in turn before each system write of create
+# and destroy (LIBDL_TEST_SIGNAL_AT_WRITE="N SIG"): the create is rolled
+# back and the destroy finished before the signal ends them.
+for cmd in create destroy; do
+	[ $cmd = create ] && args="create --partition 0" || args=destroy
+	[ $cmd = destroy ] && /bin/dl-part create --partition 0 >/dev/null 2>&1
+	LIBDL_TEST_FAIL_WRITE=100000 run /bin/dl-part-test $args
+	total=$(made)
+	[ $cmd = create ] && /bin/dl-part destroy >/dev/null 2>&1
+	bad=0
+	w=1
+	while [ "$w" -le "${total:-0}" ]; do
+		case $((w % 3)) in 0) s=2 ;; 1) s=15 ;; *) s=1 ;; esac
+		[ $cmd = destroy ] && /bin/dl-part create --partition 0 >/dev/null 2>&1
+		LIBDL_TEST_SIGNAL_AT_WRITE="$w $s" run /bin/dl-part-test $args
+		if [ "$rc" != $((128 + s)) ] || [ "$(tree)" != "$before" ] || [ -e /run/libdl/layout ]; then
+			bad=$((bad + 1))
+			note "signal $s before write $w of $cmd: exit $rc: $err"
+			/bin/dl-part destroy >/dev/null 2>&1
+		fi
+		w=$((w + 1))
+	done
+	check "$cmd has system writes to interrupt under systemd ($total)" test "${total:-0}" -gt 3
+	check "a signal before each of them leaves systemd's tree as before" eq "$bad" 0
+done
 
 # Another unit takes CPU 0: create names it before changing anything; when
 # the kernel is left to judge, its reason is reported and all rolled back.

@@ -1,0 +1,252 @@
+/*
+ * counts.c: the records the periodic loops publish, read (publish.h).
+ *
+ * dl-stat runs as root and reads files any user writes: each step
+ * trusts nothing it did not check.  Directories and files are opened
+ * with O_NOFOLLOW below a descriptor, never by a path a user could swap;
+ * a directory UID must be uid's and writable by nobody else, a record a
+ * regular file of the record's size with one link, owned by uid; the
+ * copy passes every check of its format and counts; and the thread it
+ * names must be alive, the one that wrote it (its start time), and
+ * uid's.  Anything else is left out, never followed, never believed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "workload/publish.h"
+
+/* Copies of a record a writer keeps changing before one is stable. */
+#define READ_TRIES 64
+/* Records read at most per user directory, and in all. */
+#define RECORDS_MAX 65536
+
+int dl_pub_valid(const struct dl_pubrec *r, uid_t uid, pid_t tid)
+{
+	uint64_t sum = 0;
+
+	if (memcmp(r->magic, DL_PUB_MAGIC, sizeof(r->magic)) || r->version != DL_PUB_VERSION ||
+	    r->size != DL_PUB_SIZE || r->nbuckets != DL_COUNTS_BUCKETS)
+		return -EINVAL;
+	if (r->uid != uid || r->tid != tid || r->pid <= 0 || r->tid <= 0)
+		return -EINVAL;
+	if (memchr(r->comm, 0, sizeof(r->comm)) == NULL || (r->seq & 1))
+		return -EINVAL;
+	if (r->misses > r->jobs || r->response_max > r->response_sum)
+		return -EINVAL;
+	for (unsigned i = 0; i < DL_COUNTS_BUCKETS; i++) {
+		if (r->buckets[i] > r->jobs)
+			return -EINVAL;
+		sum += r->buckets[i];
+	}
+	if (sum != r->jobs)
+		return -EINVAL;
+	return 0;
+}
+
+int dl_pub_live(const struct dl_pubrec *r, uid_t uid)
+{
+	unsigned long long start, ids[2];
+	int fd = dl_thread_open(r->pid, r->tid), err = 0;
+
+	if (fd < 0)
+		return -ESRCH;
+	if (dl_stat_field_at(fd, 22, &start) || start != r->start_time)
+		err = -ESRCH;
+	else if (dl_status_ids(fd, "status", "Uid", ids, 2))
+		err = -ESRCH;
+	else if (ids[0] != uid && ids[1] != uid)
+		err = -EPERM;
+	close(fd);
+	return err;
+}
+
+/* A stable copy: the count read, the record, the count again. */
+static int copy_stable(int fd, struct dl_pubrec *r)
+{
+	uint32_t seq;
+
+	for (int i = 0; i < READ_TRIES; i++) {
+		if (pread(fd, &seq, sizeof(seq), offsetof(struct dl_pubrec, seq)) != sizeof(seq))
+			return -EINVAL;
+		if (seq & 1)
+			continue;
+		if (pread(fd, r, sizeof(*r), 0) != sizeof(*r))
+			return -EINVAL;
+		if (r->seq != seq)
+			continue;
+		if (pread(fd, &seq, sizeof(seq), offsetof(struct dl_pubrec, seq)) != sizeof(seq))
+			return -EINVAL;
+		if (seq == r->seq)
+			return 0;
+	}
+	return -EBUSY;
+}
+
+int dl_pub_read(int dirfd, const char *name, uid_t uid, struct dl_task_counts *out)
+{
+	struct dl_pubrec r;
+	struct stat st;
+	pid_t tid = dl_parse_pid(name);
+	int fd, err;
+
+	memset(out, 0, sizeof(*out));
+	if (tid <= 0)
+		return -EINVAL;
+	/* O_NONBLOCK: a FIFO put there must not hang the reader. */
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -EINVAL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != uid || st.st_nlink != 1 ||
+	    st.st_size != DL_PUB_SIZE) {
+		close(fd);
+		return -EINVAL;
+	}
+	err = copy_stable(fd, &r);
+	close(fd);
+	if (err)
+		return err;
+	if ((err = dl_pub_valid(&r, uid, tid)) || (err = dl_pub_live(&r, uid)))
+		return err;
+	out->pid = r.pid;
+	out->tid = r.tid;
+	out->uid = r.uid;
+	memcpy(out->comm, r.comm, sizeof(r.comm));
+	out->params.runtime = r.runtime;
+	out->params.deadline = r.deadline;
+	out->params.period = r.period;
+	out->params.flags = r.flags;
+	out->jobs = r.jobs;
+	out->misses = r.misses;
+	out->overruns = r.overruns;
+	out->response_max = r.response_max;
+	out->response_sum = r.response_sum;
+	memcpy(out->buckets, r.buckets, sizeof(out->buckets));
+	return 0;
+}
+
+struct list {
+	struct dl_task_counts *v;
+	size_t n, cap;
+};
+
+/* Every record of directory dirfd, uid's, that passes: into l. */
+static int read_user_dir(int dirfd, uid_t uid, struct list *l)
+{
+	struct stat st;
+	struct dirent *d;
+	DIR *dir;
+	int fd;
+
+	/* The user's alone: theirs, and writable by nobody else. */
+	if (fstat(dirfd, &st) < 0 || st.st_uid != uid || (st.st_mode & 022))
+		return 0;
+	fd = dup(dirfd);
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while ((d = readdir(dir)) && l->n < RECORDS_MAX) {
+		struct dl_task_counts c;
+
+		if (dl_parse_pid(d->d_name) <= 0 || dl_pub_read(dirfd, d->d_name, uid, &c))
+			continue;
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 16;
+			struct dl_task_counts *v = realloc(l->v, cap * sizeof(*v));
+
+			if (!v) {
+				closedir(dir);
+				return dl_fail(-ENOMEM, "out of memory for the published counters");
+			}
+			l->v = v;
+			l->cap = cap;
+		}
+		l->v[l->n++] = c;
+	}
+	closedir(dir);
+	return 0;
+}
+
+/* dir/NAME for each NAME a uid: that uid's records, dir/NAME/sub when sub. */
+static int read_base(const char *path, const char *sub, struct list *l)
+{
+	struct stat st;
+	struct dirent *d;
+	int basefd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), err = 0;
+	DIR *dir;
+
+	if (basefd < 0)
+		return 0;
+	/* Root's (or, in the tests' folder, the caller's), and sticky when
+	 * others may write to it, so that no one renames another's
+	 * directory away. */
+	if (fstat(basefd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
+		close(basefd);
+		return 0;
+	}
+	dir = fdopendir(basefd);
+	if (!dir) {
+		close(basefd);
+		return 0;
+	}
+	while (!err && (d = readdir(dir))) {
+		pid_t uid = dl_parse_pid(d->d_name);
+		int fd, subfd;
+
+		if (uid < 0 && strcmp(d->d_name, "0"))
+			continue;
+		if (!strcmp(d->d_name, "0"))
+			uid = 0;
+		fd = openat(basefd, d->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (sub) {
+			/* /run/user/UID: logind's, the user's */
+			if (fstat(fd, &st) < 0 || st.st_uid != (uid_t)uid || (st.st_mode & 022)) {
+				close(fd);
+				continue;
+			}
+			subfd = openat(fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			close(fd);
+			if (subfd < 0)
+				continue;
+			fd = subfd;
+		}
+		err = read_user_dir(fd, (uid_t)uid, l);
+		close(fd);
+	}
+	closedir(dir);
+	return err;
+}
+
+DL_EXPORT int dl_counts_list(struct dl_task_counts **counts, size_t *count)
+{
+	struct list l = { 0 };
+	int err;
+
+	if (counts)
+		*counts = NULL;
+	if (count)
+		*count = 0;
+	if (!counts || !count)
+		return dl_fail(-EINVAL, "dl_counts_list needs somewhere to put the counters and their count");
+	err = read_base(dl_pub_base(), NULL, &l);
+	if (!err && !(dl_test_hooks && dl_test_hooks->tasks_dir))
+		err = read_base("/run/user", DL_PUB_USER_DIR, &l);
+	if (err) {
+		free(l.v);
+		return err;
+	}
+	*counts = l.v;
+	*count = l.n;
+	return (int)(l.n < (size_t)INT32_MAX ? l.n : INT32_MAX);
+}

@@ -1,0 +1,245 @@
+/*
+ * publish.c: a periodic loop's counters, written where dl-stat reads
+ * them (the record and where it lives: publish.h).
+ *
+ * Everything that costs is done once, at the loop's start: the
+ * directories checked or made, the file made and mapped, its page
+ * written.  A job then costs a few stores into that page under the
+ * sequence count; the loop's thread is the only writer.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "workload/publish.h"
+
+_Static_assert(sizeof(struct dl_pubrec) == DL_PUB_SIZE, "the record's size is its format's");
+
+const char *dl_pub_base(void)
+{
+	return dl_test_hooks && dl_test_hooks->tasks_dir ? dl_test_hooks->tasks_dir : DL_PUB_DIR;
+}
+
+/* A directory only its owner (root, or uid) may put entries in, or one
+ * writable by all that is sticky (/tmp's rule): 0, or -EPERM. */
+static int dir_trusted(int fd, const char *path, uid_t uid)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return dl_fail(-errno, "cannot look at %s: %s", path, strerror(errno));
+	if (st.st_uid != 0 && st.st_uid != uid)
+		return dl_fail(-EPERM, "%s belongs to uid %u, not to root nor to uid %u: remove it (a root-owned %s, mode 1777, is made by the first loop that publishes as root)",
+			       path, (unsigned)st.st_uid, (unsigned)uid, DL_PUB_DIR);
+	if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
+		return dl_fail(-EPERM, "%s is writable by others and not sticky: make it mode 1777 or 0755", path);
+	return 0;
+}
+
+/* The base directory: /run/libdl-tasks, made by root when missing; else
+ * the user's /run/user/UID/libdl-tasks.  Its descriptor. */
+static int open_base(uid_t uid, char *path, size_t len)
+{
+	const char *base = dl_pub_base();
+	int fd, err;
+
+	snprintf(path, len, "%s", base);
+	fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && uid == 0) {
+		/* Sticky and writable by all, as /tmp: each user then makes
+		 * a directory of their own in it, which nobody else can
+		 * remove or fill. */
+		if (mkdir(base, 0755) < 0 && errno != EEXIST)
+			return dl_fail(-errno, "cannot create %s: %s", base, strerror(errno));
+		fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && fchmod(fd, 01777) < 0) {
+			err = dl_fail(-errno, "cannot make %s mode 1777: %s", base, strerror(errno));
+			close(fd);
+			return err;
+		}
+	}
+	if (fd < 0 && errno == ENOENT && !(dl_test_hooks && dl_test_hooks->tasks_dir)) {
+		char user[64];
+		int ufd;
+
+		snprintf(user, sizeof(user), "/run/user/%u", (unsigned)uid);
+		ufd = open(user, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (ufd < 0)
+			return dl_fail(-ENOENT, "neither %s nor %s exists: as root, create %s mode 1777 (dl-stat(1), FILES)",
+				       base, user, base);
+		if ((err = dir_trusted(ufd, user, uid))) {
+			close(ufd);
+			return err;
+		}
+		if (mkdirat(ufd, DL_PUB_USER_DIR, 0700) < 0 && errno != EEXIST) {
+			err = dl_fail(-errno, "cannot create %s/%s: %s", user, DL_PUB_USER_DIR, strerror(errno));
+			close(ufd);
+			return err;
+		}
+		fd = openat(ufd, DL_PUB_USER_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(ufd);
+		snprintf(path, len, "%s/%s", user, DL_PUB_USER_DIR);
+		/* In the user's own directory: no UID level below. */
+		if (fd >= 0 && (err = dir_trusted(fd, path, uid))) {
+			close(fd);
+			return err;
+		}
+		return fd >= 0 ? fd : dl_fail(-errno, "cannot open %s: %s", path, strerror(errno));
+	}
+	if (fd < 0)
+		return dl_fail(-errno, "cannot open %s: %s", base, strerror(errno));
+	if ((err = dir_trusted(fd, base, uid))) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* The user's directory in the base, made mode 0700: one the user owns
+ * and nobody else can write to, or a refusal naming who squats it. */
+static int open_user_dir(int basefd, const char *base, uid_t uid, char *path, size_t len)
+{
+	char name[16];
+	struct stat st;
+	int fd;
+
+	snprintf(name, sizeof(name), "%u", (unsigned)uid);
+	snprintf(path, len, "%s/%s", base, name);
+	if (mkdirat(basefd, name, 0700) < 0 && errno != EEXIST)
+		return dl_fail(-errno, "cannot create %s: %s", path, strerror(errno));
+	fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return dl_fail(-errno, "cannot open %s: %s (is it a link? remove it)", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || st.st_uid != uid || (st.st_mode & 077)) {
+		close(fd);
+		return dl_fail(-EPERM, "%s is not uid %u's alone (owner %u, mode %04o): remove it, the next loop makes it again",
+			       path, (unsigned)uid, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+	}
+	return fd;
+}
+
+/* The records this user left behind (a loop killed before its end). */
+static void remove_stale(int dirfd, uid_t uid)
+{
+	struct dl_task_counts c;
+	struct dirent *d;
+	int fd = dup(dirfd);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((d = readdir(dir)))
+		if (dl_parse_pid(d->d_name) > 0 && dl_pub_read(dirfd, d->d_name, uid, &c) == -ESRCH)
+			unlinkat(dirfd, d->d_name, 0);
+	closedir(dir);
+}
+
+int dl_pub_open(struct dl_pub *pub, const struct dl_params *p)
+{
+	struct dl_pubrec *r;
+	char base[200], dir[232], name[16];
+	unsigned long long start;
+	uid_t uid = geteuid();
+	pid_t tid = gettid();
+	int basefd, dirfd, fd, err;
+
+	memset(pub, 0, sizeof(*pub));
+	err = dl_task_stat_field(tid, 22, &start);
+	if (err)
+		return dl_fail(err, "cannot read this thread's start time in /proc/%d/stat: is /proc mounted?", (int)tid);
+	basefd = open_base(uid, base, sizeof(base));
+	if (basefd < 0)
+		return basefd;
+	if (!strcmp(base, dl_pub_base())) {
+		dirfd = open_user_dir(basefd, base, uid, dir, sizeof(dir));
+		close(basefd);
+		if (dirfd < 0)
+			return dirfd;
+	} else {
+		dirfd = basefd;
+		snprintf(dir, sizeof(dir), "%s", base);
+	}
+	remove_stale(dirfd, uid);
+	snprintf(name, sizeof(name), "%d", (int)tid);
+	snprintf(pub->path, sizeof(pub->path), "%s/%s", dir, name);
+	/* A record of an ended thread whose id this one took is replaced. */
+	unlinkat(dirfd, name, 0);
+	fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	close(dirfd);
+	if (fd < 0)
+		return dl_fail(-errno, "cannot create %s: %s", pub->path, strerror(errno));
+	if (ftruncate(fd, DL_PUB_SIZE) < 0) {
+		err = dl_fail(-errno, "cannot size %s: %s", pub->path, strerror(errno));
+		goto fail;
+	}
+	r = mmap(NULL, DL_PUB_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (r == MAP_FAILED) {
+		err = dl_fail(-errno, "cannot map %s: %s", pub->path, strerror(errno));
+		goto fail;
+	}
+	close(fd);
+	/* Written whole now, so that no job faults the page in; the magic
+	 * last, when the rest is there. */
+	memset(r, 0, DL_PUB_SIZE);
+	r->version = DL_PUB_VERSION;
+	r->size = DL_PUB_SIZE;
+	r->pid = getpid();
+	r->tid = tid;
+	r->uid = uid;
+	r->nbuckets = DL_COUNTS_BUCKETS;
+	r->start_time = start;
+	prctl(PR_GET_NAME, r->comm);
+	r->comm[sizeof(r->comm) - 1] = 0;
+	r->runtime = p->runtime;
+	r->deadline = p->deadline;
+	r->period = p->period;
+	r->flags = p->flags;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(r->magic, DL_PUB_MAGIC, sizeof(r->magic));
+	pub->rec = r;
+	return 0;
+fail:
+	close(fd);
+	unlink(pub->path);
+	pub->path[0] = 0;
+	return err;
+}
+
+/* The sequence count's writer side: odd, the stores, even.  The release
+ * fence keeps the stores after the odd count; the release store of the
+ * even count keeps them before it. */
+void dl_pub_job(struct dl_pub *pub, uint64_t response, bool missed, uint32_t overruns)
+{
+	struct dl_pubrec *r = pub->rec;
+	uint32_t seq = r->seq;
+	unsigned b = dl_pub_bucket(response);
+
+	__atomic_store_n(&r->seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&r->jobs, r->jobs + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->misses, r->misses + missed, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->overruns, r->overruns + overruns, __ATOMIC_RELAXED);
+	if (response > r->response_max)
+		__atomic_store_n(&r->response_max, response, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->response_sum, r->response_sum + response, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->buckets[b], r->buckets[b] + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+void dl_pub_close(struct dl_pub *pub)
+{
+	if (pub->rec)
+		munmap(pub->rec, DL_PUB_SIZE);
+	if (pub->path[0])
+		unlink(pub->path);
+	memset(pub, 0, sizeof(*pub));
+}

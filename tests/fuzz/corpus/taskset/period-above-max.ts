@@ -1,0 +1,1 @@
+a 1ms 14ms 108s count=5

@@ -1,0 +1,1 @@
+hH 2.5ms 4ms  4ms  work=22 place=clÿÿÿÿÿÿÿÿÿת´ךt$mת?דתתתתתתתתÿÿתer

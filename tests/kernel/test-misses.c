@@ -1,0 +1,513 @@
+/*
+ * Deadline misses and overruns as a loop publishes them and dl-stat
+ * reports them, against the kernel.
+ *
+ * One process, two loop threads under SCHED_DEADLINE (sleep mode,
+ * DL_PERIODIC_PUBLISH, SCHED_FLAG_DL_OVERRUN):
+ *  - "overrun": runtime 10ms, deadline 20ms, period 50ms; every 5th job
+ *    burns 16ms of CPU.  The kernel throttles it at 10ms and replenishes
+ *    it at the next period, 50ms after its release, so that job ends past
+ *    its deadline; the job after it, released then, has 4ms left of the
+ *    new runtime for 200us of work and meets its own.  The 6ms it runs
+ *    after the replenishment span a tick (HZ 100 and up), at which the
+ *    kernel sends the overrun's SIGXCPU (docs/kernel-notes.md, "The
+ *    overrun signal goes to the thread that overran").  JOBS jobs:
+ *    exactly JOBS/5 misses and JOBS/5 overruns.
+ *  - "steady": the same process, 200us per job, never late: 0 and 0,
+ *    however many SIGXCPU its sibling got (the signal goes to the thread
+ *    that overran: docs/kernel-notes.md).
+ * dl-stat's table, --json and --prometheus must each say exactly that,
+ * and the records go when the loops end.
+ *
+ * Then nobody attacks those (root's) records: a record in nobody's
+ * folder naming root's thread with forged counts, a link to root's
+ * record, a hard link, a FIFO, and a folder named by another user's
+ * uid.  dl-stat (root) must still show the true counts and nothing of
+ * nobody's, never hang, and nobody must read nothing of root's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testlib.h"
+#include "workload/publish.h"
+
+#define US 1000ULL
+#define MS 1000000ULL
+#define JOBS 26
+#define EVERY 5
+
+/* What a loop says of itself when its jobs are done. */
+struct report {
+	pid_t tid;
+	bool overruns; /* the overrunning one */
+	uint64_t misses, signals;
+};
+
+struct loop {
+	const char *name;
+	uint64_t runtime;
+	bool overruns;
+	int tid_fd, go_fd;
+};
+
+static void burn(uint64_t ns)
+{
+	struct timespec ts;
+	uint64_t t0;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	t0 = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	do
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	while ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec - t0 < ns);
+}
+
+static void *run_loop(void *arg)
+{
+	struct loop *lp = arg;
+	struct dl_params p = { .runtime = lp->runtime, .deadline = 20 * MS, .period = 50 * MS,
+			       .flags = DL_FLAG_DL_OVERRUN };
+	struct dl_periodic *pt;
+	const struct dl_job *job;
+	struct report rep = { .tid = gettid(), .overruns = lp->overruns };
+	char c;
+
+	prctl(PR_SET_NAME, lp->name);
+	if (dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP | DL_PERIODIC_PUBLISH, 0) < 0) {
+		fprintf(stderr, "%s: %s\n", lp->name, dl_errmsg());
+		rep.tid = -1;
+		if (write(lp->tid_fd, &rep, sizeof(rep)) < 0)
+			_exit(1);
+		return NULL;
+	}
+	for (int i = 1; i <= JOBS; i++) {
+		burn(lp->overruns && i % EVERY == 0 ? 16 * MS : 200 * US);
+		dl_periodic_next(pt, &job);
+	}
+	rep.misses = dl_periodic_stats(pt)->misses;
+	rep.signals = dl_periodic_stats(pt)->overruns;
+	/* Done: stay, published, until the test has looked. */
+	if (write(lp->tid_fd, &rep, sizeof(rep)) < 0 || read(lp->go_fd, &c, 1) < 0)
+		_exit(1);
+	dl_periodic_free(pt);
+	dl_clear(0);
+	return NULL;
+}
+
+static pid_t child;
+static pid_t tids[2];
+static int go[2];
+
+static void stop_loops(void);
+
+/* The process of two loops, both done and still published. */
+static bool start_once(void)
+{
+	struct report rep[2];
+	int tid_pipe[2];
+
+	ck_assert_int_eq(pipe(tid_pipe), 0);
+	ck_assert_int_eq(pipe(go), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		struct loop l[2] = {
+			{ "overrun", 10 * MS, true, tid_pipe[1], go[0] },
+			{ "steady", 2 * MS, false, tid_pipe[1], go[0] },
+		};
+		pthread_t th[2];
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(go[1]);
+		for (int i = 0; i < 2; i++)
+			if (pthread_create(&th[i], NULL, run_loop, &l[i]))
+				_exit(1);
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+		_exit(0);
+	}
+	close(tid_pipe[1]);
+	close(go[0]);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(read(tid_pipe[0], &rep[i], sizeof(rep[i])), (ssize_t)sizeof(rep[i]));
+		tids[i] = rep[i].tid;
+	}
+	close(tid_pipe[0]);
+	ck_assert_msg(tids[0] > 0 && tids[1] > 0, "a loop could not start (its reason on stderr)");
+	for (int i = 0; i < 2; i++) {
+		uint64_t want = rep[i].overruns ? JOBS / EVERY : 0;
+
+		if (rep[i].misses != want || rep[i].signals != want) {
+			tl_note("thread %d counted %llu misses and %llu overruns, not %llu: the machine was busy, again",
+				(int)tids[i], (unsigned long long)rep[i].misses, (unsigned long long)rep[i].signals,
+				(unsigned long long)want);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The loops miss and overrun as designed unless other work on the
+ * machine delays a short job past its deadline: then they run again
+ * (at most 3 times), so that the counts dl-stat must report are known. */
+static void start_loops(void)
+{
+	for (int attempt = 0; attempt < 3; attempt++) {
+		if (start_once())
+			return;
+		stop_loops();
+	}
+	ck_abort_msg("3 runs in a row were disturbed: the machine is too busy for exact counts");
+}
+
+static void stop_loops(void)
+{
+	if (child <= 0)
+		return;
+	close(go[1]);
+	ck_assert_int_eq(tl_wait(child), 0);
+	child = 0;
+}
+
+static void stop_loops_fixture(void)
+{
+	if (child > 0) {
+		tl_kill(child);
+		child = 0;
+	}
+}
+
+static char comm_of(pid_t tid)
+{
+	char path[64];
+	FILE *f;
+	int c;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)child, (int)tid);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	c = fgetc(f);
+	fclose(f);
+	return (char)c; /* 'o'verrun or 's'teady */
+}
+
+static void want_for(pid_t tid, uint64_t *misses, uint64_t *overruns)
+{
+	bool bad = comm_of(tid) == 'o';
+
+	*misses = bad ? JOBS / EVERY : 0;
+	*overruns = bad ? JOBS / EVERY : 0;
+}
+
+/* The number after "key" (and a colon or space) in text from p on. */
+static uint64_t num_after(const char *p, const char *key)
+{
+	const char *q = strstr(p, key);
+
+	ck_assert_msg(q, "no %s in %s", key, p);
+	q += strlen(key);
+	while (*q == ':' || *q == ' ' || *q == '"')
+		q++;
+	return strtoull(q, NULL, 10);
+}
+
+static char out[1 << 20], err[4096];
+
+START_TEST(test_table)
+{
+	start_loops();
+	ck_assert_int_eq(tl_run_tool("dl-stat", (char *[]){ "--tasks", NULL }, out, sizeof(out), err, sizeof(err)), 0);
+	ck_assert_msg(strstr(out, "JOBS") && strstr(out, "MISSED") && strstr(out, "OVR"), "%s", out);
+	for (int i = 0; i < 2; i++) {
+		char key[32], *line;
+		unsigned long long jobs, missed, ovr;
+		uint64_t wm, wo;
+
+		snprintf(key, sizeof(key), "\n%-7d %-7d ", (int)child, (int)tids[i]);
+		line = strstr(out, key);
+		ck_assert_msg(line, "no line for thread %d in\n%s", (int)tids[i], out);
+		/* PID TID COMMAND RUNTIME DEADLINE PERIOD UTIL JOBS MISSED OVR */
+		ck_assert_int_eq(sscanf(line, "%*d %*d %*s %*s %*s %*s %*s %llu %llu %llu", &jobs, &missed, &ovr), 3);
+		want_for(tids[i], &wm, &wo);
+		ck_assert_uint_eq(jobs, JOBS);
+		ck_assert_uint_eq(missed, wm);
+		ck_assert_uint_eq(ovr, wo);
+	}
+	stop_loops();
+}
+END_TEST
+
+START_TEST(test_json)
+{
+	start_loops();
+	ck_assert_int_eq(tl_run_tool("dl-stat", (char *[]){ "--tasks", "--json", NULL }, out, sizeof(out), err, sizeof(err)), 0);
+	for (int i = 0; i < 2; i++) {
+		char key[32];
+		const char *obj, *c;
+		uint64_t wm, wo;
+
+		snprintf(key, sizeof(key), "\"tid\":%d,", (int)tids[i]);
+		obj = strstr(out, key);
+		ck_assert_msg(obj, "no %s in %s", key, out);
+		c = strstr(obj, "\"counters\":{");
+		ck_assert_msg(c, "no counters for %d in %s", (int)tids[i], obj);
+		want_for(tids[i], &wm, &wo);
+		ck_assert_uint_eq(num_after(c, "\"jobs\""), JOBS);
+		ck_assert_uint_eq(num_after(c, "\"deadline_misses\""), wm);
+		ck_assert_uint_eq(num_after(c, "\"overruns\""), wo);
+	}
+	stop_loops();
+}
+END_TEST
+
+START_TEST(test_prometheus)
+{
+	start_loops();
+	ck_assert_int_eq(tl_run_tool("dl-stat", (char *[]){ "--tasks", "--prometheus", "--pid-labels", NULL }, out,
+				     sizeof(out), err, sizeof(err)),
+			 0);
+	for (int i = 0; i < 2; i++) {
+		static const char *const fam[] = { "libdl_task_jobs_total{", "libdl_task_deadline_misses_total{",
+						   "libdl_task_overruns_total{", "libdl_task_response_seconds_count{" };
+		uint64_t wm, wo, want[4];
+		char tidl[32];
+
+		want_for(tids[i], &wm, &wo);
+		want[0] = JOBS, want[1] = wm, want[2] = wo, want[3] = JOBS;
+		snprintf(tidl, sizeof(tidl), "tid=\"%d\"", (int)tids[i]);
+		for (int k = 0; k < 4; k++) {
+			const char *p = out;
+			bool found = false;
+
+			while ((p = strstr(p, fam[k]))) {
+				const char *eol = strchr(p, '\n'), *t = strstr(p, tidl);
+
+				if (t && t < eol) {
+					ck_assert_msg(strtoull(strchr(p, '}') + 1, NULL, 10) == want[k], "%.*s: want %llu",
+						      (int)(eol - p), p, (unsigned long long)want[k]);
+					found = true;
+				}
+				p = eol;
+			}
+			ck_assert_msg(found, "no %s sample for %s in\n%s", fam[k], tidl, out);
+		}
+	}
+	stop_loops();
+}
+END_TEST
+
+/* The loops end: their records go with them. */
+START_TEST(test_removed_at_end)
+{
+	struct dl_task_counts *c;
+	size_t n;
+
+	start_loops();
+	ck_assert_int_ge(dl_counts_list(&c, &n), 0);
+	for (int i = 0; i < 2; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < n; k++)
+			seen |= c[k].tid == tids[i];
+		ck_assert_msg(seen, "thread %d publishes nothing", (int)tids[i]);
+	}
+	free(c);
+	stop_loops();
+	for (int i = 0; i < 2; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/run/libdl-tasks/0/%d", (int)tids[i]);
+		ck_assert_msg(access(path, F_OK) < 0, "%s is left", path);
+	}
+}
+END_TEST
+
+/* ---------------------------------------------------------- nobody */
+
+#define NOBODY 65534
+#define OTHER 4242 /* a uid no one on the machine has */
+
+static void as_nobody(void (*fn)(void))
+{
+	pid_t p = fork();
+
+	ck_assert_int_ge(p, 0);
+	if (p == 0) {
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(99);
+		fn();
+		_exit(0);
+	}
+	ck_assert_int_eq(tl_wait(p), 0);
+}
+
+static void path_of(char *buf, size_t len, unsigned uid, pid_t tid)
+{
+	snprintf(buf, len, DL_PUB_DIR "/%u/%d", uid, (int)tid);
+}
+
+/* As nobody: the attacks. */
+static void attack(void)
+{
+	struct dl_pubrec r;
+	unsigned long long start = 0;
+	char path[128], stat_path[96], target[128], buf[512];
+	FILE *f;
+	int fd;
+
+	mkdir(DL_PUB_DIR "/65534", 0700);
+	mkdir(DL_PUB_DIR "/4242", 0700);
+	/* A well-formed record naming root's "overrun" thread, as nobody's
+	 * and as OTHER's, with forged counts. */
+	snprintf(stat_path, sizeof(stat_path), "/proc/%d/task/%d/stat", (int)child, (int)tids[0]);
+	f = fopen(stat_path, "r");
+	if (!f || !fgets(buf, sizeof(buf), f))
+		_exit(10);
+	fclose(f);
+	/* field 22, after the ")" that ends the name */
+	{
+		char *p = strrchr(buf, ')') + 2;
+
+		for (int i = 3; i < 22; i++)
+			p = strchr(p, ' ') + 1;
+		start = strtoull(p, NULL, 10);
+	}
+	for (int k = 0; k < 2; k++) {
+		unsigned uid = k ? OTHER : NOBODY;
+
+		memset(&r, 0, sizeof(r));
+		memcpy(r.magic, DL_PUB_MAGIC, sizeof(r.magic));
+		r.version = DL_PUB_VERSION;
+		r.size = DL_PUB_SIZE;
+		r.pid = child;
+		r.tid = tids[0];
+		r.uid = uid;
+		r.nbuckets = DL_COUNTS_BUCKETS;
+		r.start_time = start;
+		strcpy(r.comm, "overrun");
+		r.jobs = r.misses = r.buckets[0] = 999;
+		path_of(path, sizeof(path), uid, tids[0]);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
+			_exit(11);
+		close(fd);
+	}
+	/* A link to root's record of the other thread. */
+	path_of(target, sizeof(target), 0, tids[1]);
+	path_of(path, sizeof(path), NOBODY, tids[1]);
+	if (symlink(target, path) < 0)
+		_exit(12);
+	/* A hard link to a root-owned file everyone may read, named by
+	 * this test's own (root's) thread: refused by the kernel's
+	 * protected_hardlinks, or made and then refused by the reader. */
+	path_of(path, sizeof(path), NOBODY, getppid());
+	if (link("/etc/passwd", path) < 0 && errno != EPERM)
+		_exit(13);
+	/* A FIFO named by init's thread. */
+	path_of(path, sizeof(path), NOBODY, 1);
+	if (mkfifo(path, 0600) < 0)
+		_exit(14);
+	/* Root's records cannot be read. */
+	path_of(path, sizeof(path), 0, tids[0]);
+	if (open(path, O_RDONLY) >= 0 || errno != EACCES)
+		_exit(15);
+}
+
+/* As nobody: dl_counts_list gives nothing of root's. */
+static void list_as_nobody(void)
+{
+	struct dl_task_counts *c;
+	size_t n;
+
+	if (dl_counts_list(&c, &n) < 0)
+		_exit(20);
+	for (size_t i = 0; i < n; i++)
+		if (c[i].uid != NOBODY)
+			_exit(21);
+	free(c);
+}
+
+static void cleanup_attack(void)
+{
+	char path[128];
+	const pid_t names[] = { tids[0], tids[1], getpid(), 1 };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		path_of(path, sizeof(path), NOBODY, names[i]);
+		unlink(path);
+		path_of(path, sizeof(path), OTHER, names[i]);
+		unlink(path);
+	}
+	rmdir(DL_PUB_DIR "/65534");
+	rmdir(DL_PUB_DIR "/4242");
+}
+
+START_TEST(test_nobody_cannot_spoof)
+{
+	struct dl_task_counts *c;
+	size_t n;
+	char key[32];
+	const char *obj;
+
+	start_loops();
+	/* Root's loops made the sticky base; nobody may add a folder. */
+	as_nobody(attack);
+	ck_assert_int_ge(dl_counts_list(&c, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_msg(c[i].uid == 0, "a record of uid %u is believed (tid %d)", (unsigned)c[i].uid, (int)c[i].tid);
+		ck_assert_uint_ne(c[i].jobs, 999);
+	}
+	free(c);
+	ck_assert_int_eq(tl_run_tool("dl-stat", (char *[]){ "--tasks", "--json", NULL }, out, sizeof(out), err, sizeof(err)), 0);
+	snprintf(key, sizeof(key), "\"tid\":%d,", (int)tids[0]);
+	obj = strstr(out, key);
+	ck_assert_msg(obj, "no %s in %s", key, out);
+	obj = strstr(obj, "\"counters\":{");
+	ck_assert_ptr_nonnull(obj);
+	{
+		uint64_t wm, wo;
+
+		want_for(tids[0], &wm, &wo);
+		ck_assert_uint_eq(num_after(obj, "\"jobs\""), JOBS);
+		ck_assert_uint_eq(num_after(obj, "\"deadline_misses\""), wm);
+	}
+	as_nobody(list_as_nobody);
+	cleanup_attack();
+	stop_loops();
+}
+END_TEST
+
+static Suite *make(void)
+{
+	Suite *s = suite_create("misses");
+	TCase *tc = tcase_create("counted");
+
+	tcase_add_checked_fixture(tc, NULL, stop_loops_fixture);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_json);
+	tcase_add_test(tc, test_prometheus);
+	tcase_add_test(tc, test_removed_at_end);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("nobody");
+	tcase_add_checked_fixture(tc, NULL, stop_loops_fixture);
+	tcase_add_checked_fixture(tc, NULL, cleanup_attack);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_nobody_cannot_spoof);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tl_main(make, TL_KERNEL);
+}
