@@ -47,7 +47,8 @@ done
 # server's answers).  libsystemd-dev (sd-bus) and
 # bash-completion (its pkg-config file) are optional for configure.
 # Packages (make deb, tests/deb): dpkg-dev, debhelper, lintian, fakeroot,
-# systemd's pkg-config file (its unit folder).
+# systemd's pkg-config file (its unit folder), dh-python.  The Python
+# binding: python3-dev (optional for configure), python3-pytest its tests.
 PKGS="
 gcc:/usr/bin/gcc
 make:/usr/bin/make
@@ -78,6 +79,9 @@ systemd:/usr/share/pkgconfig/systemd.pc
 iproute2:/usr/sbin/ip
 curl:/usr/bin/curl
 jq:/usr/bin/jq
+python3-dev:/usr/bin/python3-config
+python3-pytest:/usr/lib/python3/dist-packages/pytest/__init__.py
+dh-python:/usr/bin/dh_python3
 "
 # make bench: the plots and the peers (see bench/run.sh).
 [ "$bench" = 1 ] && PKGS="$PKGS gnuplot-nox:/usr/bin/gnuplot

@@ -1,6 +1,6 @@
 #!/bin/sh
 # build-deb.sh: the Debian packages (libdeadline0, libdeadline-dev,
-# libdeadline-tools) from a clean copy of the sources, built with
+# libdeadline-tools, python3-libdeadline) from a clean copy of the sources, built with
 # dpkg-buildpackage -us -uc -b and checked with lintian of the same
 # release, which must report no error and no warning.  `make deb` runs it.
 #

@@ -39,6 +39,11 @@ bplan=$build/bench/bench-plan
 bwake=$build/bench/bench-wake
 bspawn=$build/bench/bench-spawn
 bcginit=$build/bench/bench-cginit
+# The Python loop of experiment 2 (bench-wake.py), when the binding is built.
+pywake=$top/bench/bench-wake.py
+python=${PYTHON:-/usr/bin/python3}
+have_py=0
+[ -e "$build/python/build/libdeadline/_core.so" ] && have_py=1
 
 die() { echo "bench: $*" >&2; exit 1; }
 say() { echo "== $*"; }
@@ -248,10 +253,14 @@ wake_traced=0
 # The -publish loops: DL_PERIODIC_PUBLISH, the counters written into
 # the loop's record at every job (dl-stat(1)), next to the same loop
 # without, round by round.
-wake_loops="libdl-sleep libdl-sleep-publish libdl-yield libdl-yield-publish cyclicdeadline"
+wake_loops="libdl-sleep libdl-sleep-publish libdl-yield libdl-yield-publish python-sleep cyclicdeadline"
 for r in $(seq 1 "$R2"); do
 	for loop in $wake_loops; do
-		if [ "$loop" = cyclicdeadline ]; then
+		if [ "$loop" = python-sleep ]; then
+			[ "$have_py" = 1 ] || continue
+			comm=bench-wake-py
+			set -- env PYTHONPATH="$build/python/build" "$python" "$pywake" sleep 10000 "$D2" "$work/self-$loop-$r.csv"
+		elif [ "$loop" = cyclicdeadline ]; then
 			[ "$have_cd" = 1 ] || continue
 			comm=cyclicdeadline
 			rm -f "$work/cd.json"
@@ -485,6 +494,7 @@ col() { # TOOL COLUMN -> median over rounds
 read -r t_sn t_swp t_swq t_ssp t_ssq t_soc t_smg t_smk t_sjp t_sjq <"$work/pooled-libdl-sleep"
 read -r t_yn t_ywp t_ywq t_ysp t_ysq t_yoc t_ymg t_ymk t_yjp t_yjq <"$work/pooled-libdl-yield"
 read -r t_cn t_cwp t_cwq t_csp t_csq t_coc t_cmg t_cmk t_cjp t_cjq <"$work/pooled-cyclicdeadline"
+read -r t_pn t_pwp t_pwq t_psp t_psq t_poc t_pmg t_pmk t_pjp t_pjq <"$work/pooled-python-sleep"
 read -r t_Sn t_Swp t_Swq t_Ssp t_Ssq t_Soc t_Smg t_Smk t_Sjp t_Sjq <"$work/pooled-libdl-sleep-publish"
 read -r t_Yn t_Ywp t_Ywq t_Ysp t_Ysq t_Yoc t_Ymg t_Ymk t_Yjp t_Yjq <"$work/pooled-libdl-yield-publish"
 round_ratios() { # LOOP COLUMN -> its round's figure over cyclicdeadline's, round by round
@@ -497,6 +507,8 @@ w_sn=$(col libdl-sleep 4 "$out/wakeup.csv") w_yn=$(col libdl-yield 4 "$out/wakeu
 w_sm=$(col libdl-sleep 5 "$out/wakeup.csv") w_ym=$(col libdl-yield 5 "$out/wakeup.csv")
 w_sp=$(col libdl-sleep 6 "$out/wakeup.csv") w_yp=$(col libdl-yield 6 "$out/wakeup.csv")
 w_sx=$(col libdl-sleep 7 "$out/wakeup.csv") w_yx=$(col libdl-yield 7 "$out/wakeup.csv") w_cx=$(col cyclicdeadline 7 "$out/wakeup.csv")
+w_pn=$(col python-sleep 4 "$out/wakeup.csv") w_pm=$(col python-sleep 5 "$out/wakeup.csv") w_pp=$(col python-sleep 6 "$out/wakeup.csv")
+w_px=$(col python-sleep 7 "$out/wakeup.csv") w_pa=$(col python-sleep 8 "$out/wakeup.csv")
 l_d=$(col dl-run 5 "$out/launch.csv") l_c=$(col chrt 5 "$out/launch.csv")
 drift_runs() { awk -F, -v t="$1" 'NR > 1 && $2 == t {n++; if ($7 == "yes") d++} END {printf "%d of %d", d, n}' "$out/launch.csv"; }
 p_d=$(col dl-part 5 "$out/partition.csv") p_c=$(col cset 5 "$out/partition.csv")
@@ -536,6 +548,8 @@ ${missing:+**Peers missing, their halves not measured:**$missing (\`./bootstrap.
 | 1 | deadline misses per 1000 jobs, light tasks | $(cls libdl light): $(noise_verdict libdl) | global: $(cls global light): $(noise_verdict global) | noise floor (alone): $(num "$la" %.1f), worst round $la_max | within noise in both |
 | 2 | wake-up latency by the kernel trace, median / p99 (us), sleep loop | $(num "$t_swp" %.1f) / $(num "$t_swq" %.0f) | cyclicdeadline $(num "$t_cwp" %.1f) / $(num "$t_cwq" %.0f) | $(ratio "$t_swp" "$t_cwp") / $(ratio "$t_swq" "$t_cwq") | <= 1.05 |
 | 2 | wake-up latency by the kernel trace, median / p99 (us), yield loop | $(num "$t_ywp" %.1f) / $(num "$t_ywq" %.0f) | cyclicdeadline $(num "$t_cwp" %.1f) / $(num "$t_cwq" %.0f) | $(ratio "$t_ywp" "$t_cwp") / $(ratio "$t_ywq" "$t_cwq") | <= 1.05 |
+| 2 | wake-up latency by the kernel trace, median / p99 (us), Python's sleep loop (import libdeadline), against the C loop's | $(num "$t_pwp" %.1f) / $(num "$t_pwq" %.0f) | C $(num "$t_swp" %.1f) / $(num "$t_swq" %.0f); cyclicdeadline $(num "$t_cwp" %.1f) / $(num "$t_cwq" %.0f) | $(ratio "$t_pwp" "$t_swp") / $(ratio "$t_pwq" "$t_swq") | a result |
+| 2 | job latency (to the job's own code), median (us), Python's sleep loop, against the C loop's | $(num "$t_pjp" %.1f) | C $(num "$t_sjp" %.1f); cyclicdeadline $(num "$t_cjp" %.1f) | $(ratio "$t_pjp" "$t_sjp") | a result |
 | 2 | job latency (to the job's own code), median (us), sleep / yield | $(num "$t_sjp" %.1f) / $(num "$t_yjp" %.1f) | cyclicdeadline $(num "$t_cjp" %.1f) | $(ratio "$t_sjp" "$t_cjp") / $(ratio "$t_yjp" "$t_cjp") | <= 1.05 |
 | 3 | launch, median (ms); libcgroup's part: none | dl-run $(num "$l_d" %.2f) | chrt $(num "$l_c" %.2f) | $(ratio "$l_d" "$l_c") | <= 1.00 |
 | 4 | partition create + destroy, median (ms); libcgroup's part | dl-part $(num "$p_d" %.1f); libcgroup $(num "$p_cg2" %.1f) | cset $(num "$p_c" %.1f) | $(ratio "$p_d" "$p_c") | <= 0.15 |
@@ -656,6 +670,7 @@ they do not compare with each other, nor with the trace.
 |---|---|---|---|---|---|
 | libdl sleep | $(num "$w_sn" %.1f) | $(num "$w_sm" %.1f) | $(num "$w_sp" %.1f) | $(num "$w_sx" %.0f) | $(num "$w_sa" %.1f) |
 | libdl yield | $(num "$w_yn" %.1f) | $(num "$w_ym" %.1f) | $(num "$w_yp" %.1f) | $(num "$w_yx" %.0f) | $(num "$w_ya" %.1f) |
+| Python sleep | $(num "$w_pn" %.1f) | $(num "$w_pm" %.1f) | $(num "$w_pp" %.1f) | $(num "$w_px" %.0f) | $(num "$w_pa" %.1f) |
 | cyclicdeadline | $(num "$w_cn" %.1f) | n/a | n/a | $(num "$w_cx" %.0f) | $(num "$w_ca" %.1f) |
 
 Independent check of libdl's own bookkeeping against the trace, every job

@@ -35,4 +35,16 @@ for f in dl-run.conf dl-part.conf; do
 	result "$(grep -qx "data/$f etc/libdl" "$src/debian/libdeadline-tools.install"; echo $?)" "libdeadline-tools installs data/$f as /etc/libdl/$f"
 done
 result "$(grep -q 'dl-part.service$' "$src/debian/libdeadline-tools.install"; echo $?)" "and dl-part.service as make install makes it"
+# The Python binding: its own package, built with dh-python for the
+# default python3, where configure installs it for the prefix /usr; its
+# page goes with it, not with the C pages of libdeadline-dev.
+result "$(grep -qx 'usr/lib/python3/dist-packages/libdeadline' "$src/debian/python3-libdeadline.install" &&
+	grep -qx 'usr/share/man/man3/libdeadline-python.3' "$src/debian/python3-libdeadline.install"; echo $?)" \
+	"python3-libdeadline installs the package and libdeadline-python(3)"
+result "$(! grep -q 'man3$\|libdeadline-python\|man3/\*' "$src/debian/libdeadline-dev.install"; echo $?)" \
+	"libdeadline-dev does not install the Python page too"
+result "$(grep -q '^Package: python3-libdeadline$' "$src/debian/control" &&
+	grep -q 'dh-sequence-python3' "$src/debian/control" && grep -q 'python3-dev' "$src/debian/control" &&
+	grep -q -- '--enable-python' "$src/debian/rules"; echo $?)" \
+	"debian/control builds python3-libdeadline with dh-python, and debian/rules enables the binding"
 echo "1..$n"

@@ -21,7 +21,12 @@ utils=()
 while IFS= read -r f; do
 	utils+=("$f")
 done < <(cd "$src/utils" && find . -maxdepth 1 -name '*.[ch]' | sed 's|^\./||' | sort)
-echo "1..$((${#files[@]} + ${#rank[@]} + ${#utils[@]} + 2))"
+# The Python binding is a user of the library like the tools, without config.h.
+python=()
+while IFS= read -r f; do
+	python+=("$f")
+done < <(cd "$src/python" 2> /dev/null && find . -maxdepth 1 -name '*.[ch]' | sed 's|^\./||' | sort)
+echo "1..$((${#files[@]} + ${#rank[@]} + ${#utils[@]} + ${#python[@]} + 2))"
 n=0
 for dir in $(printf '%s\n' "${!rank[@]}" | sort); do
 	n=$((n + 1))
@@ -76,6 +81,18 @@ for f in "${utils[@]}"; do
 		echo "not ok $n - utils/$f includes$bad: a tool sees libdeadline.h and utils/'s headers only (what it needs of the library's internals belongs in the public API)"
 	else
 		echo "ok $n - utils/$f uses the public API only"
+	fi
+done
+for f in "${python[@]}"; do
+	n=$((n + 1))
+	bad=$(sed -n 's/^#[[:space:]]*include "\([^"]*\)".*/\1/p' "$src/python/$f" |
+		while read -r h; do [ -e "$src/python/$h" ] && [ "${h#*/}" = "$h" ] || echo " $h"; done | tr -d '\n')
+	bad=$bad$(grep -h '^#[[:space:]]*include <' "$src/python/$f" | grep -v '<libdeadline.h>' |
+		grep -E '<(bw|sys|cgroup|analysis|workload|policy|layout|load)/' | sed 's/^/ /' | tr -d '\n')
+	if [ -n "$bad" ]; then
+		echo "not ok $n - python/$f includes$bad: the binding sees libdeadline.h and python/'s headers only"
+	else
+		echo "ok $n - python/$f uses the public API only"
 	fi
 done
 n=$((n + 1))

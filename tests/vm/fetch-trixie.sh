@@ -82,10 +82,11 @@ for w in "$@"; do
 	esac
 done
 have() { [ -s "$out/$1" ] || [ -d "$out/$1" ]; }
-# A build root made before rt-app and the packaging tools were in its
-# list is made again.
+# A build root without rt-app, the packaging tools or the Python binding's
+# build dependencies is made again.
 have_build() {
 	have build.stamp && [ -x "$out/build/usr/bin/rt-app" ] && [ -x "$out/build/usr/bin/dh" ] &&
+		[ -x "$out/build/usr/bin/dh_python3" ] && [ -x "$out/build/usr/bin/python3-config" ] &&
 		ls "$out"/build/root/vm-debs/libcap2-bin_*.deb >/dev/null 2>&1
 }
 [ $want_kernels = no ] || { have generic/vmlinuz && have rt/vmlinuz; } || need=1
@@ -177,7 +178,7 @@ debootstrap() {
 # dpkg-buildpackage and Debian 13's lintian need for the project's
 # packages, systemd included (the tools' package makes its group with
 # sysusers, so that tests/deb installs the packages here offline).
-build_pkgs=build-essential,autoconf,automake,libtool,pkg-config,libcgroup-dev,libcap-dev,check,libsystemd-dev,bash-completion,libcap2-bin,util-linux,procps,valgrind,binutils,abigail-tools,groff-base,file,rt-app,debhelper,lintian,fakeroot,systemd-dev,systemd
+build_pkgs=build-essential,autoconf,automake,libtool,pkg-config,libcgroup-dev,libcap-dev,check,libsystemd-dev,bash-completion,libcap2-bin,util-linux,procps,valgrind,binutils,abigail-tools,groff-base,file,rt-app,debhelper,lintian,fakeroot,systemd-dev,systemd,python3-dev,python3-pytest,dh-python
 
 fetch_build() {
 	# shellcheck disable=SC2016

@@ -1,0 +1,310 @@
+"""The Python binding without privileges: times, parameters, errors, task
+sets in their three forms, the analysis and plans, the periodic loop
+without a reservation, the GIL released while it waits."""
+import dataclasses
+import errno
+import os
+import sys
+import threading
+
+import pytest
+
+import libdeadline as dl
+from conftest import run_python
+
+ARTICLE = os.path.join(os.environ.get("LIBDL_SRC", "."), "demo", "article.tasks")
+
+
+def test_times_as_ns_and_with_units():
+    assert dl.ns("2ms") == 2_000_000
+    assert dl.ns("1.5ms") == 1_500_000
+    assert dl.ns("500us") == 500_000
+    assert dl.ns("1s") == 1_000_000_000
+    assert dl.ns("750") == 750
+    assert dl.ns(1234) == 1234
+    assert dl.format_time(1_500_000) == "1.5ms"
+
+
+@pytest.mark.parametrize("bad", ["2 parsecs", "", "-1ms", "ms"])
+def test_bad_time_is_valueerror_with_the_librarys_message(bad):
+    with pytest.raises(ValueError) as e:
+        dl.ns(bad)
+    assert str(e.value)
+
+
+def test_time_types():
+    with pytest.raises(TypeError):
+        dl.ns(1.5)
+    with pytest.raises(TypeError):
+        dl.ns(True)
+    with pytest.raises(ValueError):
+        dl.ns(-5)
+
+
+def test_params_fill_the_deadline_and_are_frozen():
+    p = dl.Params(runtime="2ms", period="10ms")
+    assert (p.runtime, p.deadline, p.period, p.flags) == (2_000_000, 10_000_000, 10_000_000, 0)
+    q = dl.Params(runtime=2_000_000, deadline="10ms")
+    assert q.period == 10_000_000 and q == p and hash(q) == hash(p)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.runtime = 1
+    assert p.bw == (2 << 20) // 10
+    assert p.utilization == pytest.approx(0.2)
+    assert repr(p) == "Params(runtime=2ms, deadline=10ms, period=10ms)"
+    assert dl.params(runtime="1ms", period="4ms", flags=dl.FLAG_RESET_ON_FORK).flags == dl.FLAG_RESET_ON_FORK
+    r = dataclasses.replace(p, runtime=3_000_000)
+    assert r == dl.Params("3ms", period="10ms") and r.flags == 0
+    c = dl.Params("1ms", period="4ms", util_max=512)
+    assert c.flags == dl.FLAG_UTIL_CLAMP_MAX and c.util_max == 512 and "util_max=512" in repr(c)
+    with pytest.raises(ValueError):
+        dataclasses.replace(p, runtime="20ms")
+
+
+def test_rule_breaking_params_raise_valueerror():
+    with pytest.raises(ValueError, match="runtime 3ms is longer than the deadline 2ms"):
+        dl.Params(runtime="3ms", period="2ms")
+    with pytest.raises(ValueError, match="deadline"):
+        dl.Params(runtime="1ms", deadline="20ms", period="10ms")
+    with pytest.raises(ValueError):
+        dl.params(runtime="1ms")
+
+
+def test_valueerror_comes_before_any_system_call():
+    # A thread that does not exist: the system call would say ESRCH.
+    # The rule is checked first, so the answer is ValueError.
+    with pytest.raises(ValueError, match="longer than"):
+        dl.set(tid=2**22 + 7, runtime="3ms", period="2ms")
+    with pytest.raises(ValueError, match="longer than"):
+        dl.check(pid=2**22 + 7, runtime="3ms", period="2ms")
+    with pytest.raises(dl.DeadlineError) as e:
+        dl.set(tid=2**22 + 7, runtime="1ms", period="2ms")
+    assert e.value.errno == errno.ESRCH and e.value.strerror
+
+
+def test_exception_hierarchy():
+    assert issubclass(dl.DeadlineError, OSError)
+    assert issubclass(dl.AdmissionError, dl.DeadlineError)
+    assert issubclass(dl.PolicyError, dl.DeadlineError)
+    assert issubclass(dl.PolicyError, PermissionError)
+    with pytest.raises(dl.DeadlineError) as e:
+        dl.get(2**22 + 7)
+    assert e.value.errno == errno.ESRCH
+    assert "2**22" not in e.value.strerror and e.value.strerror
+
+
+def test_eperm_is_policyerror_with_the_librarys_message():
+    code = ("import libdeadline as dl, errno\n"
+            "try:\n"
+            "    dl.set(runtime='1ms', period='10ms')\n"
+            "except dl.PolicyError as e:\n"
+            "    assert isinstance(e, PermissionError) and e.errno == errno.EPERM\n"
+            "    print(e.strerror)\n")
+    r = run_python(code, user="65534" if os.geteuid() == 0 else None)
+    assert r.returncode == 0, r.stderr
+    assert "CAP_SYS_NICE" in r.stdout
+
+
+def test_tasksets_in_three_forms_read_alike():
+    text = "ctl 3ms 10ms 10ms work=2ms\nio 1.2ms 5ms 5ms work=800us count=2 offset=250us flags=reclaim\n"
+    json = ('{"tasks": [{"name": "ctl", "runtime": "3ms", "period": "10ms", "work": 2000000},'
+            '{"name": "io", "runtime": 1200000, "deadline": "5ms", "work": "800us", "count": 2,'
+            ' "offset": "250us", "flags": ["reclaim"]}]}')
+    rtapp = ('{"tasks": {"ctl": {"policy": "SCHED_DEADLINE", "dl-runtime": 3000, "dl-period": 10000,'
+             ' "runtime": 2000, "timer": {"ref": "unique", "period": 10000}},'
+             ' "io": {"policy": "SCHED_DEADLINE", "instance": 2, "delay": 250, "dl-runtime": 1200,'
+             ' "dl-period": 5000, "dl-reclaim": true, "run": 800, "timer": {"ref": "unique", "period": 5000}}}}')
+    sets = [dl.TaskSet.parse(t) for t in (text, json, rtapp)]
+    want = [("ctl", 3_000_000, 10_000_000, 10_000_000, 0, 2_000_000, 0),
+            ("io.1", 1_200_000, 5_000_000, 5_000_000, dl.FLAG_RECLAIM, 800_000, 250_000),
+            ("io.2", 1_200_000, 5_000_000, 5_000_000, dl.FLAG_RECLAIM, 800_000, 250_000)]
+    for ts in sets:
+        assert len(ts) == 3
+        got = [(t.name, t.params.runtime, t.params.deadline, t.params.period, t.params.flags, t.work, t.offset)
+               for t in ts]
+        assert got == want
+
+
+def test_bad_taskset_names_line_and_field(tmp_path):
+    path = tmp_path / "bad.tasks"
+    path.write_text("ok 1ms 10ms 10ms\nbad 3ms 2ms 2ms\n")
+    with pytest.raises(ValueError) as e:
+        dl.TaskSet.read(path)
+    assert "bad.tasks:2" in str(e.value)
+    with pytest.raises(dl.DeadlineError) as e:
+        dl.TaskSet.read(tmp_path / "missing.tasks")
+    assert e.value.errno == errno.ENOENT
+
+
+def test_taskset_made_by_hand():
+    ts = dl.TaskSet()
+    ts.add("a", runtime="1ms", period="4ms")
+    ts.add("b", dl.Params("2ms", period="5ms"))
+    assert [t.name for t in ts] == ["a", "b"]
+    assert ts[1].work == 1_800_000  # 90% of the runtime
+    ts.set_place(0, dl.CLUSTER)
+    assert ts[0].place == "cluster" and ts[-1].place is None
+
+
+def test_platform_defaults_for_another_machine():
+    pf = dl.Platform.default(8)
+    assert pf.ncpus == 8 and pf.cpus == frozenset(range(8))
+    assert pf.cpu_bw == (950_000 << 20) // 1_000_000  # sched_rt_runtime_us / sched_rt_period_us
+    assert pf.server == dl.Params("50ms", period="1s")
+    host = dl.Platform.host()
+    assert host.cpus == dl.online_cpus()
+
+
+def test_edf_test_one_cpu():
+    ok = dl.edf_test([dl.Params("1ms", period="4ms"), dl.Params("2ms", period="5ms")])
+    assert ok and ok.verdict == dl.SCHEDULABLE
+    assert dl.format_bw(ok.util) == "0.6500"
+    over = dl.edf_test([dl.Params("6ms", period="10ms"), dl.Params("6ms", period="10ms")])
+    assert not over and over.verdict == dl.INFEASIBLE and over.fail_t == 10_000_000
+    assert over.fail_demand == 12_000_000
+
+
+def test_global_test_and_plan_of_the_article():
+    ts = dl.TaskSet.read(ARTICLE)
+    pf = dl.Platform.default(2)
+    g = dl.global_test(ts, platform=pf)
+    assert not g and g.results["GFB"] is False and "2 CPUs" in g.why
+    p = dl.plan(ts, pf)
+    assert p and p.method == "EDF(k)" and p.k == 1
+    assert [(x.name, x.cpus, x.tasks) for x in p.parts] == [("cpu0", frozenset({0}), (0,))]
+    assert p.cluster.tasks == (1, 2) and p.cluster.cpus == frozenset({1})
+    # heavy 8ms/9ms + the fair server 50ms/1s on CPU 0
+    assert dl.format_bw(p.parts[0].load) == "0.9389"
+    assert p.layout.partitions == (("cpu0", frozenset({0})),) and p.layout.cluster == frozenset({1})
+    # the same tasks as Params plan the same
+    q = dl.plan([t.params for t in ts], pf)
+    assert [x.tasks for x in q.parts] == [(0,)]
+
+
+def test_plan_that_cannot_be():
+    p = dl.plan([dl.Params("9ms", period="10ms")] * 3, dl.Platform.default(2))
+    assert not p and p.why and p.layout is None
+
+
+def test_snapshot_unprivileged():
+    snap = dl.snapshot()
+    cpus = frozenset().union(*(rd.cpus for rd in snap.root_domains))
+    assert cpus == dl.online_cpus()
+    assert list(snap) == list(snap.tasks)
+    assert "RootDomain" in repr(snap)
+
+
+def test_periodic_loop_without_a_reservation():
+    loop = dl.periodic(runtime="1ms", period="5ms", reserve=False, jobs=5)
+    seen = []
+    for job in loop:
+        assert not job.ended and job.met is None and job.release is None
+        seen.append(job)
+    assert [j.number for j in seen] == [0, 1, 2, 3, 4]
+    assert all(j.ended for j in seen)
+    for a, b in zip(seen, seen[1:]):
+        assert b.release - a.release == 5_000_000 * (b.index - a.index)
+        assert a.end >= a.release and a.response == a.end - a.release
+    assert loop.last is seen[-1]
+    assert loop.stats().jobs == 5
+    loop.close()
+    assert loop.stats() is None
+    assert dl.get() is None
+
+
+def test_periodic_rejects_bad_modes():
+    with pytest.raises(ValueError, match="mode"):
+        dl.periodic(runtime="1ms", period="5ms", mode="nap")
+    with pytest.raises(TypeError):
+        dl.periodic(reserve=False)
+
+
+def test_the_gil_is_released_while_the_loop_waits():
+    # With a switch interval of minutes the interpreter never takes the GIL
+    # from a thread: the main thread counts only while the loop's thread
+    # has let it go, which it does in its wait for the next release.
+    counter = [0]
+    between = []
+    done = threading.Event()
+
+    def loop():
+        for job in dl.periodic(runtime="1ms", period="10ms", reserve=False, jobs=10):
+            between.append(counter[0])
+        done.set()
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(300)
+    try:
+        t = threading.Thread(target=loop)
+        t.start()
+        while not done.is_set():
+            done.wait(0.0005)
+            counter[0] += 1
+        t.join()
+    finally:
+        sys.setswitchinterval(old)
+    moved = sum(1 for a, b in zip(between, between[1:]) if b > a)
+    assert moved >= len(between) // 2, between
+
+
+def test_docstrings_everywhere():
+    for name in dl.__all__:
+        obj = getattr(dl, name)
+        if callable(obj):
+            assert obj.__doc__, name
+    assert "platform" in dl.plan.__doc__
+
+
+def test_stub_names_every_public_name_with_its_signature():
+    import ast
+    import inspect
+
+    stub = os.path.join(os.path.dirname(dl.__file__), "__init__.pyi")
+    tree = ast.parse(open(stub).read())
+    defs = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            defs[node.name] = node
+        elif isinstance(node, ast.AnnAssign):
+            defs[node.target.id] = node
+    missing = [n for n in dl.__all__ if n not in defs]
+    assert not missing, missing
+
+    def names(args):
+        return ([a.arg for a in args.posonlyargs + args.args], [a.arg for a in args.kwonlyargs],
+                args.vararg is not None, args.kwarg is not None)
+
+    def real(fn):
+        sig = inspect.signature(fn)
+        pos = [p.name for p in sig.parameters.values()
+               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        kw = [p.name for p in sig.parameters.values() if p.kind == p.KEYWORD_ONLY]
+        return (pos, kw, any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()),
+                any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()))
+
+    for name in dl.__all__:
+        obj, node = getattr(dl, name), defs[name]
+        if isinstance(node, ast.FunctionDef):
+            assert names(node.args) == real(obj), name
+        elif isinstance(node, ast.ClassDef) and inspect.isclass(obj) and obj.__module__ == "libdeadline":
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and not item.decorator_list and item.name in vars(obj):
+                    stub_pos, stub_kw, va, vk = names(item.args)
+                    assert (stub_pos, stub_kw, va, vk) == real(vars(obj)[item.name]), f"{name}.{item.name}"
+
+
+def test_the_loop_holds_no_more_memory_at_job_400_than_at_job_100():
+    # Each step makes one Job and drops the one before: what Python holds
+    # stays the same however long the loop runs (the library's loop
+    # allocates nothing once started: dl_periodic_start(3)).
+    import array
+    import tracemalloc
+
+    held = array.array("q", [0, 0, 0, 0, 0])  # no object per figure kept
+    tracemalloc.start()
+    try:
+        for job in dl.periodic(runtime="100us", period="500us", reserve=False, jobs=401):
+            if job.number % 100 == 0:
+                held[job.number // 100] = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held[4] <= held[1], list(held)
