@@ -31,7 +31,7 @@
 
 static char dir[] = "/tmp/libdl-sec-XXXXXX";
 static char out[16384], err[16384];
-static char dlrun[256], dlrun_pol[256];
+static char dlrun[256], dlrun_pol[256], dlrun_plain[256];
 static uid_t nobody;
 static gid_t nogroup;
 
@@ -46,15 +46,20 @@ static int setcap(const char *file)
 }
 
 /* setcap copies of the installed dl-run and of the test build that reads
- * its policy from POLICY, where nobody can reach them. */
+ * its policy from POLICY, where nobody can reach them (the build tree may
+ * sit in a folder only root reads), and a plain copy of the test build,
+ * which a caller's ambient capability runs with its test hooks read (a
+ * file capability makes secure_getenv refuse them). */
 static void setup(void)
 {
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	ck_assert_int_eq(chmod(dir, 0755), 0);
 	snprintf(dlrun, sizeof(dlrun), "%s/dl-run", dir);
 	snprintf(dlrun_pol, sizeof(dlrun_pol), "%s/dl-run-policy", dir);
+	snprintf(dlrun_plain, sizeof(dlrun_plain), "%s/dl-run-plain", dir);
 	copy(tl_tool("dl-run"), dlrun);
 	copy(tl_test_tool("dl-run"), dlrun_pol);
+	copy(tl_test_tool("dl-run"), dlrun_plain);
 	ck_assert_int_eq(setcap(dlrun), 0);
 	ck_assert_int_eq(setcap(dlrun_pol), 0);
 	unlink(POLICY);
@@ -1177,7 +1182,7 @@ static int race_in_namespace(const char *point)
 		dup2(race_msg, 2);
 		as_ambient_nice_nobody();
 		setenv("LIBDL_TEST_STOP_AT", point, 1);
-		execl(tl_test_tool("dl-run"), "dl-run", "-r", "1ms", "-p", "100ms", "--pid", tid, (char *)NULL);
+		execl(dlrun_plain, "dl-run", "-r", "1ms", "-p", "100ms", "--pid", tid, (char *)NULL);
 		_exit(127);
 	}
 	if (waitpid(run, &status, WUNTRACED) != run || !WIFSTOPPED(status)) {
