@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testlib.h"
@@ -31,36 +30,20 @@ static void cleanup(void)
 	tl_layout_restore(root_lb);
 }
 
+/* The merge, at once: what dl_layout_destroy() would never do. */
+static void merge(void)
+{
+	dl_write_file(CPUSET "/cpuset.sched_load_balance", "1");
+}
+
 /* One try of the recipe; true when the count went below the live tasks'. */
 static bool corrupt_once(void)
 {
-	struct dl_layout *l = dl_layout_new();
 	struct dl_drift *d = NULL;
-	dl_cpus_t zero;
 	size_t n = 0;
-	pid_t pid;
 
-	dl_cpus_parse("0", &zero);
-	dl_layout_add_partition(l, NULL, &zero);
-	dl_layout_set_flags(l, DL_LAYOUT_NO_MOVE);
-	if (dl_layout_create(l, NULL) < 0) {
-		tl_note("create: %s", dl_errmsg());
-		dl_layout_free(l);
+	if (tl_exit_then_rebuild(merge) < 0)
 		return false;
-	}
-	dl_layout_free(l);
-	pid = fork();
-	if (pid == 0) {
-		struct dl_params p = { .runtime = 2500 * 1000, .period = 8 * MS };
-
-		if (dl_part_set(DL_CLUSTER, 0, &p) < 0)
-			_exit(1);
-		dl_sleep_ns(200 * MS);
-		_exit(0);
-	}
-	waitpid(pid, NULL, 0);
-	/* The merge, at once: what dl_layout_destroy() would never do. */
-	dl_write_file(CPUSET "/cpuset.sched_load_balance", "1");
 	dl_drift_check(0, &d, &n);
 	for (size_t i = 0; i < n; i++)
 		if (d[i].kernel_bw < d[i].expected_bw) {

@@ -623,6 +623,36 @@ void tl_layout_cpu0(void)
 	ck_assert_msg(err == 0, "layout: %s", dl_errmsg());
 }
 
+int tl_exit_then_rebuild(void (*rebuild)(void))
+{
+	struct dl_layout *l = dl_layout_new();
+	dl_cpus_t zero;
+	int err;
+	pid_t pid;
+
+	dl_cpus_parse("0", &zero);
+	dl_layout_add_partition(l, NULL, &zero);
+	dl_layout_set_flags(l, DL_LAYOUT_NO_MOVE);
+	err = dl_layout_create(l, NULL);
+	dl_layout_free(l);
+	if (err < 0) {
+		tl_note("create: %s", dl_errmsg());
+		return err;
+	}
+	pid = fork();
+	if (pid == 0) {
+		struct dl_params p = { .runtime = 2500 * 1000, .period = 8000 * 1000 };
+
+		if (dl_part_set(DL_CLUSTER, 0, &p) < 0)
+			_exit(1);
+		dl_sleep_ns(200 * 1000 * 1000);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	rebuild();
+	return 0;
+}
+
 void tl_skip_if_layout(void)
 {
 	if (access("/run/libdl/layout", F_OK) == 0)

@@ -82,6 +82,12 @@ pid_t tl_churn(bool deadline);
  * alone, noting a failed destroy). */
 void tl_layout_cpu0(void);
 void tl_layout_restore(const char *root_lb);
+/* docs/kernel-notes.md, "Exit before a rebuild", for the suites that
+ * corrupt the count on purpose (and repair it): a layout of a partition
+ * of CPU 0 and the cluster the rest, moving no task; a 2.5 ms / 8 ms
+ * task of the suite's own that exits in the cluster; then rebuild(), at
+ * once.  -errno when the layout could not be made (with a note). */
+int tl_exit_then_rebuild(void (*rebuild)(void));
 /* Skip the whole suite where a dl-part layout is in place (the host's
  * own: the suites make and destroy theirs and never touch another). */
 void tl_skip_if_layout(void);

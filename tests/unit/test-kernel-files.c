@@ -2,7 +2,7 @@
  * The parsers of what the kernel writes, fed the files saved from each
  * kernel libdl runs on (tests/unit/data/README): sched/debug from 6.1,
  * 6.12, 6.12 PREEMPT_RT and 6.18, idle, with deadline tasks and with a
- * partition; the sysctls that set a CPU's deadline capacity and the
+ * partition, and 6.18's with a layout whose count drifted below zero; the sysctls that set a CPU's deadline capacity and the
  * period limits.  What each file must give is computed from what ran when
  * it was saved (the reservations, the fair servers), never copied from
  * the file.  No root, no kernel: these run anywhere.
@@ -64,6 +64,15 @@ static const struct {
 	/* 6.18: the fair servers from boot; one 5 ms / 50 ms task. */
 	{ "6.18-idle.txt", { -7, -7 }, 0 },
 	{ "6.18-tasks.txt", { -8, -8 }, 1 },
+	/* 6.18, cgroup v1, a layout: a partition of CPU 0 and the cluster on
+	 * CPU 1, no deadline task left, each CPU's root domain one fair
+	 * server, and one of them drifted below zero (docs/kernel-notes.md,
+	 * "Accounting drift").  In the cluster's, a 2.5 ms / 8 ms task
+	 * exited just before a rebuild ("Exit before a rebuild"); in the
+	 * partition's, back-to-back dl-run launches lost one 1 ms / 10 ms
+	 * launch ("Back-to-back launches"). */
+	{ "6.18-v1-cluster-drift.txt", { -10, -11 }, 0 },
+	{ "6.18-v1-partition-drift.txt", { -12, -10 }, 0 },
 };
 
 /* The codes of cases[].total, computed here from what ran. */
@@ -79,6 +88,9 @@ static int64_t expected(int64_t code)
 	case -7: return 2 * fair();
 	case -8: return 2 * fair() + bw(5, 50);
 	case -9: return bw(5, 50);
+	case -10: return fair();
+	case -11: return fair() - (int64_t)dl_to_ratio(8 * MS, 2500 * 1000);
+	case -12: return fair() - bw(1, 10);
 	default: return code;
 	}
 }
@@ -153,6 +165,12 @@ static const struct {
 	  { DL_DRIFT_NONE, DL_DRIFT_NONE }, { DL_DRIFT_NONE, DL_DRIFT_NONE } },
 	{ "6.18-tasks.txt", false, { 2, 2 }, { -9, -9 }, { true, true },
 	  { DL_DRIFT_NONE, DL_DRIFT_NONE }, { DL_DRIFT_NONE, DL_DRIFT_NONE } },
+	/* A count below zero in one root domain of a layout: drift at once,
+	 * never settling, and the other root domain right. */
+	{ "6.18-v1-cluster-drift.txt", false, { 1, 1 }, { 0, 0 }, { true, true },
+	  { DL_DRIFT_NONE, DL_DRIFT_YES }, { DL_DRIFT_NONE, DL_DRIFT_YES } },
+	{ "6.18-v1-partition-drift.txt", false, { 1, 1 }, { 0, 0 }, { true, true },
+	  { DL_DRIFT_YES, DL_DRIFT_NONE }, { DL_DRIFT_YES, DL_DRIFT_NONE } },
 };
 
 START_TEST(test_fair_counted)
@@ -179,6 +197,15 @@ START_TEST(test_fair_counted)
 			      fair_cases[_i].file, c, dl_bw_verdict(&rd, false));
 		ck_assert_msg(dl_bw_verdict(&rd, true) == fair_cases[_i].settled[c], "%s CPU %d: settled verdict %d",
 			      fair_cases[_i].file, c, dl_bw_verdict(&rd, true));
+		/* A count below zero is drift whichever rule keeps the fair
+		 * servers: no split of them can explain it. */
+		if (ktotal[c] < 0) {
+			struct dl_rd other = rd;
+
+			dl_rd_fair_counted(&other, !fair_cases[_i].droppable);
+			ck_assert_msg(dl_bw_verdict(&other, false) == DL_DRIFT_YES, "%s CPU %d: below zero, not drift",
+				      fair_cases[_i].file, c);
+		}
 		/* Read again, the same: the split is of what the kernel says. */
 		dl_rd_fair_counted(&rd, fair_cases[_i].droppable);
 		ck_assert(rd.fair_bw == (fair_cases[_i].counted[c] ? fair_all : 0));
