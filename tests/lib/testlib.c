@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <grp.h>
@@ -85,6 +86,32 @@ const char *tl_test_tool(const char *name)
 
 	snprintf(rel, sizeof(rel), "tests/bin/%s", name);
 	return path_in_build(rel);
+}
+
+static char anyone_dir[] = "/tmp/libdl-tools-XXXXXX";
+static pid_t anyone_owner;
+
+static void anyone_remove(void)
+{
+	if (getpid() == anyone_owner)
+		tl_run((char *[]){ "/bin/rm", "-rf", anyone_dir, NULL }, NULL, 0, NULL, 0);
+}
+
+const char *tl_tool_for_anyone(const char *name)
+{
+	static char path[4200];
+
+	if (anyone_owner != getpid()) {
+		strcpy(anyone_dir, "/tmp/libdl-tools-XXXXXX");
+		ck_assert_ptr_nonnull(mkdtemp(anyone_dir));
+		ck_assert_int_eq(chmod(anyone_dir, 0755), 0);
+		anyone_owner = getpid();
+		atexit(anyone_remove);
+	}
+	snprintf(path, sizeof(path), "%s/%s", anyone_dir, name);
+	ck_assert_int_eq(tl_run((char *[]){ "/bin/cp", (char *)tl_tool(name), path, NULL }, NULL, 0, NULL, 0), 0);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	return path;
 }
 
 const char *tl_helper(const char *path)

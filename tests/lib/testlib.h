@@ -33,6 +33,10 @@ const char *tl_tool(const char *name);   /* utils/NAME */
 const char *tl_helper(const char *path); /* e.g. "tests/kernel/dl-spin" */
 /* tests/bin/NAME: the tool built with the test hooks (tests/lib/hooks.c). */
 const char *tl_test_tool(const char *name);
+/* utils/NAME copied where any user can run it (the build tree may sit in a
+ * folder only root reads, as CI's clone does); removed when the process
+ * that copied it exits. */
+const char *tl_tool_for_anyone(const char *name);
 
 /* Run argv to completion; its stdout and stderr into the buffers (either
  * may be NULL).  Returns the exit status, or 128 + signal. */
