@@ -288,14 +288,17 @@ START_TEST(test_check_mounts_nothing)
 	char script[1024];
 	int rc;
 
+	/* Only /sys made private, not /: in a chroot / is no mount point, and
+	 * its propagation cannot be changed (tests/distro). */
 	snprintf(script, sizeof(script),
+		 "mount --make-rprivate /sys || exit 91; "
 		 "umount -l /sys/kernel/debug 2>/dev/null; "
 		 "grep -q ' - debugfs ' /proc/self/mountinfo && { echo 'debugfs still mounted'; exit 90; }; "
 		 "'%s' --check -r 2ms -p 10ms; rc=$?; "
 		 "if grep -q ' - debugfs ' /proc/self/mountinfo; then echo 'debugfs: mounted'; else echo 'debugfs: not mounted'; fi; "
 		 "exit $rc",
 		 tl_tool("dl-run"));
-	rc = tl_run((char *[]){ "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script,
+	rc = tl_run((char *[]){ "/usr/bin/unshare", "--mount", "--propagation", "unchanged", "/bin/sh", "-c", script,
 				NULL },
 		    out, sizeof(out), err, sizeof(err));
 	ck_assert_msg(rc == 0, "rc %d: %s%s", rc, out, err);

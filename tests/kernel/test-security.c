@@ -1166,7 +1166,9 @@ static int race_in_namespace(const char *point)
 	pid_t target, run, victim;
 	int status;
 
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || mount("proc", "/proc", "proc", 0, NULL) < 0) {
+	/* /proc made private, not /: in a chroot (tests/distro) / is no mount
+	 * point, and its propagation cannot be changed. */
+	if (mount(NULL, "/proc", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || mount("proc", "/proc", "proc", 0, NULL) < 0) {
 		race_say("cannot mount /proc for the namespace: %s", strerror(errno));
 		return 10;
 	}
