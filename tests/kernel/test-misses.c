@@ -24,6 +24,12 @@
  * record, a hard link, a FIFO, and a folder named by another user's
  * uid.  dl-stat (root) must still show the true counts and nothing of
  * nobody's, never hang, and nobody must read nothing of root's.
+ *
+ * And a loop of another user's (OTHER, holding CAP_SYS_NICE alone) run
+ * with LIBDL_PUBLISH_GROUP=GROUP: its folder and record given to GROUP
+ * (0750, 0640), dl-stat run by nobody in GROUP showing its counts, run
+ * by nobody outside it showing none, and a user outside GROUP who asks
+ * for it refused, by name.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -33,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -494,6 +501,175 @@ START_TEST(test_nobody_cannot_spoof)
 }
 END_TEST
 
+/* ----------------------------------------------------------- group */
+
+#define GROUP 4243 /* a group no one on the machine is in: the readers' */
+
+static char group_dir[64] = DL_PUB_DIR "/4242";
+static bool base_made;
+
+/* The base folder, as a loop of root's makes it (sticky, 1777), so that
+ * OTHER can publish there; removed again when this suite made it. */
+static void make_base(void)
+{
+	if (mkdir(DL_PUB_DIR, 0755) == 0) {
+		base_made = true;
+		ck_assert_int_eq(chmod(DL_PUB_DIR, 01777), 0);
+	} else {
+		ck_assert_int_eq(errno, EEXIST);
+	}
+}
+
+static void remove_base(void)
+{
+	if (base_made)
+		rmdir(DL_PUB_DIR);
+	base_made = false;
+}
+
+/* This process becomes OTHER, in GROUP when in_group, holding
+ * CAP_SYS_NICE alone; its loops publish for GROUP. */
+static void become_other(bool in_group)
+{
+	cap_value_t nice_cap = CAP_SYS_NICE;
+	gid_t groups[1] = { GROUP };
+	cap_t caps;
+
+	if (setenv("LIBDL_PUBLISH_GROUP", "4243", 1) || prctl(PR_SET_KEEPCAPS, 1) < 0 ||
+	    setgroups(in_group, groups) || setgid(OTHER) || setuid(OTHER))
+		_exit(120);
+	caps = cap_init();
+	if (!caps || cap_set_flag(caps, CAP_PERMITTED, 1, &nice_cap, CAP_SET) < 0 ||
+	    cap_set_flag(caps, CAP_EFFECTIVE, 1, &nice_cap, CAP_SET) < 0 || cap_set_proc(caps) < 0)
+		_exit(121);
+	cap_free(caps);
+}
+
+/* OTHER's loop, in GROUP, done and still published (start_once's
+ * protocol, one loop): its report. */
+static struct report start_group_loop(void)
+{
+	struct report rep;
+	int tid_pipe[2];
+
+	ck_assert_int_eq(pipe(tid_pipe), 0);
+	ck_assert_int_eq(pipe(go), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		struct loop l = { "grouped", 2 * MS, false, tid_pipe[1], go[0] };
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(go[1]);
+		become_other(true);
+		run_loop(&l);
+		_exit(0);
+	}
+	close(tid_pipe[1]);
+	close(go[0]);
+	ck_assert_int_eq(read(tid_pipe[0], &rep, sizeof(rep)), (ssize_t)sizeof(rep));
+	close(tid_pipe[0]);
+	ck_assert_msg(rep.tid > 0, "OTHER's loop could not start (its reason on stderr)");
+	tids[0] = rep.tid;
+	return rep;
+}
+
+/* dl-stat --tasks --json as nobody with primary group gid: the
+ * counters object of the loop's thread, or NULL when it has none. */
+static const char *counters_as_nobody(gid_t gid, pid_t tid)
+{
+	char *argv[] = { (char *)tl_tool_for_anyone("dl-stat"), "--tasks", "--json", NULL };
+	char key[32];
+	const char *obj, *next;
+
+	ck_assert_msg(tl_run_as(argv, NOBODY, gid, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
+	snprintf(key, sizeof(key), "\"tid\":%d,", (int)tid);
+	obj = strstr(out, key);
+	ck_assert_msg(obj, "dl-stat as nobody (group %u) does not list thread %d: %s", (unsigned)gid, (int)tid, out);
+	next = strstr(obj + 1, "\"tid\":");
+	obj = strstr(obj, "\"counters\":{");
+	return obj && (!next || obj < next) ? obj : NULL;
+}
+
+static void open_as_nobody_outside(void)
+{
+	char path[128];
+
+	path_of(path, sizeof(path), OTHER, tids[0]);
+	if (open(path, O_RDONLY) >= 0 || errno != EACCES)
+		_exit(30);
+	if (open(group_dir, O_RDONLY | O_DIRECTORY) >= 0 || errno != EACCES)
+		_exit(31);
+}
+
+START_TEST(test_group_reads)
+{
+	struct report rep;
+	struct stat st;
+	char path[128];
+	const char *c;
+
+	cleanup_attack();
+	make_base();
+	rep = start_group_loop();
+	ck_assert_int_eq(stat(group_dir, &st), 0);
+	ck_assert_msg(st.st_uid == OTHER && st.st_gid == GROUP && (st.st_mode & 07777) == 0750,
+		      "%s: owner %u, group %u, mode %04o", group_dir, (unsigned)st.st_uid, (unsigned)st.st_gid,
+		      (unsigned)(st.st_mode & 07777));
+	path_of(path, sizeof(path), OTHER, rep.tid);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_msg(st.st_uid == OTHER && st.st_gid == GROUP && (st.st_mode & 07777) == 0640,
+		      "%s: owner %u, group %u, mode %04o", path, (unsigned)st.st_uid, (unsigned)st.st_gid,
+		      (unsigned)(st.st_mode & 07777));
+	/* A member, not root, reads them. */
+	c = counters_as_nobody(GROUP, rep.tid);
+	ck_assert_msg(c, "dl-stat as a member of group %u shows no counters for %d: %s", GROUP, (int)rep.tid, out);
+	ck_assert_uint_eq(num_after(c, "\"jobs\""), JOBS);
+	ck_assert_uint_eq(num_after(c, "\"deadline_misses\""), rep.misses);
+	/* Anyone else does not. */
+	ck_assert_msg(!counters_as_nobody(NOBODY, rep.tid), "nobody outside group %u reads %d's counters: %s", GROUP,
+		      (int)rep.tid, out);
+	as_nobody(open_as_nobody_outside);
+	stop_loops();
+	ck_assert_msg(access(path, F_OK) < 0, "%s is left", path);
+	cleanup_attack();
+}
+END_TEST
+
+/* OTHER outside GROUP asks for it: refused, naming the variable. */
+static void refused_outside(void)
+{
+	struct dl_params p = { .runtime = 2 * MS, .deadline = 20 * MS, .period = 50 * MS };
+	struct dl_periodic *pt;
+	char path[128];
+
+	become_other(false);
+	if (dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP | DL_PERIODIC_PUBLISH, 0) != -EPERM)
+		_exit(40);
+	if (!strstr(dl_errmsg(), "not in that group") || !strstr(dl_errmsg(), "LIBDL_PUBLISH_GROUP"))
+		_exit(41);
+	path_of(path, sizeof(path), OTHER, gettid());
+	if (access(path, F_OK) == 0)
+		_exit(42);
+}
+
+START_TEST(test_group_refused_outside)
+{
+	pid_t p;
+
+	cleanup_attack();
+	make_base();
+	p = fork();
+	ck_assert_int_ge(p, 0);
+	if (p == 0) {
+		refused_outside();
+		_exit(0);
+	}
+	ck_assert_int_eq(tl_wait(p), 0);
+	cleanup_attack();
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("misses");
@@ -511,6 +687,14 @@ static Suite *make(void)
 	tcase_add_checked_fixture(tc, NULL, cleanup_attack);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_nobody_cannot_spoof);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("group");
+	tcase_add_checked_fixture(tc, NULL, stop_loops_fixture);
+	tcase_add_checked_fixture(tc, NULL, cleanup_attack);
+	tcase_add_checked_fixture(tc, NULL, remove_base);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_group_reads);
+	tcase_add_test(tc, test_group_refused_outside);
 	suite_add_tcase(s, tc);
 	return s;
 }
