@@ -39,7 +39,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -117,10 +116,11 @@ static int go[2];
 
 static void stop_loops(void);
 
-/* The process of two loops, both done and still published. */
-static bool start_once(void)
+/* A process of n loops (at most 2), each a thread; as(), when given,
+ * runs in it first.  Returns when every loop is done and still
+ * published, with their reports; stop_loops() ends them. */
+static void spawn_loops(struct loop *l, int n, void (*as)(void), struct report *rep)
 {
-	struct report rep[2];
 	int tid_pipe[2];
 
 	ck_assert_int_eq(pipe(tid_pipe), 0);
@@ -128,29 +128,39 @@ static bool start_once(void)
 	child = fork();
 	ck_assert_int_ge(child, 0);
 	if (child == 0) {
-		struct loop l[2] = {
-			{ "overrun", 10 * MS, true, tid_pipe[1], go[0] },
-			{ "steady", 2 * MS, false, tid_pipe[1], go[0] },
-		};
 		pthread_t th[2];
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(go[1]);
-		for (int i = 0; i < 2; i++)
+		if (as)
+			as();
+		for (int i = 0; i < n; i++) {
+			l[i].tid_fd = tid_pipe[1];
+			l[i].go_fd = go[0];
 			if (pthread_create(&th[i], NULL, run_loop, &l[i]))
 				_exit(1);
-		for (int i = 0; i < 2; i++)
+		}
+		for (int i = 0; i < n; i++)
 			pthread_join(th[i], NULL);
 		_exit(0);
 	}
 	close(tid_pipe[1]);
 	close(go[0]);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < n; i++) {
 		ck_assert_int_eq(read(tid_pipe[0], &rep[i], sizeof(rep[i])), (ssize_t)sizeof(rep[i]));
 		tids[i] = rep[i].tid;
+		ck_assert_msg(tids[i] > 0, "a loop could not start (its reason on stderr)");
 	}
 	close(tid_pipe[0]);
-	ck_assert_msg(tids[0] > 0 && tids[1] > 0, "a loop could not start (its reason on stderr)");
+}
+
+/* The process of two loops, both done and still published. */
+static bool start_once(void)
+{
+	struct loop l[2] = { { "overrun", 10 * MS, true, -1, -1 }, { "steady", 2 * MS, false, -1, -1 } };
+	struct report rep[2];
+
+	spawn_loops(l, 2, NULL, rep);
 	for (int i = 0; i < 2; i++) {
 		uint64_t want = rep[i].overruns ? JOBS / EVERY : 0;
 
@@ -531,47 +541,15 @@ static void remove_base(void)
  * CAP_SYS_NICE alone; its loops publish for GROUP. */
 static void become_other(bool in_group)
 {
-	cap_value_t nice_cap = CAP_SYS_NICE;
 	gid_t groups[1] = { GROUP };
-	cap_t caps;
 
-	if (setenv("LIBDL_PUBLISH_GROUP", "4243", 1) || prctl(PR_SET_KEEPCAPS, 1) < 0 ||
-	    setgroups(in_group, groups) || setgid(OTHER) || setuid(OTHER))
+	if (setenv("LIBDL_PUBLISH_GROUP", "4243", 1) || !tl_become_with_nice(OTHER, OTHER, groups, in_group))
 		_exit(120);
-	caps = cap_init();
-	if (!caps || cap_set_flag(caps, CAP_PERMITTED, 1, &nice_cap, CAP_SET) < 0 ||
-	    cap_set_flag(caps, CAP_EFFECTIVE, 1, &nice_cap, CAP_SET) < 0 || cap_set_proc(caps) < 0)
-		_exit(121);
-	cap_free(caps);
 }
 
-/* OTHER's loop, in GROUP, done and still published (start_once's
- * protocol, one loop): its report. */
-static struct report start_group_loop(void)
+static void become_member(void)
 {
-	struct report rep;
-	int tid_pipe[2];
-
-	ck_assert_int_eq(pipe(tid_pipe), 0);
-	ck_assert_int_eq(pipe(go), 0);
-	child = fork();
-	ck_assert_int_ge(child, 0);
-	if (child == 0) {
-		struct loop l = { "grouped", 2 * MS, false, tid_pipe[1], go[0] };
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		close(go[1]);
-		become_other(true);
-		run_loop(&l);
-		_exit(0);
-	}
-	close(tid_pipe[1]);
-	close(go[0]);
-	ck_assert_int_eq(read(tid_pipe[0], &rep, sizeof(rep)), (ssize_t)sizeof(rep));
-	close(tid_pipe[0]);
-	ck_assert_msg(rep.tid > 0, "OTHER's loop could not start (its reason on stderr)");
-	tids[0] = rep.tid;
-	return rep;
+	become_other(true);
 }
 
 /* dl-stat --tasks --json as nobody with primary group gid: the
@@ -611,7 +589,7 @@ START_TEST(test_group_reads)
 
 	cleanup_attack();
 	make_base();
-	rep = start_group_loop();
+	spawn_loops(&(struct loop){ "grouped", 2 * MS, false, -1, -1 }, 1, become_member, &rep);
 	ck_assert_int_eq(stat(group_dir, &st), 0);
 	ck_assert_msg(st.st_uid == OTHER && st.st_gid == GROUP && (st.st_mode & 07777) == 0750,
 		      "%s: owner %u, group %u, mode %04o", group_dir, (unsigned)st.st_uid, (unsigned)st.st_gid,
