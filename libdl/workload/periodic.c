@@ -170,8 +170,6 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 	pt->reserved = reserve;
 	if (p) {
 		err = dl_params_normalize(p, &norm);
-		if (!err && reserve)
-			err = dl_set(0, &norm);
 	} else {
 		/* Adopt the reservation the thread already has (dl-run's). */
 		err = dl_get(0, &norm);
@@ -180,8 +178,12 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 		else if (err > 0)
 			err = 0;
 	}
+	/* The record first: a loop that cannot publish (a folder not
+	 * the user's, a group refused) leaves the thread as it was. */
 	if (!err && publish)
 		err = dl_pub_open(&pt->pub, &norm);
+	if (!err && p && reserve && (err = dl_set(0, &norm)))
+		dl_pub_close(&pt->pub);
 	if (err) {
 		free(pt);
 		return err;

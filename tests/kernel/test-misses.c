@@ -36,6 +36,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -614,7 +615,8 @@ START_TEST(test_group_reads)
 }
 END_TEST
 
-/* OTHER outside GROUP asks for it: refused, naming the variable. */
+/* OTHER outside GROUP asks for it: refused, naming the variable, and
+ * no reservation made. */
 static void refused_outside(void)
 {
 	struct dl_params p = { .runtime = 2 * MS, .deadline = 20 * MS, .period = 50 * MS };
@@ -629,6 +631,9 @@ static void refused_outside(void)
 	path_of(path, sizeof(path), OTHER, gettid());
 	if (access(path, F_OK) == 0)
 		_exit(42);
+	/* Refused, the thread keeps its policy (dl_periodic_start(3)). */
+	if (sched_getscheduler(0) != SCHED_OTHER)
+		_exit(43);
 }
 
 START_TEST(test_group_refused_outside)
