@@ -1,5 +1,7 @@
 # create killed with SIGKILL after each of its steps, then a fresh destroy
-# restores the state before; and two creates at once.
+# restores the state before; two creates at once; every system write of
+# create and destroy failing, and of create, destroy and repair
+# signalled.
 
 before=$(snapshot)
 step=1
@@ -42,47 +44,21 @@ for round in 1 2 3; do
 	check "round $round: every task is back in the root" all_in_root
 done
 
+# Everything as before: the cgroup tree with its settings, the root's
+# subtree_control, the state file, and every task in the root.
+unchanged() { [ "$(snapshot)" = "$before" ] && all_in_root >/dev/null; }
+
 # Every system write of create, then of destroy, fails in turn (the test
 # build's LIBDL_TEST_FAIL_WRITE=N): each create is rolled back, each
 # destroy finished by the next, with the cgroup tree, subtree_control and
 # every task as before.  (On v1 the count is of tasks too: a task that
 # exits meanwhile makes one write fewer.)
-made() { echo "$err" | sed -n 's/^libdl-test: \([0-9]*\) system writes$/\1/p'; }
-LIBDL_TEST_FAIL_WRITE=100000 run /bin/dl-part-test create --partition 0
-total=$(made)
-/bin/dl-part destroy >/dev/null 2>&1
+at_each_write fail rolled_back create --partition 0
 note "create makes $total system writes"
-bad=0
-w=1
-while [ "$w" -le "${total:-0}" ]; do
-	LIBDL_TEST_FAIL_WRITE=$w run /bin/dl-part-test create --partition 0
-	if [ "$rc" = 0 ] && [ "$(made)" -lt "$w" ]; then
-		/bin/dl-part destroy >/dev/null 2>&1 # fewer writes this time
-	elif [ "$rc" != 1 ] || [ "$(snapshot)" != "$before" ] || ! all_in_root >/dev/null; then
-		bad=$((bad + 1))
-		note "write $w of create: exit $rc: $err"
-		/bin/dl-part destroy >/dev/null 2>&1
-	fi
-	w=$((w + 1))
-done
 check "create has system writes to fail ($total)" test "${total:-0}" -gt 3
 check "each of them failing is rolled back, every task back in the root" eq "$bad" 0
-/bin/dl-part create --partition 0 >/dev/null 2>&1
-LIBDL_TEST_FAIL_WRITE=100000 run /bin/dl-part-test destroy
-total=$(made)
+at_each_write fail rolled_back destroy
 note "destroy makes $total system writes"
-bad=0
-w=1
-while [ "$w" -le "${total:-0}" ]; do
-	/bin/dl-part create --partition 0 >/dev/null 2>&1
-	LIBDL_TEST_FAIL_WRITE=$w run /bin/dl-part-test destroy
-	[ "$rc" = 0 ] || /bin/dl-part destroy >/dev/null 2>&1
-	if [ "$(snapshot)" != "$before" ] || ! all_in_root >/dev/null; then
-		bad=$((bad + 1))
-		note "write $w of destroy: exit $rc: $err"
-	fi
-	w=$((w + 1))
-done
 check "destroy has system writes to fail ($total)" test "${total:-0}" -gt 3
 check "each of them failing, then destroy, restores everything" eq "$bad" 0
 
@@ -90,33 +66,9 @@ check "each of them failing, then destroy, restores everything" eq "$bad" 0
 # create, destroy and repair (LIBDL_TEST_SIGNAL_AT_WRITE="N SIG"): the
 # create is rolled back, the destroy and the repair finish, and then the
 # signal ends the command; nothing is left that the state does not say.
-sig_of() { case $(($1 % 3)) in 0) echo 2 ;; 1) echo 15 ;; *) echo 1 ;; esac; }
-for cmd in create destroy repair; do
-	case $cmd in
-	create) args="create --partition 0" ;;
-	*) args=$cmd ;;
-	esac
-	[ $cmd = destroy ] && /bin/dl-part create --partition 0 >/dev/null 2>&1
-	LIBDL_TEST_FAIL_WRITE=100000 run /bin/dl-part-test $args
-	total=$(made)
-	[ $cmd = create ] && /bin/dl-part destroy >/dev/null 2>&1
-	bad=0
-	w=1
-	while [ "$w" -le "${total:-0}" ]; do
-		s=$(sig_of $w)
-		[ $cmd = destroy ] && /bin/dl-part create --partition 0 >/dev/null 2>&1
-		LIBDL_TEST_SIGNAL_AT_WRITE="$w $s" run /bin/dl-part-test $args
-		r=$rc
-		run /bin/dl-part list
-		if [ "$r" != $((128 + s)) ] || [ "$out" != "no layout" ] || [ "$(snapshot)" != "$before" ] ||
-			! all_in_root >/dev/null; then
-			bad=$((bad + 1))
-			note "signal $s before write $w of $cmd: exit $r; list: $out"
-			/bin/dl-part destroy >/dev/null 2>&1
-		fi
-		w=$((w + 1))
-	done
-	check "$cmd has system writes to interrupt ($total)" test "${total:-0}" -gt 1
+for cmd in "create --partition 0" destroy repair; do
+	at_each_write signal signalled $cmd
+	check "${cmd%% *} has system writes to interrupt ($total)" test "${total:-0}" -gt 1
 	check "a signal before each of them leaves everything as before" eq "$bad" 0
 done
 
