@@ -1,7 +1,8 @@
 # create killed with SIGKILL after each of its steps, then a fresh destroy
 # restores the state before; two creates at once; every system write of
 # create and destroy failing, and of create, destroy and repair
-# signalled.
+# signalled; a repair killed at each write, its leftovers reported by
+# status and removed by the next command.
 
 before=$(snapshot)
 step=1
@@ -9,6 +10,13 @@ while [ $step -lt 30 ]; do
 	LIBDL_TEST_KILL_AFTER_STEP=$step run /bin/dl-part-test create --partition 0
 	[ "$rc" = 0 ] && break
 	check "create is killed after step $step" eq "$rc" 137
+	# From step 1 (the state) on, status knows the layout it left.
+	run /bin/dl-part status
+	check "status after the kill at step $step shows the layout" has "$out" "layout (cgroup v"
+	# v2's step 2 enables cpuset at the root, the state saying so first:
+	# killed there, nothing else made, status calls the partition gone.
+	[ "$V2" = 1 ] && [ "$step" = 2 ] &&
+		check "v2, killed with only cpuset enabled: status exits 1, the partition INVALID" eq "$rc:$(echo "$out" | grep -c INVALID)" 1:1
 	run /bin/dl-part destroy
 	check "destroy after the kill at step $step succeeds" eq "$rc" 0
 	[ "$rc" = 0 ] || note "$err"
@@ -71,5 +79,41 @@ for cmd in "create --partition 0" destroy repair; do
 	check "${cmd%% *} has system writes to interrupt ($total)" test "${total:-0}" -gt 1
 	check "a signal before each of them leaves everything as before" eq "$bad" 0
 done
+
+# A repair killed outright (SIGKILL, which nothing holds back) before
+# each of its system writes in turn: what it leaves (its probe; on v2 the
+# cpuset it enabled in the root's subtree_control) dl-part status reports
+# as LEFT BEHIND, exiting 1, and the next repair, create or destroy, in
+# turn, removes when it starts.
+left=0
+swept() {
+	r=$rc
+	run /bin/dl-part status
+	if [ "$(snapshot)" != "$before" ]; then
+		left=$((left + 1))
+		if [ "$rc" != 1 ] || ! has "$out" "LEFT BEHIND: " >/dev/null || ! has "$out" "run dl-part repair" >/dev/null; then
+			note "SIGKILL before write $w of repair (exit $r): status exits $rc and says: $out"
+			/bin/dl-part repair >/dev/null 2>&1
+			return 1
+		fi
+	elif has "$out" "LEFT BEHIND" >/dev/null; then
+		note "SIGKILL before write $w of repair: nothing changed, but status says: $out"
+		return 1
+	fi
+	case $((w % 3)) in
+	0) run /bin/dl-part repair ;;
+	1) run /bin/dl-part create --partition 0 && /bin/dl-part destroy >/dev/null 2>&1 ;;
+	*) run /bin/dl-part destroy ;; # no layout: exit 1
+	esac
+	status_after=$(/bin/dl-part status 2>&1)
+	unchanged && ! has "$status_after" "LEFT BEHIND" >/dev/null && return 0
+	note "SIGKILL before write $w of repair, then the next command: $(snapshot | grep -v -F "$before")"
+	return 1
+}
+at_each_write kill swept repair
+note "a repair killed before each of its $total writes left something $left times"
+check "repair has system writes to kill at ($total)" test "${total:-0}" -gt 1
+check "and some kill left something behind" test "$left" -gt 0
+check "status reports each leftover, and the next command removes it" eq "$bad" 0
 
 done_testing
