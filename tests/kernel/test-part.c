@@ -951,15 +951,14 @@ END_TEST
  * next repair, create or destroy, in turn, removes it when it starts. */
 START_TEST(test_killed_repair_swept)
 {
-	static const char *const next[] = { "repair", "create", "destroy" };
+	static char *const next[] = { "repair", "create", "destroy" };
 	int total, left = 0;
 
 	ck_assert_int_eq(FAULT("dl-part", 100000, "repair"), 0);
 	total = writes_made();
 	for (int n = 1; n <= total; n++) {
 		int rc = SIGNAL("dl-part", n, SIGKILL, "repair");
-		const char *cmd = next[n % ARRAY_SIZE(next)];
-		char found[4096] = "";
+		char *cmd = next[n % ARRAY_SIZE(next)], found[4096] = "";
 
 		ck_assert_msg(rc == 128 + SIGKILL, "write %d: exit %d: %s", n, rc, err);
 		rc = DL_PART("status");
