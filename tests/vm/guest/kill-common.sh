@@ -107,7 +107,7 @@ swept() {
 	esac
 	status_after=$(/bin/dl-part status 2>&1)
 	unchanged && ! has "$status_after" "LEFT BEHIND" >/dev/null && return 0
-	note "SIGKILL before write $w of repair, then the next command: $(snapshot | grep -v -F "$before")"
+	note "SIGKILL before write $w of repair, then the next command: $(snapshot | grep -vxF "$before")"
 	return 1
 }
 at_each_write kill swept repair
