@@ -416,14 +416,16 @@ static int cmd_status(const struct opts *o)
 	struct dl_rd *rds;
 	size_t nrd, nd = 0;
 	struct json j;
-	char msg[1024];
+	char msg[1024], left[8192];
 	bool invalid = false;
-	int ret, err;
+	int ret, err, nleft;
 
 	ret = dl_drift_check(DL_DRIFT_SETTLE_MS, &drifts, &nd);
 	err = dl_rd_list(&rds, &nrd);
 	if (err < 0)
 		die(EXIT_FAILURE, "%s", dl_errmsg());
+	/* A negative count (no cpuset controller) is no leftover. */
+	nleft = dl_rd_leftovers(left, sizeof(left));
 	if (o->json) {
 		json_init(&j, stdout);
 		json_obj_begin(&j, NULL);
@@ -432,6 +434,14 @@ static int cmd_status(const struct opts *o)
 		invalid = check_partitions(false) > 0;
 		json_bool(&j, "partitions_valid", !invalid);
 		json_bool(&j, "accounting_checked", ret >= 0);
+		json_arr_begin(&j, "leftovers");
+		for (char *line = left, *next; nleft > 0 && *line; line = next) {
+			next = line + strcspn(line, "\n");
+			if (*next)
+				*next++ = '\0';
+			json_str(&j, NULL, line);
+		}
+		json_arr_end(&j);
 		json_arr_begin(&j, "root_domains");
 		for (size_t i = 0; i < nrd; i++) {
 			const struct dl_drift *d = drift_of(drifts, nd, &rds[i].cpus);
@@ -465,6 +475,12 @@ static int cmd_status(const struct opts *o)
 		}
 		if (check_partitions(true) > 0)
 			invalid = true;
+		for (char *line = left, *next; nleft > 0 && *line; line = next) {
+			next = line + strcspn(line, "\n");
+			printf("LEFT BEHIND: %.*s: run dl-part repair (or create or destroy), which removes it\n",
+			       (int)(next - line), line);
+			next += *next != '\0';
+		}
 		if (ret < 0)
 			printf("accounting not checked: %s\n", tool_text(dl_errmsg(), msg, sizeof(msg)));
 		else if (nd == 0)
@@ -472,7 +488,7 @@ static int cmd_status(const struct opts *o)
 	}
 	free(rds);
 	free(drifts);
-	return nd || invalid ? EXIT_FAILURE : EXIT_SUCCESS;
+	return nd || invalid || nleft > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 static int cmd_repair(void)
