@@ -285,6 +285,9 @@ START_TEST(test_tool)
 	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
 	ck_assert_msg(strstr(out, "\"name\":\"t1\"") && strstr(out, "\"place\":\"cluster\""), "%s", out);
 	ck_assert_msg(strstr(out, "\"jobs\":20,") && strstr(out, "\"work\":500000,"), "%s", out);
+	/* Each task's memory locked and touched first: no job after the
+	 * first faulted. */
+	ck_assert_msg(strstr(out, "\"major_faults\":0,") && strstr(out, "\"faulted_jobs\":0}"), "%s", out);
 	rc = tl_run_tool("dl-load", (char *[]){ "-n", "5", path, NULL }, out, sizeof(out), err, sizeof(err));
 	ck_assert_msg(rc == 0 && strstr(out, "TASK") && strstr(out, "\nt2 "), "rc %d: %s%s", rc, out, err);
 	f = fopen(path, "we");
