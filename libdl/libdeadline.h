@@ -213,6 +213,13 @@ int dl_yield(void);
 
 struct dl_periodic; /* opaque */
 
+/* Memory made ready for real-time jobs (dl_prefault(3)), before the
+ * first: the process's memory locked (mlockall(MCL_CURRENT |
+ * MCL_FUTURE)), stack_bytes of the calling thread's stack and heap_bytes
+ * of heap touched and kept, so that no job takes a page fault. */
+#define DL_PREFAULT_NO_LOCK 0x1 /* touch the pages, lock nothing */
+int dl_prefault(size_t stack_bytes, size_t heap_bytes, unsigned int flags);
+
 struct dl_job {            /* the library's, in arrays (dl_load_task.jobs): its size is fixed */
 	uint64_t index;    /* its period's number, from 0 (skipped periods count) */
 	uint64_t release;  /* CLOCK_MONOTONIC ns: when it was released (see the mode) */
@@ -226,7 +233,9 @@ struct dl_job {            /* the library's, in arrays (dl_load_task.jobs): its 
 	uint64_t cpu;      /* its thread's CPU time since the job before ended */
 	uint32_t overruns; /* SIGXCPU (DL_FLAG_DL_OVERRUN) received during it */
 	bool met;          /* end <= deadline */
-	uint64_t reserved[4];
+	uint32_t minflt;   /* page faults its thread took since the job before ended: */
+	uint32_t majflt;   /* minor (no I/O) and major (read from disk); an older library leaves 0 */
+	uint64_t reserved[3];
 };
 
 struct dl_periodic_stats { /* allocated by the library: fields may be added at the end */
@@ -236,6 +245,8 @@ struct dl_periodic_stats { /* allocated by the library: fields may be added at t
 	 * below the exact nearest-rank value, less than 1/128 above it */
 	uint64_t response_min, response_p50, response_p90, response_p99, response_max;
 	uint64_t tardiness_max;
+	uint64_t minflt, majflt;           /* page faults over every job (dl_job.minflt, majflt) */
+	uint64_t faulted;                  /* jobs after the first that took a page fault */
 };
 
 int dl_periodic_start(struct dl_periodic **pt, const struct dl_params *p, int mode,
@@ -300,6 +311,7 @@ int dl_taskset_set_place(struct dl_taskset *ts, size_t i, const char *place);
 #define DL_LOAD_KEEP_JOBS    0x1 /* keep every job's record */
 #define DL_LOAD_IGNORE_PLACE 0x2 /* run every task where the caller is */
 #define DL_LOAD_NO_PUBLISH   0x4 /* the tasks publish no counters (DL_PERIODIC_PUBLISH) */
+#define DL_LOAD_NO_MLOCK     0x8 /* the tasks lock no memory (their pages are touched all the same) */
 struct dl_load; /* opaque */
 struct dl_load_task {                    /* allocated by the library: fields may be added at the end */
 	const struct dl_taskspec *spec;  /* the task (the set's) */
