@@ -199,6 +199,17 @@ int dl_layout_servers_apply(struct dl_layout *l)
 	return 0;
 }
 
+/* CPU c's server of s's kind is not s's setting now; false when its
+ * files cannot be read (not judged). */
+static bool not_as_set(const struct dl_layout_server *s, int c)
+{
+	struct dl_server now;
+
+	if (dl_server_get(c, s->kind, &now) < 0 || !now.known)
+		return false;
+	return now.runtime != s->runtime || (s->period && now.period != s->period);
+}
+
 /* Whether CPU cpu is one of a partition destroy leaves in place. */
 static bool cpu_left(const struct dl_layout *l, int cpu)
 {
@@ -251,10 +262,7 @@ int dl_layout_servers_differ(const struct dl_layout *l, const char *member, char
 			char t1[DL_TIME_STRLEN], t2[DL_TIME_STRLEN], w[2 * DL_TIME_STRLEN + 16];
 			struct dl_server now;
 
-			if (!dl_cpus_isset(&cpus, c) || dl_server_get(c, s->kind, &now) < 0 ||
-			    !now.known)
-				continue;
-			if (now.runtime == s->runtime && (!s->period || now.period == s->period))
+			if (!dl_cpus_isset(&cpus, c) || !not_as_set(s, c) || dl_server_get(c, s->kind, &now) < 0)
 				continue;
 			n++;
 			if (s->runtime == 0)
@@ -285,11 +293,9 @@ int dl_layout_servers_reapply(const struct dl_layout *l)
 		if (!member_cpus(l, s->member, &cpus))
 			continue;
 		for (int c = 0; c < DL_CPUS_MAX; c++) {
-			struct dl_server now;
 			int err;
 
-			if (!dl_cpus_isset(&cpus, c) || dl_server_get(c, s->kind, &now) < 0 ||
-			    !now.known || (now.runtime == s->runtime && (!s->period || now.period == s->period)))
+			if (!dl_cpus_isset(&cpus, c) || !not_as_set(s, c))
 				continue;
 			err = dl_server_set(c, s->kind, s->runtime, s->period);
 			if (err)
