@@ -413,6 +413,11 @@ struct dl_drift {
 };
 int dl_drift_check(unsigned int settle_ms, struct dl_drift **drifts, size_t *count);
 int dl_rd_rebuild(void);
+/* What a rebuild killed with SIGKILL left behind (its probe cgroups; on
+ * cgroup v2, cpuset enabled in the root's subtree_control), one line
+ * each into buf; how many.  The next rebuild, create or destroy removes
+ * them (dl_rd_leftovers(3)). */
+int dl_rd_leftovers(char *buf, size_t len);
 /* Mount debugfs if it is not, so that the kernel's figures can be read
  * (root); queries never mount it themselves. */
 int dl_debugfs_mount(void);

@@ -502,14 +502,16 @@ static int cmd_status(const struct opts *o)
 	struct dl_rd *rds;
 	size_t nrd, nd = 0;
 	struct json j;
-	char msg[1024];
+	char msg[1024], left[8192];
 	bool invalid = false, servers = false;
-	int ret, err;
+	int ret, err, nleft;
 
 	ret = dl_drift_check(DL_DRIFT_SETTLE_MS, &drifts, &nd);
 	err = dl_rd_list(&rds, &nrd);
 	if (err < 0)
 		die(EXIT_FAILURE, "%s", dl_errmsg());
+	/* A negative count (no cpuset controller) is no leftover. */
+	nleft = dl_rd_leftovers(left, sizeof(left));
 	if (o->json) {
 		json_init(&j, stdout);
 		json_obj_begin(&j, NULL);
@@ -520,6 +522,14 @@ static int cmd_status(const struct opts *o)
 		servers = check_servers(false) > 0;
 		json_bool(&j, "servers_as_set", !servers);
 		json_bool(&j, "accounting_checked", ret >= 0);
+		json_arr_begin(&j, "leftovers");
+		for (char *line = left, *next; nleft > 0 && *line; line = next) {
+			next = line + strcspn(line, "\n");
+			if (*next)
+				*next++ = '\0';
+			json_str(&j, NULL, line);
+		}
+		json_arr_end(&j);
 		json_arr_begin(&j, "root_domains");
 		for (size_t i = 0; i < nrd; i++) {
 			const struct dl_drift *d = drift_of(drifts, nd, &rds[i].cpus);
@@ -555,6 +565,12 @@ static int cmd_status(const struct opts *o)
 			invalid = true;
 		if (check_servers(true) > 0)
 			servers = true;
+		for (char *line = left, *next; nleft > 0 && *line; line = next) {
+			next = line + strcspn(line, "\n");
+			printf("LEFT BEHIND: %.*s: run dl-part repair (or create or destroy), which removes it\n",
+			       (int)(next - line), line);
+			next += *next != '\0';
+		}
 		if (ret < 0)
 			printf("accounting not checked: %s\n", tool_text(dl_errmsg(), msg, sizeof(msg)));
 		else if (nd == 0)
@@ -562,7 +578,7 @@ static int cmd_status(const struct opts *o)
 	}
 	free(rds);
 	free(drifts);
-	return nd || invalid || servers ? EXIT_FAILURE : EXIT_SUCCESS;
+	return nd || invalid || servers || nleft > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 static int cmd_repair(void)

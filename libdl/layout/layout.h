@@ -9,8 +9,6 @@
 
 #include "bw/bw.h"
 
-#define DL_STATE_DIR "/run/libdl"
-
 struct dl_layout_part {
 	char name[DL_LAYOUT_NAME_MAX + 1];
 	dl_cpus_t cpus;

@@ -19,54 +19,6 @@
 
 #include "layout/layout.h"
 
-/*
- * The state folder and its files belong to root alone: the lock and the
- * state are mode 0600, so that no other user can hold a lock on them
- * (which would block every create and destroy) or write a layout for
- * destroy to act on.  Nothing is followed through a symbolic link, and
- * nothing in the caller's environment moves the folder.
- */
-static const char *state_dir(void)
-{
-	return dl_test_hooks && dl_test_hooks->state_dir ? dl_test_hooks->state_dir : DL_STATE_DIR;
-}
-
-static int state_path(char *buf, size_t len, const char *file)
-{
-	return dl_pathf(buf, len, "%s/%s", state_dir(), file);
-}
-
-/* A file or folder of ours: not a link, owned by us, writable by nobody
- * else (the lock: not even readable, or a read lock could hold it). */
-static int trusted_mode(const struct stat *st, const char *path, mode_t type, mode_t others)
-{
-	if ((st->st_mode & S_IFMT) != type)
-		return dl_fail(-EPERM, "%s is not a %s: remove it (libdeadline keeps its layout state there)",
-			       path, type == S_IFDIR ? "folder" : "regular file");
-	if (st->st_uid != geteuid() || (st->st_mode & others))
-		return dl_fail(-EPERM, "%s is owned by uid %u with mode %04o: it must be root's and %s by root alone; remove it",
-			       path, (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777),
-			       others & (S_IRGRP | S_IROTH) ? "usable" : "writable");
-	return 0;
-}
-
-static int trusted(const struct stat *st, const char *path, mode_t type)
-{
-	return trusted_mode(st, path, type, S_IWGRP | S_IWOTH);
-}
-
-static int make_state_dir(void)
-{
-	const char *dir = state_dir();
-	struct stat st;
-
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return dl_fail(-errno, "cannot create %s: %s", dir, strerror(errno));
-	if (lstat(dir, &st) < 0)
-		return dl_fail(-errno, "cannot look at %s: %s", dir, strerror(errno));
-	return trusted(&st, dir, S_IFDIR);
-}
-
 int dl_layout_save(const struct dl_layout *l)
 {
 	char path[4096], a[4096], *text = NULL;
@@ -74,9 +26,9 @@ int dl_layout_save(const struct dl_layout *l)
 	FILE *f;
 	int err;
 
-	if ((err = make_state_dir()) || (err = dl_fault("the layout's state")))
+	if ((err = dl_state_dir_make()) || (err = dl_fault("the layout's state")))
 		return err;
-	if ((err = state_path(path, sizeof(path), "layout")))
+	if ((err = dl_state_path(path, sizeof(path), "layout")))
 		return err;
 	f = open_memstream(&text, &len);
 	if (!f)
@@ -133,7 +85,7 @@ int dl_layout_forget(void)
 {
 	char path[4096];
 
-	if (state_path(path, sizeof(path), "layout") == 0 && unlink(path) < 0 && errno != ENOENT)
+	if (dl_state_path(path, sizeof(path), "layout") == 0 && unlink(path) < 0 && errno != ENOENT)
 		return dl_fail(-errno, "cannot remove %s: %s", path, strerror(errno));
 	return 0;
 }
@@ -274,7 +226,7 @@ DL_EXPORT int dl_layout_load(struct dl_layout **out)
 	if (!out)
 		return dl_fail(-EINVAL, "no place for the layout");
 	*out = NULL;
-	if ((err = state_path(path, sizeof(path), "layout")))
+	if ((err = dl_state_path(path, sizeof(path), "layout")))
 		return dl_fail(err, "the layout's state path is too long");
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
@@ -284,7 +236,7 @@ DL_EXPORT int dl_layout_load(struct dl_layout **out)
 			return dl_fail(-EACCES, "cannot read the layout's state %s: it is root's (the layout is changed and used by root)", path);
 		return dl_fail(-errno, "cannot read %s: %s", path, strerror(errno));
 	}
-	if (fstat(fd, &st) < 0 || (err = trusted(&st, path, S_IFREG)) ||
+	if (fstat(fd, &st) < 0 || (err = dl_state_trusted(&st, path, S_IFREG)) ||
 	    st.st_size > DL_STATE_MAX) {
 		close(fd);
 		return err ? err : dl_fail(-EFBIG, "%s is larger than a layout's state can be: remove it", path);
@@ -320,13 +272,13 @@ int dl_layout_lock(unsigned int wait_ms)
 	struct stat st;
 	int fd, err;
 
-	if ((err = make_state_dir()))
+	if ((err = dl_state_dir_make()))
 		return err;
-	if (state_path(path, sizeof(path), "lock"))
+	if (dl_state_path(path, sizeof(path), "lock"))
 		return dl_fail(-ENAMETOOLONG, "the layout's lock path is too long");
 	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd >= 0 && fstat(fd, &st) == 0 &&
-	    trusted_mode(&st, path, S_IFREG, S_IRWXG | S_IRWXO) < 0) {
+	    dl_state_trusted_mode(&st, path, S_IFREG, S_IRWXG | S_IRWXO) < 0) {
 		/* An older or foreign lock file that others may have open:
 		 * replace it with a new one that is ours alone. */
 		close(fd);

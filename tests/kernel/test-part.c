@@ -981,23 +981,43 @@ START_TEST(test_signal_at_every_write_of_repair)
 END_TEST
 
 /* A repair killed (SIGKILL, which nothing holds back) before each write:
- * what it leaves is gone once the next command starts. */
+ * status reports the probe it leaves (exit 1, and what to run), and the
+ * next repair, create or destroy, in turn, removes it when it starts. */
 START_TEST(test_killed_repair_swept)
 {
-	int total;
+	static char *const next[] = { "repair", "create", "destroy" };
+	int total, left = 0;
 
 	ck_assert_int_eq(FAULT("dl-part", 100000, "repair"), 0);
 	total = writes_made();
 	for (int n = 1; n <= total; n++) {
 		int rc = SIGNAL("dl-part", n, SIGKILL, "repair");
+		char *cmd = next[n % ARRAY_SIZE(next)], found[4096] = "";
 
 		ck_assert_msg(rc == 128 + SIGKILL, "write %d: exit %d: %s", n, rc, err);
-		ck_assert_msg(DL_PART("repair") == 0, "write %d: the next repair: %s%s", n, out, err);
-		assert_no_probe("the repair after a killed one", n);
-		ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
-		ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
-		assert_unchanged("a killed repair, then repair, create and destroy");
+		rc = DL_PART("status");
+		if (find_probes(CPUSET, found, sizeof(found), false)) {
+			left++;
+			ck_assert_msg(rc == 1 && strstr(out, "LEFT BEHIND: cgroup /") && strstr(out, "libdl-rebuild-") &&
+					      strstr(out, "run dl-part repair"),
+				      "write %d: status exits %d with the probe%s left: %s", n, rc, found, out);
+			ck_assert_int_eq(DL_PART("status", "--json"), 1);
+			ck_assert_msg(strstr(out, "\"leftovers\":[\"cgroup /"), "write %d: %s", n, out);
+		} else {
+			ck_assert_msg(!strstr(out, "LEFT BEHIND"), "write %d: %s", n, out);
+		}
+		if (strcmp(cmd, "create") == 0)
+			ck_assert_msg(DL_PART("create", "--partition", "0", "--no-move") == 0, "%s", err);
+		else
+			DL_PART(cmd); /* destroy: no layout, exit 1 */
+		assert_no_probe(cmd, n);
+		DL_PART("status");
+		ck_assert_msg(!strstr(out, "LEFT BEHIND"), "write %d: after %s: %s", n, cmd, out);
+		if (strcmp(cmd, "create") == 0)
+			ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
+		assert_unchanged("a killed repair, then the next command");
 	}
+	ck_assert_msg(left > 0, "no kill of the %d writes of repair left a probe", total);
 }
 END_TEST
 
