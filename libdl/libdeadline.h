@@ -337,6 +337,26 @@ struct dl_rd {
 int dl_rd_list(struct dl_rd **rds, size_t *count);
 int dl_rd_of_cpu(int cpu, struct dl_rd *rd);
 
+/* The kernel's deadline servers (dl_server_get(3)).  From Linux 6.12
+ * each CPU runs a fair server, a deadline reservation that gives normal
+ * tasks time under real-time load (50 ms every 1 s by default) and takes
+ * admission bandwidth; kernels with sched_ext add an ext server beside
+ * it.  runtime 0: the server is off. */
+#define DL_SERVER_FAIR 0 /* debugfs sched/fair_server/cpuN */
+#define DL_SERVER_EXT  1 /* debugfs sched/ext_server/cpuN */
+struct dl_server {
+	uint64_t runtime; /* ns each period; 0: off */
+	uint64_t period;  /* ns */
+	bool present;     /* this kernel has the server */
+	bool known;       /* read from the kernel; false: its files could not be
+			   * read (debugfs not mounted, kernel lockdown) and
+			   * runtime and period are the kernel's default */
+	uint64_t reserved[4];
+};
+int dl_server_get(int cpu, int kind, struct dl_server *s);
+/* Root; period 0: the server's period as it is.  Checked back. */
+int dl_server_set(int cpu, int kind, uint64_t runtime, uint64_t period);
+
 /* dl_predict()'s verdict as figures (dl_predict(3)): which rule decided
  * it, the root domain that judged it, what the request needs and what it
  * replaces.  step is the first rule that refuses, in the kernel's order,
@@ -417,6 +437,7 @@ struct dl_layout;
 #define DL_LAYOUT_ISOLATED 0x1 /* v2: "isolated" partitions, not "root" */
 #define DL_LAYOUT_NO_MOVE  0x2 /* v1: leave the root cpuset's tasks there */
 #define DL_LAYOUT_LEAVE_BUSY 0x4 /* destroy: leave the partitions that hold tasks in place */
+#define DL_LAYOUT_SERVER_OFF 0x8 /* create: a server may be set off where normal tasks run (the cluster) */
 #define DL_LAYOUT_NAME_MAX 32
 #define DL_CLUSTER "cluster" /* the cluster's name */
 
@@ -426,6 +447,15 @@ int dl_layout_add_partition(struct dl_layout *l, const char *name, const dl_cpus
 int dl_layout_set_cluster(struct dl_layout *l, const dl_cpus_t *cpus);
 int dl_layout_set_mems(struct dl_layout *l, const char *nodes);
 int dl_layout_set_flags(struct dl_layout *l, unsigned int flags);
+/* A deadline server of a member's CPUs (a partition's name, or
+ * DL_CLUSTER), set by create and put back as found by destroy
+ * (dl_layout_set_server(3)); runtime 0: off.  dl_layout_server(): 1 and
+ * the setting in s when the layout has one, 0 when it leaves the
+ * server as it is. */
+int dl_layout_set_server(struct dl_layout *l, const char *member, int kind,
+			 uint64_t runtime, uint64_t period);
+int dl_layout_server(const struct dl_layout *l, const char *member, int kind,
+		     struct dl_server *s);
 
 struct dl_layout_result {
 	uint64_t moved;   /* tasks moved (into the cluster, or back to the root) */
@@ -457,7 +487,8 @@ struct dl_part_info {
 	uint64_t nthreads;      /* threads in it */
 	uint64_t ndeadline;     /* of them, deadline threads */
 	struct dl_rd rd;        /* its root domain, with its bandwidth */
-	uint64_t reserved[8];
+	uint64_t servers_changed; /* its CPUs' deadline servers that are not the layout's setting */
+	uint64_t reserved[7];
 };
 int dl_layout_report(struct dl_part_info **info, size_t *count);
 /* What runs in partition name that destroy would stop or could not move:

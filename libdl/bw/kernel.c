@@ -16,11 +16,8 @@
 
 #include "bw/bw.h"
 
-#define DEBUGFS "/sys/kernel/debug"
+#define DEBUGFS DL_DEBUGFS
 #define SCHED_DEBUG DEBUGFS "/sched/debug"
-/* The fair server's default: 50 ms every 1000 ms (kernel/sched/deadline.c). */
-#define FAIR_RUNTIME_NS 50000000ULL
-#define FAIR_PERIOD_NS 1000000000ULL
 
 /*
  * Mounts debugfs when it is not and the caller may (root), once per
@@ -164,25 +161,16 @@ bool dl_fair_droppable(void)
 	return fair_droppable;
 }
 
-/* One CPU's fair server; its files may refuse reads, then the default. */
+/* One CPU's fair server's bandwidth, as dl_server_get() finds it (its
+ * files may refuse reads: then the default); 0 without one. */
 int dl_fair_server_bw(int cpu, uint64_t *bw)
 {
-	uint64_t runtime = FAIR_RUNTIME_NS, period = FAIR_PERIOD_NS;
-	char path[128];
+	struct dl_server s;
 
-	if (!have_fair_server()) {
-		*bw = 0;
+	*bw = 0;
+	if (!have_fair_server() || dl_server_get(cpu, DL_SERVER_FAIR, &s) < 0 || !s.present)
 		return 0;
-	}
-	snprintf(path, sizeof(path), DEBUGFS "/sched/fair_server/cpu%d/runtime", cpu);
-	if (dl_read_u64(path, &runtime) == 0) {
-		snprintf(path, sizeof(path), DEBUGFS "/sched/fair_server/cpu%d/period", cpu);
-		if (dl_read_u64(path, &period) < 0)
-			period = FAIR_PERIOD_NS;
-	} else {
-		runtime = FAIR_RUNTIME_NS;
-	}
-	*bw = dl_to_ratio(period, runtime);
+	*bw = dl_to_ratio(s.period, s.runtime);
 	return 0;
 }
 

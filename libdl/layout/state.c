@@ -94,6 +94,16 @@ int dl_layout_save(const struct dl_layout *l)
 	fprintf(f, "cluster %s\n", dl_cpus_format(&l->cluster, a, sizeof(a)));
 	for (size_t i = 0; i < l->nparts; i++)
 		fprintf(f, "partition %s %s\n", l->parts[i].name, dl_cpus_format(&l->parts[i].cpus, a, sizeof(a)));
+	/* The servers asked for, and each CPU's as create found it, for
+	 * destroy to put back (servers.c). */
+	for (size_t i = 0; i < l->nservers; i++)
+		fprintf(f, "server %s %s %" PRIu64 " %" PRIu64 "\n", l->servers[i].member,
+			l->servers[i].kind == DL_SERVER_EXT ? "ext" : "fair", l->servers[i].runtime,
+			l->servers[i].period);
+	for (size_t i = 0; i < l->nserver_orig; i++)
+		fprintf(f, "server_orig %d %s %" PRIu64 " %" PRIu64 "\n", l->server_orig[i].cpu,
+			l->server_orig[i].kind == DL_SERVER_EXT ? "ext" : "fair", l->server_orig[i].runtime,
+			l->server_orig[i].period);
 	/* Only the origins of live tasks: those of tasks that have exited
 	 * are dropped at every save, so the state stays the size of what
 	 * the layout holds now, whatever it held over the months. */
@@ -128,6 +138,36 @@ int dl_layout_forget(void)
 	return 0;
 }
 
+/* "server MEMBER KIND RUNTIME PERIOD" or "server_orig CPU KIND RUNTIME
+ * PERIOD" (KIND fair or ext). */
+static int load_server(struct dl_layout *l, const char *line)
+{
+	char key[16], who[DL_LAYOUT_NAME_MAX + 2], kind[8];
+	unsigned long long runtime, period;
+	struct dl_server_orig *n;
+	int k, cpu;
+
+	if (sscanf(line, "%15s %33s %7s %llu %llu", key, who, kind, &runtime, &period) != 5)
+		return -EINVAL;
+	if (strcmp(kind, "fair") == 0)
+		k = DL_SERVER_FAIR;
+	else if (strcmp(kind, "ext") == 0)
+		k = DL_SERVER_EXT;
+	else
+		return -EINVAL;
+	if (strcmp(key, "server") == 0)
+		return dl_layout_set_server(l, who, k, runtime, period) < 0 ? -EINVAL : 0;
+	cpu = atoi(who);
+	if (cpu < 0 || cpu >= DL_CPUS_MAX)
+		return -EINVAL;
+	n = realloc(l->server_orig, (l->nserver_orig + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	l->server_orig = n;
+	n[l->nserver_orig++] = (struct dl_server_orig){ .cpu = cpu, .kind = k, .runtime = runtime, .period = period };
+	return 0;
+}
+
 /* One line of the state file into l; 0, or -EINVAL when it is damaged. */
 static int load_line(struct dl_layout *l, char *line)
 {
@@ -147,6 +187,8 @@ static int load_line(struct dl_layout *l, char *line)
 		o.pid = (pid_t)pid;
 		return dl_layout_add_origin(l, &o, line + 7 + used);
 	}
+	if (strncmp(line, "server", 6) == 0 && (line[6] == ' ' || strncmp(line + 6, "_orig ", 6) == 0))
+		return load_server(l, line);
 	k = sscanf(line, "%31s %33s %4095s", key, v1, v2);
 	if (k < 1)
 		return -EINVAL;
