@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include "dl-part-conf.h"
 #include "dl-part-plan.h"
 #include "json-writer.h"
 #include "tool.h"
@@ -323,6 +324,22 @@ static void print_json(const struct dl_taskset *set, const struct dl_platform *p
 	json_end(&j);
 }
 
+/* --fair-server off|RUNTIME/PERIOD, read as dl-part.conf(5) reads it. */
+static void plan_server(const char *arg, struct dl_params *sv)
+{
+	char why[256];
+
+	memset(sv, 0, sizeof(*sv));
+	if (conf_server_value(arg, &sv->runtime, &sv->period, why, sizeof(why)) < 0)
+		usage_error("--fair-server %s", why);
+	if (sv->runtime > sv->period)
+		usage_error("--fair-server %s: the runtime is longer than the period: a server needs runtime <= period",
+			    arg);
+	if (!sv->runtime)
+		memset(sv, 0, sizeof(*sv));
+	sv->deadline = sv->period;
+}
+
 static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -355,7 +372,7 @@ static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 		case 'f':
 			if (!plan)
 				usage_error("apply takes no --fair-server: it plans with this machine's fair servers as they are");
-			opt_server("--fair-server", optarg, &o->server);
+			plan_server(optarg, &o->server);
 			o->server_set = true;
 			break;
 		case 'n':

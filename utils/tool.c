@@ -177,30 +177,6 @@ uint64_t opt_time(const char *opt, const char *arg)
 	return ns;
 }
 
-void opt_server(const char *opt, const char *arg, struct dl_params *sv)
-{
-	char buf[128];
-	char *slash;
-
-	memset(sv, 0, sizeof(*sv));
-	if (!strcmp(arg, "off"))
-		return;
-	slash = strchr(arg, '/');
-	if (!slash || strlen(arg) >= sizeof(buf))
-		usage_error("%s %s: give off, or a runtime and a period as RUNTIME/PERIOD (50ms/1s, the kernel's default)",
-			    opt, arg);
-	snprintf(buf, sizeof(buf), "%.*s", (int)(slash - arg), arg);
-	sv->runtime = opt_time(opt, buf);
-	sv->period = opt_time(opt, slash + 1);
-	sv->deadline = sv->period;
-	if (sv->period == 0)
-		usage_error("%s %s: a period of 0: give off, or RUNTIME/PERIOD", opt, arg);
-	if (sv->runtime > sv->period)
-		usage_error("%s %s: the runtime is longer than the period: a server needs runtime <= period", opt, arg);
-	if (sv->runtime == 0)
-		memset(sv, 0, sizeof(*sv));
-}
-
 uint32_t opt_uint(const char *opt, const char *arg, uint32_t max)
 {
 	char *end;

@@ -38,8 +38,6 @@ noreturn void bad_option(int c, char **argv);
 uint64_t opt_time(const char *opt, const char *arg);
 uint32_t opt_uint(const char *opt, const char *arg, uint32_t max);
 int opt_pid(const char *opt, const char *arg);
-/* A deadline server's setting: "off" (runtime 0) or RUNTIME/PERIOD. */
-void opt_server(const char *opt, const char *arg, struct dl_params *sv);
 
 /* CLOCK_MONOTONIC, and sleeping through signals. */
 uint64_t now_ns(void);
