@@ -6,6 +6,7 @@
 #   bench/run.sh [BUILDDIR [OUTDIR]]        (make bench passes both)
 #   QUICK=1 bench/run.sh                    fewer rounds, for a try-out
 #   BENCH_ONLY=soak bench/run.sh            experiment 8 alone (soak.md)
+#   BENCH_ONLY=server bench/run.sh          experiment 9 alone (server.md)
 #   SOAK_LAUNCHES=N                         the soak's launches (100000;
 #                                           QUICK: 5000)
 #
@@ -73,7 +74,12 @@ soak)
 	"$top/bench/soak.sh" "$build" "$out" "$soak_launches"
 	exit $?
 	;;
-*) die "BENCH_ONLY=${BENCH_ONLY}: the experiment run alone is soak" ;;
+server)
+	say "9. the fair server: a partition with it and without (alone)"
+	"$top/bench/server.sh" "$build" "$out" "$([ "$quick" = 1 ] && echo 1 || echo 3)"
+	exit $?
+	;;
+*) die "BENCH_ONLY=${BENCH_ONLY}: the experiments run alone are soak and server" ;;
 esac
 
 work=$(mktemp -d /tmp/libdl-bench.XXXXXX) || die "mktemp"
@@ -153,9 +159,9 @@ ver() { if have "$1"; then "$@" 2>&1 | head -1; else echo "not installed"; fi; }
 drift_guard start 0
 
 if [ "$quick" = 1 ]; then
-	R1=1 D1=4 R2=1 D2=3 R3=2 N3=50 R4=5 SCAN_ROUNDS=5 R7=2 D7=3
+	R1=1 D1=4 R2=1 D2=3 R3=2 N3=50 R4=5 SCAN_ROUNDS=5 R7=2 D7=3 R9=1
 else
-	R1=3 D1=8 R2=3 D2=5 R3=6 N3=100 R4=15 SCAN_ROUNDS=15 R7=6 D7=6
+	R1=3 D1=8 R2=3 D2=5 R3=6 N3=100 R4=15 SCAN_ROUNDS=15 R7=6 D7=6 R9=3
 fi
 
 # ------------------------------------------------ 1. deadlines (Dhall)
@@ -462,6 +468,16 @@ say "8. soak: $soak_launches launches into one layout"
 grep '^   ' "$work/soak.out"
 drift_guard soak 1
 
+# ------------------------------------------------------ 9. fair server
+# A deadline task's wake-up latency in a one-CPU partition with its fair
+# server on and off, round by round (bench/server.sh says how;
+# results/server.md).
+say "9. the fair server: a partition with it and without, $R9 rounds"
+"$top/bench/server.sh" "$build" "$out" "$R9" >"$work/server.out" 2>&1 ||
+	echo "   server.sh failed: $(tail -1 "$work/server.out")"
+grep '^   ' "$work/server.out"
+drift_guard server 1
+
 # ------------------------------------------------------------ the report
 say "writing $out/report.md"
 t_end=$(date +%s)
@@ -561,6 +577,7 @@ ${missing:+**Peers missing, their halves not measured:**$missing (\`./bootstrap.
 | 7 | response p50 / p99, wake-up p50 / p99 (us) | $(num "$d7_rp" %.0f) / $(num "$d7_rq" %.0f), $(num "$d7_wp" %.0f) / $(num "$d7_wq" %.0f) | $(num "$r7_rp" %.0f) / $(num "$r7_rq" %.0f), $(num "$r7_wp" %.0f) / $(num "$r7_wq" %.0f) | $(ratio "$d7_rp" "$r7_rp") / $(ratio "$d7_rq" "$r7_rq"), $(ratio "$d7_wp" "$r7_wp") / $(ratio "$d7_wq" "$r7_wq") | a result |
 | 7 | CPU per job (us) | dl-load $(num "$d7_c" %.1f) | rt-app $(num "$r7_c" %.1f) | $(ratio "$d7_c" "$r7_c") | <= 1.00 |
 $(cat "$out/soak.row" 2>/dev/null || echo "| 8 | soak | did not run | | | |")
+$(cat "$out/server.row" 2>/dev/null || echo "| 9 | fair server on and off | did not run | | | |")
 
 Every check of the kernel's accounting in this run: $drifts_total drifted of $checks_total ([drift.csv](drift.csv)); each drift was repaired by a root-domain rebuild (dl-part repair) before the next experiment.
 
@@ -801,6 +818,8 @@ jobs.  Per round: [rtapp.csv](rtapp.csv); pooled: [rtapp-jobs.csv](rtapp-jobs.cs
 $(cat "$out/soak.md" 2>/dev/null || echo "### 8. Soak: did not run")
 
 ![soak](soak.png)
+
+$(cat "$out/server.md" 2>/dev/null || echo "## 9. The fair server: did not run")
 
 ## Reproduce
 

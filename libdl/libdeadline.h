@@ -442,6 +442,10 @@ int dl_debugfs_mount(void);
 enum { DL_DRIFT_NONE, DL_DRIFT_SETTLING, DL_DRIFT_YES };
 int64_t dl_rd_expected(const struct dl_rd *rd);
 int dl_rd_drift(const struct dl_rd *rd, uint64_t high_ns);
+/* Whether the kernel counts CPU cpu's server of kind in the total_bw of
+ * rd, that CPU's root domain, now: 1, 0, or a negative errno
+ * (dl_server_counted(3)). */
+int dl_server_counted(const struct dl_rd *rd, int cpu, int kind);
 
 /*
  * Cpuset layouts: partitions (sets of CPUs, each a root domain of its
