@@ -241,7 +241,7 @@ launch_plot() {
 	set title 'median of $N3 launches (hyperfine -N)'; set ylabel 'ms'; set yrange [0:*];
 	plot '< grep ,dl-run, $out/launch.csv' u 1:5 w lp lw 2 lc 'blue' t 'dl-run -r 1ms -p 10ms -- true',
 	     '< grep ,chrt, $out/launch.csv' u 1:5 w lp lw 2 lc 'red' t 'chrt -d ... 0 true';
-	set title 'dl-run / chrt, medians of the same round (target <= 1.00)'; set ylabel 'ratio'; set yrange [0.5:1.5];
+	set title 'dl-run / chrt, medians of the same round (target <= 1.00)'; set ylabel 'ratio'; set yrange [0:*];
 	plot '$work/launch-pairs.csv' u 1:(\$5/\$14) w lp lw 2 lc 'blue' t 'time',
 	     1 w l dt 2 lc 'black' t 'target';
 	set title 'dl-run / chrt, work counted in each round (load-independent)'; set ylabel 'ratio'; set yrange [0:1.5];
