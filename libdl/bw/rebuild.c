@@ -321,13 +321,13 @@ static int probe_visit(const char *child, int depth, void *arg)
 	struct probe_walk *w = arg;
 	const char *base = strrchr(child, '/');
 	char *end;
-	long pid;
+	long long pid;
 
 	(void)depth;
 	base = base ? base + 1 : child;
 	if (strncmp(base, PROBE_PREFIX, strlen(PROBE_PREFIX)) != 0)
 		return DL_CS_DESCEND;
-	pid = strtol(base + strlen(PROBE_PREFIX), &end, 10);
+	pid = strtoll(base + strlen(PROBE_PREFIX), &end, 10);
 	/* Only a probe whose maker is gone: every probe is made under the
 	 * layout lock, which the caller holds, but a pid is all the name
 	 * keeps, and a reused one keeps its probe until it ends too. */
