@@ -332,8 +332,8 @@ getresuid); the kernel's period limits (/proc/sys/kernel) are read only
 when the kernel refuses the parameters, to say which rule they break.
 chrt allocates memory and asks the priority range and the nice value
 (six system calls dl-run does not make).  dl-run maps no library but
-libc (its capability handling is the kernel's capget/capset, not
-libcap's), neither libcgroup nor libsystemd (tests/build/startup-libs.sh
+libc (libcap is loaded only when a capability must be read or dropped,
+which a launch by root never needs), neither libcgroup nor libsystemd (tests/build/startup-libs.sh
 checks that no start loads them): libdeadline loads libcgroup at the
 first cgroup change (a launch with --partition) and libsystemd only on a
 systemd host, for a layout.

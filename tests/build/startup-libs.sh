@@ -37,9 +37,9 @@ no_load() {
 		return 1
 	fi
 }
-echo "1..27"
+echo "1..35"
 lib=$(ls "$build"/libdl/.libs/libdeadline.so.*.*.* 2>/dev/null | head -n 1)
-for l in libsystemd libcgroup; do
+for l in libsystemd libcgroup libcap; do
 	check "libdeadline.so does not need $l" no_needed $l "$lib"
 	for t in dl-run dl-part dl-stat dl-load; do
 		check "$t does not need $l" no_needed $l "$build/utils/$t"
@@ -72,6 +72,9 @@ has_note() { # FILE SONAME FEATURE
 check "libdeadline.so declares $cgso in its .note.dlopen" has_note "$lib" "$cgso" cgroup
 check "dl-part declares $cgso in its .note.dlopen" has_note "$build/utils/dl-part" "$cgso" cgroup
 check "dl-run declares $cgso in its .note.dlopen" has_note "$build/utils/dl-run" "$cgso" cgroup
+capso=$(sed -n 's/^#define LIBCAP_SONAME "\(.*\)"$/\1/p' "$build/config.h")
+check "libdeadline.so declares $capso in its .note.dlopen" has_note "$lib" "$capso" capabilities
+check "dl-run declares $capso in its .note.dlopen" has_note "$build/utils/dl-run" "$capso" capabilities
 if grep -q '^#define HAVE_LIBSYSTEMD 1' "$build/config.h"; then
 	check "libdeadline.so declares libsystemd.so.0 in its .note.dlopen" has_note "$lib" libsystemd.so.0 systemd
 	check "dl-part declares libsystemd.so.0 in its .note.dlopen" has_note "$build/utils/dl-part" libsystemd.so.0 systemd
