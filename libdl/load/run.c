@@ -93,10 +93,13 @@ static noreturn void child(const struct dl_taskspec *t, int mode, uint64_t durat
 		 * The shared record is written to once per page, locked or
 		 * not: fork(2) gives a child no page table entry for a
 		 * shared mapping, so each page would otherwise fault in the
-		 * job that first writes it. */
+		 * job that first writes it.  A process that may not take a
+		 * reservation at all (no CAP_SYS_NICE) is not locked: its
+		 * reservation's refusal is what it is told, not the lock's. */
 		size_t page = (size_t)sysconf(_SC_PAGESIZE), size = shared_size(sh->cap);
+		bool lock = !(flags & DL_LOAD_NO_MLOCK) && dl_have_cap_sys_nice() == 1;
 
-		err = dl_prefault(TASK_STACK_BYTES, 0, flags & DL_LOAD_NO_MLOCK ? DL_PREFAULT_NO_LOCK : 0);
+		err = dl_prefault(TASK_STACK_BYTES, 0, lock ? 0 : DL_PREFAULT_NO_LOCK);
 		if (err)
 			child_fail(sh, ready_fd, err);
 		for (size_t off = 0; off < size; off += page)
