@@ -4,8 +4,8 @@
 # to compile and test the project in with its compiler and libraries, and
 # a root file system with its systemd for the VMs.
 #
-# Usage: tests/vm/fetch-debian.sh [--check] RELEASE [kernels|build|systemd|podman]...
-#        (default: kernels, build and systemd; podman only when asked;
+# Usage: tests/vm/fetch-debian.sh [--check] RELEASE [kernels|build|systemd|podman|scx]...
+#        (default: kernels, build and systemd; podman and scx only when asked;
 #        --check: fetch nothing; exit 0 when the cache holds them, 1 if not)
 #
 #   RELEASE   trixie   Debian 13 (6.12 LTS, systemd 257, libcgroup 3.1)
@@ -47,8 +47,15 @@
 #                                     import): systemd.cpio.gz followed by
 #                                     an archive of what they add; run-vm.sh
 #                                     --rootfs debian13-podman
-#   kernels.stamp, build.stamp        what each was made from (package
-#                                     versions), so a cache stays explained
+#   scx/scx_simple                    the kernel's example BPF scheduler
+#                                     (tools/sched_ext of linux-source)
+#                                     built with the release's clang,
+#                                     libbpf and bpftool for the generic
+#                                     kernel, statically linked: loaded in
+#                                     the VM, it attaches the kernel's ext
+#                                     server (tests/vm/sid/scx.vm)
+#   kernels.stamp, build.stamp,       what each was made from (package
+#   scx.stamp                         versions), so a cache stays explained
 #
 # The release is reached by suite name through the mirror this host's apt
 # already uses (apt-get indextargets names it): a private apt
@@ -91,7 +98,7 @@ sid) name="Debian sid" aptopt='Acquire::Check-Valid-Until "false"' ;;
 *) die "unknown release \"$suite\": give trixie or sid" ;;
 esac
 out=$cache/$suite
-want_kernels=no want_build=no want_systemd=no want_podman=no
+want_kernels=no want_build=no want_systemd=no want_podman=no want_scx=no
 [ $# -eq 0 ] && set -- kernels build systemd
 for w in "$@"; do
 	case $w in
@@ -99,7 +106,8 @@ for w in "$@"; do
 	build) want_build=yes ;;
 	systemd) want_systemd=yes ;;
 	podman) want_podman=yes ;;
-	*) die "unknown part \"$w\": give kernels, build, systemd or podman" ;;
+	scx) want_scx=yes ;;
+	*) die "unknown part \"$w\": give kernels, build, systemd, podman or scx" ;;
 	esac
 done
 have() { [ -s "$out/$1" ] || [ -d "$out/$1" ]; }
@@ -114,6 +122,7 @@ have_build() {
 [ $want_build = no ] || have_build || need=1
 [ $want_systemd = no ] || have systemd.cpio.gz || need=1
 [ $want_podman = no ] || have podman.cpio.gz || need=1
+[ $want_scx = no ] || have scx/scx_simple || need=1
 [ -n "${need:-}" ] || exit 0
 [ $check = no ] || exit 1
 
@@ -311,13 +320,66 @@ fetch_podman() {
 	mv -f "$work/image" "$out/podman.cpio.gz"
 }
 
+# A BPF scheduler from the release's own packages: tools/sched_ext's
+# scx_simple from linux-source (the kernel's own example scheduler),
+# compiled with the release's clang, its libbpf and bpftool, against the
+# BTF of the generic kernel fetched above (vmlinux.h from its vmlinuz),
+# and linked statically (libbpf, libelf, zlib, zstd), so that it runs in
+# any guest, busybox's included.  The root it is built in is thrown away.
+scx_pkgs=clang,llvm,libbpf-dev,bpftool,libelf-dev,zlib1g-dev,libzstd-dev,linux-source,xz-utils,zstd
+
+fetch_scx() {
+	have generic/vmlinuz || fetch_kernels
+	debootstrap buildd "$work/scx" "$scx_pkgs"
+	r=$work/scx
+	cp "$out/generic/vmlinuz" "$r/root/vmlinuz"
+	cat >"$r/root/build-scx.sh" <<'EOF'
+set -eu
+cd /root
+mkdir linux
+tar -C linux --strip-components=1 -xJf /usr/src/linux-source-*.tar.xz \
+	--wildcards '*/tools/sched_ext/*' '*/tools/include/uapi/*' '*/scripts/extract-vmlinux'
+sh linux/scripts/extract-vmlinux vmlinuz >vmlinux
+cd linux/tools/sched_ext
+mkdir -p build/include
+bpftool btf dump file /root/vmlinux format c >build/include/vmlinux.h
+# The BPF side as tools/sched_ext/Makefile compiles it, the system's
+# headers after -target bpf's own.
+sys=$(clang -v -E - </dev/null 2>&1 | sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+clang -g -D__TARGET_ARCH_x86 -mlittle-endian -Iinclude -Iinclude/bpf-compat -Ibuild/include \
+	-I../include/uapi $sys -Wall -Wno-compare-distinct-pointer-types -O2 -mcpu=v3 \
+	-target bpf -c scx_simple.bpf.c -o build/scx_simple.bpf.o
+bpftool gen object build/linked.o build/scx_simple.bpf.o
+bpftool gen skeleton build/linked.o name scx_simple >build/include/scx_simple.bpf.skel.h
+# The user side with the system's headers, libbpf-dev's among them.
+cc -g -O2 -pthread -Wall -Ibuild/include -Iinclude -c scx_simple.c -o build/scx_simple.o
+cc -static -o build/scx_simple build/scx_simple.o -lbpf -lelf -lz -lzstd -lpthread
+EOF
+	chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root sh /root/build-scx.sh \
+		>"$work/scx.log" 2>&1 || die "building scx_simple in $name failed: $(tail -n 1 "$work/scx.log")"
+	mkdir -p "$work/s/scx"
+	cp "$r/root/linux/tools/sched_ext/build/scx_simple" "$work/s/scx/"
+	chroot "$r" dpkg-query -W -f '${Package} ${Version}\n' clang libbpf-dev bpftool linux-source >"$work/s/scx.stamp"
+	rm -rf "$out/scx"
+	mv "$work/s/scx" "$out/scx"
+	mv -f "$work/s/scx.stamp" "$out/scx.stamp"
+}
+
 # The parts side by side, each in a subshell of its own (its own work
 # files, its own apt configuration): each waits mostly on downloads.
 pids=""
-if [ $want_kernels = yes ] && ! { have generic/vmlinuz && have rt/vmlinuz; }; then
+# The scheduler is built for the kernel: after the kernels, in one subshell.
+if { [ $want_kernels = yes ] && ! { have generic/vmlinuz && have rt/vmlinuz; }; } ||
+	{ [ $want_scx = yes ] && ! have scx/scx_simple; }; then
 	(
-		fetch_kernels
-		echo "$me: $name's kernels in $out: $(cut -d' ' -f2 "$out/kernels.stamp" | tr '\n' ' ')"
+		if [ $want_kernels = yes ] && ! { have generic/vmlinuz && have rt/vmlinuz; }; then
+			fetch_kernels
+			echo "$me: $name's kernels in $out: $(cut -d' ' -f2 "$out/kernels.stamp" | tr '\n' ' ')"
+		fi
+		if [ $want_scx = yes ] && ! have scx/scx_simple; then
+			fetch_scx
+			echo "$me: scx_simple built in $name into $out/scx: $(tr '\n' ' ' <"$out/scx.stamp")"
+		fi
 	) &
 	pids="$pids $!"
 fi

@@ -16,6 +16,8 @@
 #           sid-kernels       Debian sid's 7.x kernels (fetch-debian.sh sid kernels)
 #           sid-build         Debian sid's build root (fetch-debian.sh sid build)
 #           sid-systemd       Debian sid with systemd (fetch-debian.sh sid systemd)
+#           sid-scx           scx_simple, the kernel's example BPF scheduler, built
+#                             with Debian sid's packages (fetch-debian.sh sid scx)
 #           all               every one of them
 #
 #   (no option)  fetch the missing images side by side; return when the
@@ -44,7 +46,7 @@ set -u
 me=fetch.sh
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${LIBDL_VM_CACHE:-$here/cache}
-ALL="kernel systemd prometheus debian13-kernels debian13-build debian13-systemd sid-kernels sid-build sid-systemd"
+ALL="kernel systemd prometheus debian13-kernels debian13-build debian13-systemd sid-kernels sid-build sid-systemd sid-scx"
 
 die() {
 	echo "$me: $*" >&2
@@ -70,6 +72,7 @@ script() {
 	sid-kernels) echo fetch-debian.sh sid kernels ;;
 	sid-build) echo fetch-debian.sh sid build ;;
 	sid-systemd) echo fetch-debian.sh sid systemd ;;
+	sid-scx) echo fetch-debian.sh sid scx ;;
 	esac
 }
 about() {
@@ -83,6 +86,7 @@ about() {
 	sid-kernels) echo "Debian sid's 7.2 kernels, generic and PREEMPT_RT, for tests/vm/sid: 29 MB to download, 30 MB in the cache" ;;
 	sid-build) echo "Debian sid's build root (gcc 16, glibc 2.43, libcgroup 3.2), for tests/distro/sid*.sh and tests/vm/sid: 232 MB to download, 830 MB in the cache" ;;
 	sid-systemd) echo "Debian sid with systemd 262, for tests/vm/sid: 51 MB to download, 61 MB in the cache" ;;
+	sid-scx) echo "scx_simple built in a Debian sid root (clang 21, libbpf 1.7, bpftool, linux-source 7.2, thrown away), for tests/vm/sid/scx.vm: 378 MB to download, 3 MB in the cache" ;;
 	esac
 }
 
