@@ -55,7 +55,7 @@ die() {
 
 # The catalogue: the script and its arguments; what the image is and
 # what it is for; its size, MB downloaded and MB in the cache, as
-# measured on a Debian 12 host with deb.debian.org: about 1.1 GB to
+# measured on a Debian 12 host with deb.debian.org: about 1.5 GB to
 # download and 2 GB in the cache for them all, 4 to 5 minutes side by
 # side on a quiet 2-CPU machine for all but Debian sid's (Debian 13's
 # build root the longest), three times that when other work keeps both
