@@ -213,6 +213,13 @@ int dl_yield(void);
 
 struct dl_periodic; /* opaque */
 
+/* Memory made ready for real-time jobs (dl_prefault(3)), before the
+ * first: the process's memory locked (mlockall(MCL_CURRENT |
+ * MCL_FUTURE)), stack_bytes of the calling thread's stack and heap_bytes
+ * of heap touched and kept, so that no job takes a page fault. */
+#define DL_PREFAULT_NO_LOCK 0x1 /* touch the pages, lock nothing */
+int dl_prefault(size_t stack_bytes, size_t heap_bytes, unsigned int flags);
+
 struct dl_job {            /* the library's, in arrays (dl_load_task.jobs): its size is fixed */
 	uint64_t index;    /* its period's number, from 0 (skipped periods count) */
 	uint64_t release;  /* CLOCK_MONOTONIC ns: when it was released (see the mode) */
@@ -226,7 +233,9 @@ struct dl_job {            /* the library's, in arrays (dl_load_task.jobs): its 
 	uint64_t cpu;      /* its thread's CPU time since the job before ended */
 	uint32_t overruns; /* SIGXCPU (DL_FLAG_DL_OVERRUN) received during it */
 	bool met;          /* end <= deadline */
-	uint64_t reserved[4];
+	uint32_t minflt;   /* page faults its thread took since the job before ended: */
+	uint32_t majflt;   /* minor (no I/O) and major (read from disk); an older library leaves 0 */
+	uint64_t reserved[3];
 };
 
 struct dl_periodic_stats { /* allocated by the library: fields may be added at the end */
@@ -236,6 +245,8 @@ struct dl_periodic_stats { /* allocated by the library: fields may be added at t
 	 * below the exact nearest-rank value, less than 1/128 above it */
 	uint64_t response_min, response_p50, response_p90, response_p99, response_max;
 	uint64_t tardiness_max;
+	uint64_t minflt, majflt;           /* page faults over every job (dl_job.minflt, majflt) */
+	uint64_t faulted;                  /* jobs after the first that took a page fault */
 };
 
 int dl_periodic_start(struct dl_periodic **pt, const struct dl_params *p, int mode,
@@ -300,6 +311,7 @@ int dl_taskset_set_place(struct dl_taskset *ts, size_t i, const char *place);
 #define DL_LOAD_KEEP_JOBS    0x1 /* keep every job's record */
 #define DL_LOAD_IGNORE_PLACE 0x2 /* run every task where the caller is */
 #define DL_LOAD_NO_PUBLISH   0x4 /* the tasks publish no counters (DL_PERIODIC_PUBLISH) */
+#define DL_LOAD_NO_MLOCK     0x8 /* the tasks lock no memory (their pages are touched all the same) */
 struct dl_load; /* opaque */
 struct dl_load_task {                    /* allocated by the library: fields may be added at the end */
 	const struct dl_taskspec *spec;  /* the task (the set's) */
@@ -336,6 +348,26 @@ struct dl_rd {
 };
 int dl_rd_list(struct dl_rd **rds, size_t *count);
 int dl_rd_of_cpu(int cpu, struct dl_rd *rd);
+
+/* The kernel's deadline servers (dl_server_get(3)).  From Linux 6.12
+ * each CPU runs a fair server, a deadline reservation that gives normal
+ * tasks time under real-time load (50 ms every 1 s by default) and takes
+ * admission bandwidth; kernels with sched_ext add an ext server beside
+ * it.  runtime 0: the server is off. */
+#define DL_SERVER_FAIR 0 /* debugfs sched/fair_server/cpuN */
+#define DL_SERVER_EXT  1 /* debugfs sched/ext_server/cpuN */
+struct dl_server {
+	uint64_t runtime; /* ns each period; 0: off */
+	uint64_t period;  /* ns */
+	bool present;     /* this kernel has the server */
+	bool known;       /* read from the kernel; false: its files could not be
+			   * read (debugfs not mounted, kernel lockdown) and
+			   * runtime and period are the kernel's default */
+	uint64_t reserved[4];
+};
+int dl_server_get(int cpu, int kind, struct dl_server *s);
+/* Root; period 0: the server's period as it is.  Checked back. */
+int dl_server_set(int cpu, int kind, uint64_t runtime, uint64_t period);
 
 /* dl_predict()'s verdict as figures (dl_predict(3)): which rule decided
  * it, the root domain that judged it, what the request needs and what it
@@ -393,6 +425,11 @@ struct dl_drift {
 };
 int dl_drift_check(unsigned int settle_ms, struct dl_drift **drifts, size_t *count);
 int dl_rd_rebuild(void);
+/* What a rebuild killed with SIGKILL left behind (its probe cgroups; on
+ * cgroup v2, cpuset enabled in the root's subtree_control), one line
+ * each into buf; how many.  The next rebuild, create or destroy removes
+ * them (dl_rd_leftovers(3)). */
+int dl_rd_leftovers(char *buf, size_t len);
 /* Mount debugfs if it is not, so that the kernel's figures can be read
  * (root); queries never mount it themselves. */
 int dl_debugfs_mount(void);
@@ -405,6 +442,10 @@ int dl_debugfs_mount(void);
 enum { DL_DRIFT_NONE, DL_DRIFT_SETTLING, DL_DRIFT_YES };
 int64_t dl_rd_expected(const struct dl_rd *rd);
 int dl_rd_drift(const struct dl_rd *rd, uint64_t high_ns);
+/* Whether the kernel counts CPU cpu's server of kind in the total_bw of
+ * rd, that CPU's root domain, now: 1, 0, or a negative errno
+ * (dl_server_counted(3)). */
+int dl_server_counted(const struct dl_rd *rd, int cpu, int kind);
 
 /*
  * Cpuset layouts: partitions (sets of CPUs, each a root domain of its
@@ -417,6 +458,7 @@ struct dl_layout;
 #define DL_LAYOUT_ISOLATED 0x1 /* v2: "isolated" partitions, not "root" */
 #define DL_LAYOUT_NO_MOVE  0x2 /* v1: leave the root cpuset's tasks there */
 #define DL_LAYOUT_LEAVE_BUSY 0x4 /* destroy: leave the partitions that hold tasks in place */
+#define DL_LAYOUT_SERVER_OFF 0x8 /* create: a server may be set off where normal tasks run (the cluster) */
 #define DL_LAYOUT_NAME_MAX 32
 #define DL_CLUSTER "cluster" /* the cluster's name */
 
@@ -426,6 +468,15 @@ int dl_layout_add_partition(struct dl_layout *l, const char *name, const dl_cpus
 int dl_layout_set_cluster(struct dl_layout *l, const dl_cpus_t *cpus);
 int dl_layout_set_mems(struct dl_layout *l, const char *nodes);
 int dl_layout_set_flags(struct dl_layout *l, unsigned int flags);
+/* A deadline server of a member's CPUs (a partition's name, or
+ * DL_CLUSTER), set by create and put back as found by destroy
+ * (dl_layout_set_server(3)); runtime 0: off.  dl_layout_server(): 1 and
+ * the setting in s when the layout has one, 0 when it leaves the
+ * server as it is. */
+int dl_layout_set_server(struct dl_layout *l, const char *member, int kind,
+			 uint64_t runtime, uint64_t period);
+int dl_layout_server(const struct dl_layout *l, const char *member, int kind,
+		     struct dl_server *s);
 
 struct dl_layout_result {
 	uint64_t moved;   /* tasks moved (into the cluster, or back to the root) */
@@ -457,7 +508,8 @@ struct dl_part_info {
 	uint64_t nthreads;      /* threads in it */
 	uint64_t ndeadline;     /* of them, deadline threads */
 	struct dl_rd rd;        /* its root domain, with its bandwidth */
-	uint64_t reserved[8];
+	uint64_t servers_changed; /* its CPUs' deadline servers that are not the layout's setting */
+	uint64_t reserved[7];
 };
 int dl_layout_report(struct dl_part_info **info, size_t *count);
 /* What runs in partition name that destroy would stop or could not move:

@@ -27,6 +27,7 @@ struct dl_loadctl {
 	bool json;
 	bool ignore_place;
 	bool no_publish;
+	bool no_mlock;
 	bool plan;    /* --plan: the set runs in the layout libdl's plan makes */
 	bool no_move; /* with --plan: leave the root cpuset's tasks (v1) */
 	bool print;   /* --print-taskset: print the set in the line form, run nothing */
@@ -43,7 +44,9 @@ static noreturn void usage(void)
 	       "format of libdl-taskset(5): libdl's own or rt-app's JSON) from one common\n"
 	       "start, each job burning the task's work of CPU time, and print per task:\n"
 	       "jobs, deadline misses, miss ratio, response p50/p99/max, worst tardiness,\n"
-	       "skipped periods, overruns and the kernel's re-anchorings.\n"
+	       "skipped periods, overruns, the kernel's re-anchorings and the page faults\n"
+	       "its jobs took (minor and major).  Each task's memory is locked and touched\n"
+	       "before its first release.\n"
 	       "\n"
 	       "Options:\n"
 	       " -t, --duration TIME     run that long (default: the file's, else 5s)\n"
@@ -55,6 +58,7 @@ static noreturn void usage(void)
 	       "     --csv FILE          every job into FILE, one line each\n"
 	       "     --ignore-place      run every task here, ignoring place=\n"
 	       "     --no-publish        publish no counters for dl-stat (jobs, misses)\n"
+	       "     --no-mlock          lock no memory (it is still touched before the start)\n"
 	       "     --plan              run the set in the layout of libdl's plan for it\n"
 	       "                         (dl-part plan), made first and destroyed after\n"
 	       "     --no-move           with --plan: leave the root cpuset's tasks (v1)\n"
@@ -75,7 +79,7 @@ static noreturn void usage(void)
 	exit(EXIT_SUCCESS);
 }
 
-enum { OPT_JSON = 0x100, OPT_CSV, OPT_IGNORE_PLACE, OPT_PLAN, OPT_NO_MOVE, OPT_PRINT, OPT_NO_PUBLISH };
+enum { OPT_JSON = 0x100, OPT_CSV, OPT_IGNORE_PLACE, OPT_PLAN, OPT_NO_MOVE, OPT_PRINT, OPT_NO_PUBLISH, OPT_NO_MLOCK };
 
 static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 {
@@ -87,6 +91,7 @@ static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "ignore-place", no_argument, NULL, OPT_IGNORE_PLACE },
 		{ "no-publish", no_argument, NULL, OPT_NO_PUBLISH },
+		{ "no-mlock", no_argument, NULL, OPT_NO_MLOCK },
 		{ "plan", no_argument, NULL, OPT_PLAN },
 		{ "no-move", no_argument, NULL, OPT_NO_MOVE },
 		{ "print-taskset", no_argument, NULL, OPT_PRINT },
@@ -127,6 +132,9 @@ static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 			break;
 		case OPT_NO_PUBLISH:
 			ctl->no_publish = true;
+			break;
+		case OPT_NO_MLOCK:
+			ctl->no_mlock = true;
 			break;
 		case OPT_PLAN:
 			ctl->plan = true;
@@ -193,8 +201,8 @@ static void print_table(const struct dl_load *l)
 {
 	char a[32], b[32], c[32], d[32], e[64];
 
-	printf("%-16s %7s %7s %7s %9s %9s %9s %9s %7s %8s %8s\n", "TASK", "JOBS", "MISSED", "RATIO",
-	       "P50(ms)", "P99(ms)", "MAX(ms)", "TARDY(ms)", "SKIPPED", "OVERRUNS", "SHIFTS");
+	printf("%-16s %7s %7s %7s %9s %9s %9s %9s %7s %8s %8s %7s %7s\n", "TASK", "JOBS", "MISSED", "RATIO",
+	       "P50(ms)", "P99(ms)", "MAX(ms)", "TARDY(ms)", "SKIPPED", "OVERRUNS", "SHIFTS", "MINFLT", "MAJFLT");
 	for (size_t i = 0; i < dl_load_count(l); i++) {
 		const struct dl_load_task *t = dl_load_task(l, i);
 		const struct dl_periodic_stats *s = t->stats;
@@ -204,10 +212,11 @@ static void print_table(const struct dl_load *l)
 			       printable(t->spec->argv[0], e), exit_text(t->status, a));
 			continue;
 		}
-		printf("%-16s %7" PRIu64 " %7" PRIu64 " %7.4f %9s %9s %9s %9s %7" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
+		printf("%-16s %7" PRIu64 " %7" PRIu64 " %7.4f %9s %9s %9s %9s %7" PRIu64 " %8" PRIu64 " %8" PRIu64
+		       " %7" PRIu64 " %7" PRIu64 "\n",
 		       t->spec->name, s->jobs, s->misses, s->jobs ? (double)s->misses / (double)s->jobs : 0.0,
 		       ms(s->response_p50, a), ms(s->response_p99, b), ms(s->response_max, c),
-		       ms(s->tardiness_max, d), s->skipped, s->overruns, s->reanchors);
+		       ms(s->tardiness_max, d), s->skipped, s->overruns, s->reanchors, s->minflt, s->majflt);
 		if (t->err)
 			printf("%-16s   stopped early: %s\n", "", t->errmsg);
 	}
@@ -264,6 +273,9 @@ static void print_json(const struct dl_loadctl *ctl, const struct dl_load *l)
 		json_uint(&j, "overruns", s->overruns);
 		json_uint(&j, "reanchors", s->reanchors);
 		json_uint(&j, "reanchor_ns", s->reanchor_ns);
+		json_uint(&j, "minor_faults", s->minflt);
+		json_uint(&j, "major_faults", s->majflt);
+		json_uint(&j, "faulted_jobs", s->faulted);
 		if (t->err)
 			json_str(&j, "error", t->errmsg);
 		json_obj_end(&j);
@@ -284,7 +296,7 @@ static int write_csv(const char *path, const struct dl_load *l)
 			close(fd);
 		return -1;
 	}
-	fprintf(f, "task,pid,index,release,deadline,start,end,response,met,tardiness,skipped,reanchor,cpu,overruns\n");
+	fprintf(f, "task,pid,index,release,deadline,start,end,response,met,tardiness,skipped,reanchor,cpu,overruns,minflt,majflt\n");
 	for (size_t i = 0; i < dl_load_count(l); i++) {
 		const struct dl_load_task *t = dl_load_task(l, i);
 
@@ -292,10 +304,10 @@ static int write_csv(const char *path, const struct dl_load *l)
 			const struct dl_job *jb = &t->jobs[k];
 
 			fprintf(f, "%s,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				   ",%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 "\n",
+				   ",%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 "\n",
 				t->spec->name, (int)t->pid, jb->index, jb->release, jb->deadline, jb->start,
 				jb->end, jb->response, jb->met, jb->tardiness, jb->skipped, jb->reanchor,
-				jb->cpu, jb->overruns);
+				jb->cpu, jb->overruns, jb->minflt, jb->majflt);
 		}
 	}
 	if (fclose(f) != 0) {
@@ -468,6 +480,8 @@ int main(int argc, char **argv)
 		flags |= DL_LOAD_IGNORE_PLACE;
 	if (ctl.no_publish)
 		flags |= DL_LOAD_NO_PUBLISH;
+	if (ctl.no_mlock)
+		flags |= DL_LOAD_NO_MLOCK;
 	made = ctl.plan && apply_plan(&ctl, ts);
 	if (dl_load_run(ts, ctl.mode, ctl.duration, ctl.jobs, flags, &l) < 0) {
 		char why[1024];

@@ -7,6 +7,9 @@
  *   mems NODES
  *   isolated yes|no
  *   move yes|no
+ *   fair-server NAME=off|RUNTIME/PERIOD   (repeatable)
+ *   ext-server NAME=off|RUNTIME/PERIOD    (repeatable)
+ *   server-off yes|no
  * the same words as dl-part create's options, so a file and a command
  * line describe a layout the same way.
  */
@@ -48,6 +51,54 @@ static int partition(struct dl_layout *l, const char *arg, char *why, size_t len
 		return -1;
 	}
 	if (dl_layout_add_partition(l, name, &cpus) < 0) {
+		snprintf(why, len, "%s", dl_errmsg());
+		return -1;
+	}
+	return 0;
+}
+
+int conf_server_value(const char *v, uint64_t *runtime, uint64_t *period, char *why, size_t len)
+{
+	char rt[64];
+	const char *slash = strchr(v, '/');
+
+	if (!strcmp(v, "off")) {
+		*runtime = *period = 0;
+		return 0;
+	}
+	if (!slash || (size_t)(slash - v) >= sizeof(rt) || slash == v) {
+		snprintf(why, len, "\"%s\" is not a server setting: give off, or RUNTIME/PERIOD (e.g. 20ms/25ms)", v);
+		return -1;
+	}
+	memcpy(rt, v, (size_t)(slash - v));
+	rt[slash - v] = '\0';
+	if (dl_time_parse(rt, runtime) < 0 || dl_time_parse(slash + 1, period) < 0) {
+		snprintf(why, len, "\"%s\": %s", v, dl_errmsg());
+		return -1;
+	}
+	if (*period == 0) {
+		snprintf(why, len, "\"%s\": a period of 0; give off, or RUNTIME/PERIOD (e.g. 20ms/25ms)", v);
+		return -1;
+	}
+	return 0;
+}
+
+int conf_server(struct dl_layout *l, int kind, const char *arg, char *why, size_t len)
+{
+	char name[DL_LAYOUT_NAME_MAX + 1];
+	const char *eq = strchr(arg, '=');
+	uint64_t runtime, period;
+
+	if (!eq || eq == arg || (size_t)(eq - arg) > DL_LAYOUT_NAME_MAX) {
+		snprintf(why, len, "\"%s\": give NAME=off or NAME=RUNTIME/PERIOD, NAME a partition's or \"%s\" "
+			 "(e.g. rt=off)", arg, DL_CLUSTER);
+		return -1;
+	}
+	memcpy(name, arg, (size_t)(eq - arg));
+	name[eq - arg] = '\0';
+	if (conf_server_value(eq + 1, &runtime, &period, why, len) < 0)
+		return -1;
+	if (dl_layout_set_server(l, name, kind, runtime, period) < 0) {
 		snprintf(why, len, "%s", dl_errmsg());
 		return -1;
 	}
@@ -124,6 +175,15 @@ int conf_load(const char *file, struct dl_layout *l, unsigned int *flags, int *n
 		} else if (!strcmp(key, "mems")) {
 			if (dl_layout_set_mems(l, val) < 0)
 				snprintf(why, sizeof(why), "%s", dl_errmsg());
+		} else if (!strcmp(key, "fair-server") || !strcmp(key, "ext-server")) {
+			conf_server(l, key[0] == 'f' ? DL_SERVER_FAIR : DL_SERVER_EXT, val, why, sizeof(why));
+		} else if (!strcmp(key, "server-off")) {
+			if (yesno(val, &b) < 0)
+				snprintf(why, sizeof(why), "%s takes yes or no, not \"%s\"", key, val);
+			else if (b)
+				*flags |= DL_LAYOUT_SERVER_OFF;
+			else
+				*flags &= ~(unsigned int)DL_LAYOUT_SERVER_OFF;
 		} else if (!strcmp(key, "isolated") || !strcmp(key, "move")) {
 			unsigned int bit = key[0] == 'i' ? DL_LAYOUT_ISOLATED : DL_LAYOUT_NO_MOVE;
 
@@ -134,7 +194,7 @@ int conf_load(const char *file, struct dl_layout *l, unsigned int *flags, int *n
 			else
 				*flags &= ~bit;
 		} else {
-			snprintf(why, sizeof(why), "unknown directive \"%s\" (partition, cluster, mems, isolated, move)", key);
+			snprintf(why, sizeof(why), "unknown directive \"%s\" (partition, cluster, mems, isolated, move, fair-server, ext-server, server-off)", key);
 		}
 		if (why[0]) {
 			snprintf(msg, len, "%s:%d: %s", file, lineno, why);

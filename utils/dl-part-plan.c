@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
+#include "dl-part-conf.h"
 #include "dl-part-plan.h"
 #include "json-writer.h"
 #include "tool.h"
@@ -27,6 +28,16 @@ struct plan_opts {
 	bool json;
 	unsigned int flags; /* DL_LAYOUT_* for apply */
 	const char *path;
+	bool server_set;         /* --fair-server: plan with this server */
+	struct dl_params server; /* on every CPU; runtime 0: off */
+};
+
+/* What --fair-server changes: the platform as found (this machine, or
+ * the kernel's defaults of --cpus) and its plan, beside the plan with
+ * the server given. */
+struct server_change {
+	struct dl_platform base;
+	struct dl_plan *plan; /* NULL without --fair-server */
 };
 
 static const char *task_name(const struct dl_taskset *set, ssize_t i)
@@ -94,8 +105,64 @@ static void print_part(const struct dl_taskset *set, const struct dl_plan_part *
 	printf(p->ntasks ? "\n" : " none\n");
 }
 
+/* A fair server in words: "off", or "50ms every 1s". */
+static const char *server_text(const struct dl_params *sv, char *buf, size_t len)
+{
+	char r[DL_TIME_STRLEN], p[DL_TIME_STRLEN];
+
+	if (!sv->runtime)
+		snprintf(buf, len, "off");
+	else
+		snprintf(buf, len, "%s every %s", fmt_time(sv->runtime, r), fmt_time(sv->period, p));
+	return buf;
+}
+
+/* What each CPU admits of deadline tasks: the cap less its server. */
+static int64_t per_cpu_room(const struct dl_platform *pf)
+{
+	return pf->cpu_bw - (pf->server.runtime ? (int64_t)dl_params_bw(&pf->server) : 0);
+}
+
+/* A plan in a few words, for the side by side of --fair-server. */
+static const char *plan_words(const struct dl_taskset *set, const struct dl_plan *plan, char *buf, size_t len)
+{
+	char m[DL_BW_STRLEN];
+
+	if (!plan->feasible && plan->unplaced >= 0)
+		snprintf(buf, len, "no plan (%s cannot be placed)", task_name(set, plan->unplaced));
+	else if (!plan->feasible)
+		snprintf(buf, len, "no plan");
+	else
+		snprintf(buf, len, "a plan of %zu partition%s, margin %s", plan->nparts, plan->nparts == 1 ? "" : "s",
+			 bw(plan->margin, m));
+	return buf;
+}
+
+/* --fair-server: what it gains or costs against the platform as found. */
+static void print_change(const struct dl_taskset *set, const struct dl_platform *pf, bool defaults,
+			 const struct dl_plan *plan, const struct server_change *ch)
+{
+	char a[DL_BW_STRLEN], b[DL_BW_STRLEN], c[DL_BW_STRLEN], d[DL_BW_STRLEN], s1[64], s2[64], w1[256], w2[256];
+	int64_t gain = per_cpu_room(pf) - per_cpu_room(&ch->base);
+
+	printf("fair server %s for the plan, against %s %s: ", server_text(&pf->server, s1, sizeof(s1)),
+	       defaults ? "the kernel's default" : "this machine's", server_text(&ch->base.server, s2, sizeof(s2)));
+	if (pf->unlimited)
+		printf("no admission test on this platform (sched_rt_runtime_us -1), the bandwidth counts only in the tests\n");
+	else
+		printf("each CPU admits %s of deadline tasks instead of %s (%s%s per CPU, %s%s on %d CPUs)\n",
+		       bw(per_cpu_room(pf), a), bw(per_cpu_room(&ch->base), b), gain > 0 ? "+" : "", bw(gain, c),
+		       gain > 0 ? "+" : "", bw(gain * pf->ncpus, d), pf->ncpus);
+	printf("  with %s: %s; with %s: %s\n", s2, plan_words(set, ch->plan, w1, sizeof(w1)), s1,
+	       plan_words(set, plan, w2, sizeof(w2)));
+	if (plan->feasible && !ch->plan->feasible)
+		printf("  every task fits now\n");
+	else if (!plan->feasible && ch->plan->feasible)
+		printf("  the tasks no longer all fit\n");
+}
+
 static void print_text(const struct dl_taskset *set, const struct dl_platform *pf, bool defaults,
-		       const struct dl_plan *plan)
+		       const struct dl_plan *plan, const struct server_change *ch)
 {
 	char a[DL_BW_STRLEN], b[DL_BW_STRLEN], c[DL_BW_STRLEN];
 
@@ -105,6 +172,8 @@ static void print_text(const struct dl_taskset *set, const struct dl_platform *p
 	       pf->server.runtime ? bw(dl_params_bw(&pf->server), b) : "none",
 	       defaults ? "the kernel's defaults for a machine of that many CPUs, not this machine's settings"
 			: "this machine's online CPUs and settings");
+	if (ch->plan)
+		print_change(set, pf, defaults, plan, ch);
 	print_global(set, plan->global);
 	if (!plan->feasible) {
 		if (plan->unplaced >= 0)
@@ -147,8 +216,45 @@ static void json_part(struct json *j, const char *key, const struct dl_taskset *
 	json_obj_end(j);
 }
 
+/* The server as JSON: runtime_ns and period_ns (0 and 0: off) and bw. */
+static void json_server(struct json *j, const char *key, const struct dl_params *sv)
+{
+	json_obj_begin(j, key);
+	json_uint(j, "runtime_ns", sv->runtime);
+	json_uint(j, "period_ns", sv->runtime ? sv->period : 0);
+	json_int(j, "bw", sv->runtime ? (int64_t)dl_params_bw(sv) : 0);
+	json_obj_end(j);
+}
+
+static void json_change(struct json *j, const struct dl_taskset *set, const struct dl_platform *pf,
+			const struct server_change *ch)
+{
+	const struct dl_plan *b = ch->plan;
+	int64_t gain = per_cpu_room(pf) - per_cpu_room(&ch->base);
+
+	if (!b) {
+		json_null(j, "fair_server_change");
+		return;
+	}
+	json_obj_begin(j, "fair_server_change");
+	json_server(j, "baseline_fair_server", &ch->base.server);
+	json_int(j, "per_cpu_gain_bw", pf->unlimited ? 0 : gain);
+	json_int(j, "gain_bw", pf->unlimited ? 0 : gain * pf->ncpus);
+	json_bool(j, "baseline_feasible", b->feasible);
+	json_int(j, "baseline_partitions", b->feasible ? (int64_t)b->nparts : 0);
+	if (b->feasible)
+		json_int(j, "baseline_margin_bw", b->margin);
+	else
+		json_null(j, "baseline_margin_bw");
+	if (!b->feasible && b->unplaced >= 0)
+		json_str(j, "baseline_unplaced", task_name(set, b->unplaced));
+	else
+		json_null(j, "baseline_unplaced");
+	json_obj_end(j);
+}
+
 static void print_json(const struct dl_taskset *set, const struct dl_platform *pf, bool defaults,
-		       const struct dl_plan *plan)
+		       const struct dl_plan *plan, const struct server_change *ch)
 {
 	static const char *const verdicts[] = { "infeasible", "not guaranteed", "schedulable" };
 	const struct dl_global_result *g = plan->global;
@@ -163,6 +269,8 @@ static void print_json(const struct dl_taskset *set, const struct dl_platform *p
 	json_str(&j, "cpu_list", dl_cpus_format(&pf->cpus, cpus, sizeof(cpus)));
 	json_int(&j, "cpu_bw", pf->unlimited ? 0 : pf->cpu_bw);
 	json_int(&j, "fair_server_bw", pf->server.runtime ? dl_params_bw(&pf->server) : 0);
+	json_server(&j, "fair_server", &pf->server);
+	json_change(&j, set, pf, ch);
 	json_obj_begin(&j, "global");
 	json_str(&j, "verdict", verdicts[g->verdict + 1]);
 	json_str(&j, "why", global_why(set, g, why, sizeof(why)));
@@ -216,6 +324,22 @@ static void print_json(const struct dl_taskset *set, const struct dl_platform *p
 	json_end(&j);
 }
 
+/* --fair-server off|RUNTIME/PERIOD, read as dl-part.conf(5) reads it. */
+static void plan_server(const char *arg, struct dl_params *sv)
+{
+	char why[256];
+
+	memset(sv, 0, sizeof(*sv));
+	if (conf_server_value(arg, &sv->runtime, &sv->period, why, sizeof(why)) < 0)
+		usage_error("--fair-server %s", why);
+	if (sv->runtime > sv->period)
+		usage_error("--fair-server %s: the runtime is longer than the period: a server needs runtime <= period",
+			    arg);
+	if (!sv->runtime)
+		memset(sv, 0, sizeof(*sv));
+	sv->deadline = sv->period;
+}
+
 static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -223,6 +347,7 @@ static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "no-move", no_argument, NULL, 'n' },
 		{ "isolated", no_argument, NULL, 'i' },
+		{ "fair-server", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -244,6 +369,12 @@ static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 				usage_error("apply takes no --json");
 			o->json = true;
 			break;
+		case 'f':
+			if (!plan)
+				usage_error("apply takes no --fair-server: it plans with this machine's fair servers as they are");
+			plan_server(optarg, &o->server);
+			o->server_set = true;
+			break;
 		case 'n':
 		case 'i':
 			if (plan)
@@ -251,7 +382,7 @@ static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 			o->flags |= c == 'n' ? DL_LAYOUT_NO_MOVE : DL_LAYOUT_ISOLATED;
 			break;
 		case 'h':
-			printf("Usage: %s plan [--cpus N] [--json] TASKSET\n"
+			printf("Usage: %s plan [--cpus N] [--fair-server off|RUNTIME/PERIOD] [--json] TASKSET\n"
 			       "       %s apply [--no-move] [--isolated] TASKSET\n", program_name, program_name);
 			exit(EXIT_SUCCESS);
 		default:
@@ -268,8 +399,10 @@ static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 /* --cpus N plans for another machine of N CPUs: the kernel's defaults,
  * nothing read from this one; without it, this machine as it is. */
 static int load(const struct plan_opts *o, struct dl_taskset **set, struct dl_platform *pf,
-		struct dl_plan **plan)
+		struct dl_plan **plan, struct server_change *ch)
 {
+	int err;
+
 	if (dl_taskset_read(o->path, set) < 0) {
 		warnx_("%s", dl_errmsg());
 		return EXIT_USAGE;
@@ -278,15 +411,27 @@ static int load(const struct plan_opts *o, struct dl_taskset **set, struct dl_pl
 		warnx_("%s", dl_errmsg());
 		return o->cpus ? EXIT_USAGE : EXIT_FAILURE;
 	}
+	/* --fair-server: the plan with it, and with the platform's own
+	 * beside it (what it gains or costs). */
+	if (o->server_set) {
+		ch->base = *pf;
+		pf->server = o->server;
+		if (dl_plan_taskset(*set, &ch->base, &ch->plan) < 0) {
+			warnx_("%s", dl_errmsg());
+			return EXIT_FAILURE;
+		}
+	}
 	for (size_t i = 0; i < dl_taskset_count(*set); i++)
 		if (dl_taskset_task(*set, i)->place) {
 			warnx_("note: the plan chooses every task's place; place= of %s (line %d) is ignored",
 			       dl_taskset_task(*set, i)->name, dl_taskset_task(*set, i)->line);
 			break;
 		}
-	if (dl_plan_taskset(*set, pf, plan) < 0) {
+	err = dl_plan_taskset(*set, pf, plan);
+	if (err < 0) {
 		warnx_("%s", dl_errmsg());
-		return EXIT_FAILURE;
+		/* A server the platform's kernel would not take: bad usage. */
+		return o->server_set && err == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 	}
 	return 0;
 }
@@ -411,17 +556,18 @@ int dl_part_plan_main(const char *cmd, int argc, char **argv)
 	struct dl_taskset *set = NULL;
 	struct dl_platform pf;
 	struct dl_plan *plan = NULL;
+	struct server_change ch = { .plan = NULL };
 	int ret;
 
 	parse(&o, cmd, argc, argv);
-	ret = load(&o, &set, &pf, &plan);
+	ret = load(&o, &set, &pf, &plan, &ch);
 	if (ret)
 		goto out;
 	if (!strcmp(cmd, "plan")) {
 		if (o.json)
-			print_json(set, &pf, o.cpus != 0, plan);
+			print_json(set, &pf, o.cpus != 0, plan, &ch);
 		else
-			print_text(set, &pf, o.cpus != 0, plan);
+			print_text(set, &pf, o.cpus != 0, plan, &ch);
 		ret = plan->feasible ? EXIT_SUCCESS : EXIT_FAILURE;
 	} else if (!plan->feasible) {
 		warnx_("no plan: %s%s%s", plan->unplaced >= 0 ? task_name(set, plan->unplaced) : "",
@@ -431,6 +577,7 @@ int dl_part_plan_main(const char *cmd, int argc, char **argv)
 		ret = apply(&o, set, plan);
 	}
 out:
+	dl_plan_free(ch.plan);
 	dl_plan_free(plan);
 	dl_taskset_free(set);
 	return ret;

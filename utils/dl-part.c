@@ -3,6 +3,7 @@
  *
  *   dl-part create --partition [NAME=]CPUS [--partition ...] [--cluster CPUS]
  *                  [--mems NODES] [--isolated] [--no-move]
+ *                  [--fair-server NAME=off|RUNTIME/PERIOD ...] [--ext-server ...] [--force]
  *   dl-part create --config FILE
  *   dl-part list [--json]
  *   dl-part destroy [--force] [--config FILE]
@@ -31,6 +32,7 @@ static noreturn void usage(void)
 	printf("Usage:\n"
 	       " %1$s create --partition [NAME=]CPUS [--partition ...] [--cluster CPUS]\n"
 	       "                [--mems NODES] [--isolated] [--no-move]\n"
+	       "                [--fair-server NAME=off|RUNTIME/PERIOD] [--ext-server ...] [--force]\n"
 	       " %1$s create --config FILE\n"
 	       " %1$s list [--json]\n"
 	       " %1$s destroy [--force] [--config FILE]\n"
@@ -68,9 +70,16 @@ static noreturn void usage(void)
 	       "     --isolated               cgroup v2: \"isolated\" partitions (no load\n"
 	       "                              balancing inside them)\n"
 	       "     --no-move                cgroup v1: leave the root cpuset's tasks\n"
+	       "     --fair-server NAME=off|RUNTIME/PERIOD\n"
+	       "                              the fair server of partition NAME's CPUs (or\n"
+	       "                              the cluster's) while the layout stands; destroy\n"
+	       "                              puts back what was there (Linux 6.12 and later)\n"
+	       "     --ext-server NAME=off|RUNTIME/PERIOD\n"
+	       "                              the same for sched_ext's server\n"
 	       " -j, --json                   list and status as JSON\n"
 	       " -f, --force                  destroy: stop nothing, leave the partitions\n"
-	       "                              that hold tasks as they are\n"
+	       "                              that hold tasks as they are; create: set a\n"
+	       "                              server off where normal tasks run (the cluster)\n"
 	       " -h, --help    -V, --version\n"
 	       "\n"
 	       "CPUS and NODES use the kernel's list format: 0, 1-7, 0,2-3.\n"
@@ -83,7 +92,8 @@ static noreturn void usage(void)
 struct opts {
 	struct dl_layout *layout;
 	bool json;
-	bool force; /* destroy --force */
+	bool force; /* destroy --force; create: a server may go off where normal tasks run */
+	bool servers; /* create sets deadline servers */
 	bool config; /* --config */
 	int nparts;
 };
@@ -121,6 +131,8 @@ static void parse_args(struct opts *o, const char *cmd, int argc, char **argv)
 		{ "no-move", no_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "fair-server", required_argument, NULL, 'S' },
+		{ "ext-server", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -134,9 +146,11 @@ static void parse_args(struct opts *o, const char *cmd, int argc, char **argv)
 
 	while ((idx = -1, c = getopt_long(argc, argv, "+:P:C:c:m:jfhV", longopts, &idx)) != -1) {
 		if (c == 'f') {
-			if (strcmp(cmd, "destroy"))
-				usage_error("%s takes no option --force: it is for destroy", cmd);
+			if (strcmp(cmd, "destroy") && !creating)
+				usage_error("%s takes no option --force: it is for create and destroy", cmd);
 			o->force = true;
+			if (creating)
+				flags |= DL_LAYOUT_SERVER_OFF;
 			continue;
 		}
 		if (!creating && c == 'C' && strcmp(cmd, "destroy"))
@@ -174,6 +188,16 @@ static void parse_args(struct opts *o, const char *cmd, int argc, char **argv)
 			if (dl_layout_set_mems(o->layout, optarg) < 0)
 				usage_error("--mems: %s", dl_errmsg());
 			break;
+		case 'S':
+		case 'E': {
+			char why[512];
+
+			if (conf_server(o->layout, c == 'S' ? DL_SERVER_FAIR : DL_SERVER_EXT, optarg, why,
+					sizeof(why)) < 0)
+				usage_error("--%s-server %s", c == 'S' ? "fair" : "ext", why);
+			o->servers = true;
+			break;
+		}
 		case 'I':
 			flags |= DL_LAYOUT_ISOLATED;
 			break;
@@ -219,6 +243,32 @@ static void json_rd(struct json *j, const char *key, const struct dl_rd *rd)
 	json_obj_end(j);
 }
 
+/* A member's server settings in words: "fair server off, ext server
+ * 20ms/25ms"; "" when the layout sets none. */
+static const char *server_settings(const struct dl_layout *l, const char *member, char *buf, size_t len)
+{
+	static const int kinds[] = { DL_SERVER_FAIR, DL_SERVER_EXT };
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < 2 && used < len; k++) {
+		char t1[DL_TIME_STRLEN], t2[DL_TIME_STRLEN];
+		struct dl_server s;
+
+		if (dl_layout_server(l, member, kinds[k], &s) != 1)
+			continue;
+		if (s.runtime == 0)
+			snprintf(t1, sizeof(t1), "off");
+		else
+			snprintf(t1, sizeof(t1), "%s", fmt_time(s.runtime, t2));
+		if (s.runtime && s.period)
+			snprintf(t1 + strlen(t1), sizeof(t1) - strlen(t1), "/%s", fmt_time(s.period, t2));
+		used += (size_t)snprintf(buf + used, len - used, "%s%s server %s", used ? ", " : "",
+					 kinds[k] == DL_SERVER_FAIR ? "fair" : "ext", t1);
+	}
+	return buf;
+}
+
 /* The layout's cpusets as they are now, as text or JSON. */
 static int show_layout(bool json, struct json *j)
 {
@@ -244,6 +294,7 @@ static int show_layout(bool json, struct json *j)
 			json_str(j, "state", info[i].state);
 			json_uint(j, "threads", info[i].nthreads);
 			json_uint(j, "deadline_threads", info[i].ndeadline);
+			json_uint(j, "servers_changed", info[i].servers_changed);
 			json_rd(j, "root_domain", &info[i].rd);
 			json_obj_end(j);
 		}
@@ -252,13 +303,15 @@ static int show_layout(bool json, struct json *j)
 		printf("layout (cgroup v%d%s):\n", dl_layout_version(l),
 		       dl_layout_flags(l) & DL_LAYOUT_NO_MOVE ? ", tasks not moved" : "");
 		for (size_t i = 0; i < n; i++) {
-			char cpus[DL_CPUS_STRLEN], cg[1100], state[520];
+			char cpus[DL_CPUS_STRLEN], cg[1100], state[520], set[128];
 
 			printf("  %-12s /%-22s CPUs %-8s %-14s %" PRIu64 " threads (%" PRIu64 " deadline); ",
 			       info[i].name, dl_str_escape(info[i].cgroup, cg, sizeof(cg)),
 			       dl_cpus_format(&info[i].cpus, cpus, sizeof(cpus)),
 			       dl_str_escape(info[i].state, state, sizeof(state)), info[i].nthreads, info[i].ndeadline);
 			print_rd(&info[i].rd);
+			if (l && *server_settings(l, info[i].name, set, sizeof(set)))
+				printf("; %s", set);
 			putchar('\n');
 		}
 	}
@@ -298,6 +351,39 @@ static int check_partitions(bool print)
 			       p->name, dl_str_escape(p->cgroup, cg, sizeof(cg)), why,
 			       dl_str_escape(p->state, state, sizeof(state)));
 		}
+	}
+	dl_layout_free(l);
+	free(info);
+	return bad;
+}
+
+/*
+ * Every member whose CPUs' deadline servers are not the layout's setting
+ * (someone wrote debugfs; a CPU went offline and came back): one line
+ * each.  Returns how many members.
+ */
+static int check_servers(bool print)
+{
+	struct dl_part_info *info;
+	struct dl_layout *l = NULL;
+	size_t n;
+	int bad = 0;
+
+	if (dl_layout_report(&info, &n) < 0)
+		return 0;
+	dl_layout_load(&l);
+	for (size_t i = 0; i < n && l; i++) {
+		char set[128];
+
+		if (!info[i].servers_changed)
+			continue;
+		bad++;
+		if (print)
+			printf("CHANGED: %s%s: %" PRIu64 " of its CPUs' deadline servers %s not the layout's (%s): "
+			       "someone changed them, or a CPU went offline and back; run dl-part repair to set them again\n",
+			       info[i].partition ? "partition " : "", info[i].name, info[i].servers_changed,
+			       info[i].servers_changed == 1 ? "is" : "are",
+			       server_settings(l, info[i].name, set, sizeof(set)));
 	}
 	dl_layout_free(l);
 	free(info);
@@ -416,14 +502,16 @@ static int cmd_status(const struct opts *o)
 	struct dl_rd *rds;
 	size_t nrd, nd = 0;
 	struct json j;
-	char msg[1024];
-	bool invalid = false;
-	int ret, err;
+	char msg[1024], left[8192];
+	bool invalid = false, servers = false;
+	int ret, err, nleft;
 
 	ret = dl_drift_check(DL_DRIFT_SETTLE_MS, &drifts, &nd);
 	err = dl_rd_list(&rds, &nrd);
 	if (err < 0)
 		die(EXIT_FAILURE, "%s", dl_errmsg());
+	/* A negative count (no cpuset controller) is no leftover. */
+	nleft = dl_rd_leftovers(left, sizeof(left));
 	if (o->json) {
 		json_init(&j, stdout);
 		json_obj_begin(&j, NULL);
@@ -431,7 +519,17 @@ static int cmd_status(const struct opts *o)
 			json_null(&j, "cpusets");
 		invalid = check_partitions(false) > 0;
 		json_bool(&j, "partitions_valid", !invalid);
+		servers = check_servers(false) > 0;
+		json_bool(&j, "servers_as_set", !servers);
 		json_bool(&j, "accounting_checked", ret >= 0);
+		json_arr_begin(&j, "leftovers");
+		for (char *line = left, *next; nleft > 0 && *line; line = next) {
+			next = line + strcspn(line, "\n");
+			if (*next)
+				*next++ = '\0';
+			json_str(&j, NULL, line);
+		}
+		json_arr_end(&j);
 		json_arr_begin(&j, "root_domains");
 		for (size_t i = 0; i < nrd; i++) {
 			const struct dl_drift *d = drift_of(drifts, nd, &rds[i].cpus);
@@ -465,6 +563,14 @@ static int cmd_status(const struct opts *o)
 		}
 		if (check_partitions(true) > 0)
 			invalid = true;
+		if (check_servers(true) > 0)
+			servers = true;
+		for (char *line = left, *next; nleft > 0 && *line; line = next) {
+			next = line + strcspn(line, "\n");
+			printf("LEFT BEHIND: %.*s: run dl-part repair (or create or destroy), which removes it\n",
+			       (int)(next - line), line);
+			next += *next != '\0';
+		}
 		if (ret < 0)
 			printf("accounting not checked: %s\n", tool_text(dl_errmsg(), msg, sizeof(msg)));
 		else if (nd == 0)
@@ -472,7 +578,7 @@ static int cmd_status(const struct opts *o)
 	}
 	free(rds);
 	free(drifts);
-	return nd || invalid ? EXIT_FAILURE : EXIT_SUCCESS;
+	return nd || invalid || servers || nleft > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 static int cmd_repair(void)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -206,8 +207,6 @@ static void parse_args(struct dl_run *ctl, int argc, char **argv)
 		usage_error("no runtime: give --runtime TIME (e.g. -r 2ms)");
 	if (ctl->params.deadline == 0 && ctl->params.period == 0)
 		usage_error("no deadline or period: give --period TIME or --deadline TIME (each defaults to the other)");
-	if (dl_params_normalize(&ctl->params, &ctl->params) < 0)
-		usage_error("%s", dl_errmsg());
 	if (ctl->all_threads && !ctl->pid)
 		usage_error("--all-threads needs --pid");
 	ctl->command = optind < argc ? &argv[optind] : NULL;
@@ -228,6 +227,34 @@ static const char *params_text(const struct dl_params *p, char *buf, size_t len)
 		 dl_bw_format((int64_t)dl_params_bw(p), u, sizeof(u)),
 		 tool_flags_text(p->flags, f, sizeof(f)));
 	return buf;
+}
+
+/*
+ * The parameters checked by every rule of the kernel's, its period limits
+ * included (two files of /proc/sys: dl_params_normalize(3)), and
+ * completed: a broken rule is bad usage.  Before anything is changed,
+ * unless the first change is the kernel's own sched_setattr(2) on dl-run
+ * itself (a launch by root, set_self()): the kernel checks the rules
+ * before it changes anything, so they are read only when it refuses.
+ */
+static void check_params(struct dl_run *ctl)
+{
+	if (dl_params_normalize(&ctl->params, &ctl->params) < 0)
+		usage_error("%s", dl_errmsg());
+}
+
+/* A launch by root: the reservation on dl-run itself, which the command
+ * inherits across the exec; its parameters are checked when the kernel
+ * refuses them (check_params). */
+static void set_self(struct dl_run *ctl)
+{
+	char why[1024], text[256];
+
+	if (dl_set(0, &ctl->params) == 0)
+		return;
+	snprintf(why, sizeof(why), "%s", dl_errmsg());
+	check_params(ctl);
+	die(EXIT_FAILURE, "cannot set SCHED_DEADLINE (%s): %s", params_text(&ctl->params, text, sizeof(text)), why);
 }
 
 /* What the kernel now reports for tid, on stderr (stdout is the command's). */
@@ -575,30 +602,38 @@ static int set_pid(const struct dl_run *ctl)
 /*
  * dl-run is meant to hold a file capability (setcap cap_sys_nice+ep),
  * never to be setuid or setgid: then it would exec the user's command
- * with another identity (root's).  Refuse before anything.
+ * with another identity (root's).  Refuse before anything.  The ids are
+ * the ones the kernel put in the auxiliary vector at exec (getauxval(3)),
+ * which nothing has changed since: a setuid or setgid file makes the
+ * effective id differ from the real one there, and the saved ids are
+ * the effective ones at exec.  Returns the real uid.
  */
-static void refuse_set_id(void)
+static uid_t refuse_set_id(void)
 {
-	uid_t r, e, s;
-	gid_t rg, eg, sg;
+	uid_t r = (uid_t)getauxval(AT_UID), e = (uid_t)getauxval(AT_EUID);
+	gid_t rg = (gid_t)getauxval(AT_GID), eg = (gid_t)getauxval(AT_EGID);
 
-	if (getresuid(&r, &e, &s) < 0 || getresgid(&rg, &eg, &sg) < 0)
-		die(EXIT_FAILURE, "cannot read my user and group ids: %s", strerror(errno));
-	if (r != e || r != s || rg != eg || rg != sg)
+	if (r != e || rg != eg)
 		die(EXIT_FAILURE, "dl-run is installed setuid or setgid (real uid %u, effective uid %u; real gid %u, effective gid %u): it would run commands as another user; remove the bits (chmod u-s,g-s) and give it the capability instead (setcap cap_sys_nice+ep, see dl-run(1))",
 		    (unsigned)r, (unsigned)e, (unsigned)rg, (unsigned)eg);
+	return r;
 }
 
 int main(int argc, char **argv)
 {
 	struct dl_run ctl = { 0 };
 	char text[256];
+	bool launch;
+	uid_t uid;
 	int ret;
 
 	util_init(argv[0]);
-	refuse_set_id();
+	uid = refuse_set_id();
 	parse_args(&ctl, argc, argv);
-	if (getuid() != 0 && dl_policy_read(DL_RUN_POLICY, &ctl.policy) < 0)
+	launch = uid == 0 && ctl.command && !ctl.place && !ctl.check;
+	if (!launch && !ctl.oci)
+		check_params(&ctl);
+	if (uid != 0 && dl_policy_read(DL_RUN_POLICY, &ctl.policy) < 0)
 		die(EXIT_FAILURE, "%s", dl_errmsg());
 
 	if (ctl.check) {
@@ -624,7 +659,9 @@ int main(int argc, char **argv)
 		}
 		dl_policy_free(ctl.policy);
 		/* Into the partition's cpuset first, then the reservation there. */
-		if ((ctl.place ? dl_part_set(ctl.place, 0, &ctl.params) : dl_set(0, &ctl.params)) < 0)
+		if (launch)
+			set_self(&ctl);
+		else if ((ctl.place ? dl_part_set(ctl.place, 0, &ctl.params) : dl_set(0, &ctl.params)) < 0)
 			die(EXIT_FAILURE, "cannot set SCHED_DEADLINE (%s): %s",
 			    params_text(&ctl.params, text, sizeof(text)), dl_errmsg());
 		if (ctl.verbose)

@@ -1,7 +1,7 @@
 /*
  * dl-stat: every deadline task, every root domain, the bandwidth left.
  *
- *   dl-stat [-p PID] [--tasks | --domains] [--json | --prometheus [--pid-labels]]
+ *   dl-stat [-p PID] [--tasks | --domains | --cpus] [--json | --prometheus [--pid-labels]]
  *           [--output FILE] [--watch [INTERVAL]] [-n COUNT]
  *
  * What it prints comes from dl_snapshot(3); dl-stat only lays it out
@@ -32,6 +32,7 @@ struct ctl {
 	const char *output; /* --output FILE: each refresh replaces it */
 	bool tasks_only;
 	bool domains_only;
+	bool cpus_only;
 	bool watch;
 	uint64_t interval; /* ns */
 	uint64_t count;    /* 0: until interrupted */
@@ -62,6 +63,8 @@ static noreturn void usage(void)
 	       " -p, --pid PID           only the threads of process PID\n"
 	       " -t, --tasks             only the tasks\n"
 	       " -d, --domains           only the root domains\n"
+	       " -c, --cpus              only the CPUs: each one's root domain and deadline\n"
+	       "                         servers (runtime/period, counted by the kernel)\n"
 	       " -j, --json              JSON (one object per refresh; see dl-stat(1))\n"
 	       " -P, --prometheus        the Prometheus text exposition format\n"
 	       "     --pid-labels        with --prometheus: pid and tid labels on the tasks\n"
@@ -116,6 +119,7 @@ static void parse_args(struct ctl *c, int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "tasks", no_argument, NULL, 't' },
 		{ "domains", no_argument, NULL, 'd' },
+		{ "cpus", no_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", no_argument, NULL, 'P' },
 		{ "pid-labels", no_argument, NULL, 'L' },
@@ -130,7 +134,7 @@ static void parse_args(struct ctl *c, int argc, char **argv)
 	int o;
 
 	c->interval = NS_PER_SEC;
-	while ((o = getopt_long(argc, argv, "+:p:tdjPo:w::n:hV", longopts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+:p:tdcjPo:w::n:hV", longopts, NULL)) != -1) {
 		switch (o) {
 		case 'p':
 			c->pid = opt_pid("--pid", optarg);
@@ -140,6 +144,9 @@ static void parse_args(struct ctl *c, int argc, char **argv)
 			break;
 		case 'd':
 			c->domains_only = true;
+			break;
+		case 'c':
+			c->cpus_only = true;
 			break;
 		case 'j':
 			c->json = true;
@@ -179,8 +186,8 @@ static void parse_args(struct ctl *c, int argc, char **argv)
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
-	if (c->tasks_only && c->domains_only)
-		usage_error("give --tasks or --domains, not both");
+	if (c->tasks_only + c->domains_only + c->cpus_only > 1)
+		usage_error("give one of --tasks, --domains and --cpus");
 	if (have_count && !c->watch)
 		usage_error("--count needs --watch");
 	if (c->json && c->prometheus)
@@ -251,12 +258,53 @@ static bool print_counts(FILE *o, const struct stat_frame *f, size_t i)
 	return rose;
 }
 
+/* Each CPU: its root domain, then each deadline server: its setting,
+ * bandwidth, whether the kernel counts it now, and whether it was read. */
+static void print_cpus(FILE *o, const struct stat_frame *f)
+{
+	char r[DL_TIME_STRLEN], p[DL_TIME_STRLEN], bwt[DL_BW_STRLEN], cpus[DL_CPUS_STRLEN];
+	bool any = false;
+
+	fprintf(o, "%-4s %-3s %-10s %-6s %10s %10s %7s %-7s %s\n", "CPU", "RD", "RD CPUS", "SERVER", "RUNTIME", "PERIOD",
+		"BW", "COUNTED", "SOURCE");
+	for (size_t i = 0; i < f->ncpus; i++) {
+		const struct cpu_servers *cs = &f->cpus[i];
+		bool shown = false;
+
+		dl_cpus_format(&f->rds[cs->rd].cpus, cpus, sizeof(cpus));
+		for (int k = 0; k < SERVER_KINDS; k++) {
+			const struct dl_server *s = &cs->srv[k];
+
+			if (!s->present)
+				continue;
+			shown = any = true;
+			fprintf(o, "%-4d %-3zu %-10s %-6s %10s %10s %7s %-7s %s\n", cs->cpu, cs->rd, cpus, server_kind_name(k),
+				s->runtime ? fmt_time(s->runtime, r) : "off", s->runtime ? fmt_time(s->period, p) : "-",
+				dl_bw_format(server_bw(s), bwt, sizeof(bwt)), cs->counted[k] ? "yes" : "no",
+				s->known ? "read" : "not read: the kernel's default");
+		}
+		if (!shown)
+			fprintf(o, "%-4d %-3zu %-10s %-6s\n", cs->cpu, cs->rd, cpus, "none");
+	}
+	if (!any)
+		fprintf(o, "(no deadline server: the kernel has none before Linux 6.12)\n");
+	for (size_t i = 0; i < f->nrds; i++)
+		if (f->rds[i].uncounted_fair_bw) {
+			fprintf(o, "note: COUNTED no: Linux 6.12 and 6.13 drop the fair servers from a root domain's count when a rebuild keeps it; the next rebuild that makes it counts them again\n");
+			break;
+		}
+}
+
 static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 {
 	const struct dl_task *t = f->tasks;
 	char a[32], b[32], d[32], e[32];
 	bool out_of_budget = false, rising = false;
 
+	if (c->cpus_only) {
+		print_cpus(o, f);
+		return;
+	}
 	if (!c->tasks_only)
 		show_rd_table(o, f->rds, f->nrds, f->drift,
 			      "kernel accounting drift, repair it with dl-part repair (see libdeadline(3), BUGS)");
@@ -418,7 +466,7 @@ static void settle_drift(const struct dl_rd *rds, size_t nrd, int *drift)
 /* The frame in the chosen format, into o. */
 static void render(FILE *o, const struct ctl *c, const struct stat_frame *f)
 {
-	const struct stat_view v = { .tasks_only = c->tasks_only, .domains_only = c->domains_only,
+	const struct stat_view v = { .tasks_only = c->tasks_only, .domains_only = c->domains_only || c->cpus_only,
 				     .pid_labels = c->pid_labels };
 
 	if (c->json)
@@ -461,6 +509,7 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	uint64_t *used, *overruns;
 	bool *seen, *rose;
 	struct dl_task_counts *counts = NULL;
+	struct cpu_servers *cpus = NULL;
 	const struct dl_task_counts **mine;
 	size_t ncounts = 0;
 	int ret = 0;
@@ -519,6 +568,15 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 		f.parts = parts;
 		f.nparts = nparts;
 	}
+	/* Each CPU's servers, but for the tasks alone. */
+	if (!c->tasks_only) {
+		ssize_t n = cpu_servers_read(rds, nrd, &cpus);
+
+		if (n < 0)
+			die(EXIT_FAILURE, "out of memory");
+		f.cpus = cpus;
+		f.ncpus = (size_t)n;
+	}
 	f.tasks = t;
 	f.ntasks = nt;
 	f.rds = rds;
@@ -559,6 +617,7 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	}
 	dl_layout_free(l);
 	free(parts);
+	free(cpus);
 	free(drift);
 	free(used);
 	free(seen);

@@ -12,6 +12,7 @@
  * a new series.
  */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,33 @@ static const char *drift_word(int d)
 	return d == DL_DRIFT_YES ? "drifted" : d == DL_DRIFT_SETTLING ? "settling" : "none";
 }
 
+/* One CPU's server k as a JSON object. */
+static void json_server(struct json *j, const struct cpu_servers *cs, int k)
+{
+	const struct dl_server *sv = &cs->srv[k];
+
+	json_obj_begin(j, NULL);
+	json_str(j, "server", server_kind_name(k));
+	json_int(j, "cpu", cs->cpu);
+	json_uint(j, "runtime_ns", sv->runtime);
+	json_uint(j, "period_ns", sv->period);
+	json_int(j, "bw", server_bw(sv));
+	json_bool(j, "counted", cs->counted[k]);
+	json_bool(j, "read", sv->known);
+	json_obj_end(j);
+}
+
+/* The servers of the CPUs of root domain rd (all CPUs: rd SIZE_MAX). */
+static void json_servers(struct json *j, const struct stat_frame *f, size_t rd)
+{
+	json_arr_begin(j, "servers");
+	for (size_t i = 0; i < f->ncpus; i++)
+		for (int k = 0; k < SERVER_KINDS; k++)
+			if (f->cpus[i].srv[k].present && (rd == SIZE_MAX || f->cpus[i].rd == rd))
+				json_server(j, &f->cpus[i], k);
+	json_arr_end(j);
+}
+
 void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v)
 {
 	const struct dl_task *t = f->tasks;
@@ -71,6 +99,20 @@ void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v)
 			json_int(&j, "expected_bw", expected);
 			json_str(&j, "drift", drift_word(f->drift[i]));
 			json_int(&j, "drift_bw", rd->from_kernel ? rd->total_bw - expected : 0);
+			json_servers(&j, f, i);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+		json_arr_begin(&j, "cpus");
+		for (size_t i = 0; i < f->ncpus; i++) {
+			json_obj_begin(&j, NULL);
+			json_int(&j, "cpu", f->cpus[i].cpu);
+			json_uint(&j, "root_domain", f->cpus[i].rd);
+			json_arr_begin(&j, "servers");
+			for (int k = 0; k < SERVER_KINDS; k++)
+				if (f->cpus[i].srv[k].present)
+					json_server(&j, &f->cpus[i], k);
+			json_arr_end(&j);
 			json_obj_end(&j);
 		}
 		json_arr_end(&j);
@@ -306,6 +348,55 @@ static void rd_value(FILE *o, const struct stat_frame *f, size_t i, int field)
 	}
 }
 
+/* Each CPU's root domain and deadline servers: the series are by CPU
+ * and server, whatever root domain the CPU is in now. */
+static void prom_servers(FILE *o, const struct stat_frame *f)
+{
+	static const struct {
+		const char *name, *help;
+	} fam[] = {
+		{ "libdl_cpu_server_runtime_seconds", "Runtime of the CPU's deadline server each period (0: off); server is fair or ext (kernel 6.12 and later)." },
+		{ "libdl_cpu_server_period_seconds", "Period of the CPU's deadline server." },
+		{ "libdl_cpu_server_bandwidth_ratio", "Its reservation, runtime / period, in CPUs." },
+		{ "libdl_cpu_server_counted", "1 when the kernel counts the server in its root domain's admitted bandwidth now, else 0." },
+		{ "libdl_cpu_server_read", "1 when the setting was read from the kernel, 0 when its files could not be (not root, or a kernel in lockdown) and the kernel's default is shown." },
+	};
+	char cpus[DL_CPUS_STRLEN], cpu[16];
+
+	family(o, "libdl_cpu_root_domain_info", "gauge", "The root domain the CPU is in now.");
+	for (size_t i = 0; i < f->ncpus; i++) {
+		snprintf(cpu, sizeof(cpu), "%d", f->cpus[i].cpu);
+		fputs("libdl_cpu_root_domain_info{", o);
+		put_label(o, "cpu", cpu, true);
+		put_label(o, "root_domain", dl_cpus_format(&f->rds[f->cpus[i].rd].cpus, cpus, sizeof(cpus)), false);
+		fputs("} 1\n", o);
+	}
+	for (size_t m = 0; m < sizeof(fam) / sizeof(fam[0]); m++) {
+		family(o, fam[m].name, "gauge", fam[m].help);
+		for (size_t i = 0; i < f->ncpus; i++)
+			for (int k = 0; k < SERVER_KINDS; k++) {
+				const struct cpu_servers *cs = &f->cpus[i];
+				const struct dl_server *sv = &cs->srv[k];
+
+				if (!sv->present)
+					continue;
+				snprintf(cpu, sizeof(cpu), "%d", cs->cpu);
+				fprintf(o, "%s{", fam[m].name);
+				put_label(o, "cpu", cpu, true);
+				put_label(o, "server", server_kind_name(k), false);
+				fputc('}', o);
+				if (m == 0)
+					put_seconds(o, sv->runtime);
+				else if (m == 1)
+					put_seconds(o, sv->period);
+				else if (m == 2)
+					put_ratio(o, server_bw(sv));
+				else
+					fprintf(o, " %d\n", m == 3 ? cs->counted[k] : sv->known);
+			}
+	}
+}
+
 static void prom_domains(FILE *o, const struct stat_frame *f)
 {
 	char cpus[DL_CPUS_STRLEN];
@@ -321,6 +412,7 @@ static void prom_domains(FILE *o, const struct stat_frame *f)
 			rd_value(o, f, i, k);
 		}
 	}
+	prom_servers(o, f);
 	for (size_t i = 0; f->layout && i < f->nparts; i++)
 		nparts += f->parts[i].partition;
 	family(o, "libdl_layout_partitions", "gauge", "Partitions of the dl-part layout (0: no layout).");

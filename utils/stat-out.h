@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "libdeadline.h"
+#include "rd-table.h"
 
 /* A task that uses this much of its runtime per period runs out of it. */
 #define BUDGET_FULL_PERMILLE 950
@@ -25,6 +26,9 @@ struct stat_frame {
 	const struct dl_rd *rds;
 	size_t nrds;
 	const int *drift; /* per root domain, DL_DRIFT_* (dl_rd_drift(3)) */
+	/* Each CPU of the root domains and its deadline servers. */
+	const struct cpu_servers *cpus;
+	size_t ncpus;
 	bool watch;       /* refreshed: the per-task figures below are known */
 	/* Per task, with watch: seen in the refresh before (else the next
 	 * three are not known yet), its CPU time per period since, and how

@@ -180,16 +180,16 @@ uint64_t opt_time(const char *opt, const char *arg)
 uint32_t opt_uint(const char *opt, const char *arg, uint32_t max)
 {
 	char *end;
-	unsigned long v;
+	unsigned long long v;
 
 	errno = 0;
 	if (!arg || *arg < '0' || *arg > '9')
 		usage_error("%s: \"%s\" is not a number", opt, arg ? arg : "");
-	v = strtoul(arg, &end, 10);
+	v = strtoull(arg, &end, 10);
 	if (errno || *end)
 		usage_error("%s: \"%s\" is not a number", opt, arg);
 	if (v > max)
-		usage_error("%s: %lu is above the maximum of %" PRIu32, opt, v, max);
+		usage_error("%s: %llu is above the maximum of %" PRIu32, opt, v, max);
 	return (uint32_t)v;
 }
 
@@ -219,7 +219,7 @@ void sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ULL), .tv_nsec = (long)(ns % 1000000000ULL) };
 
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
 		;
 }
 

@@ -448,6 +448,30 @@ static void explain_none(struct ctx *c, char *why, size_t len)
 		 a, d);
 }
 
+/*
+ * A fair server the platform's kernel would take: a period within the
+ * limits of its debugfs files (kernel/sched/debug.c: 100us to 2^22us,
+ * the defaults of the deadline period limits; a platform that gives its
+ * own limits, its) and a bandwidth within the admission cap
+ * (dl_server_apply_params() refuses more with EBUSY).
+ */
+static int server_check(const struct dl_platform *pf, const struct dl_an_task *sv)
+{
+	char a[DL_BW_STRLEN], b[DL_BW_STRLEN], t[DL_TIME_STRLEN], lo[DL_TIME_STRLEN], hi[DL_TIME_STRLEN];
+	uint64_t min = pf->period_min ? pf->period_min : DL_PERIOD_MIN_US_DEFAULT * 1000;
+	uint64_t max = pf->period_max ? pf->period_max : DL_PERIOD_MAX_US_DEFAULT * 1000;
+
+	if (sv->t < min || sv->t > max)
+		return dl_fail(-EINVAL, "period %s: the kernel takes a fair server's period from %s to %s",
+			       dl_time_format(sv->t, t, sizeof(t)), dl_time_format(min, lo, sizeof(lo)),
+			       dl_time_format(max, hi, sizeof(hi)));
+	if (!pf->unlimited && (int64_t)dl_an_bw(sv) > pf->cpu_bw)
+		return dl_fail(-EINVAL, "%s of a CPU is more than the admission cap of %s per CPU: the kernel refuses it (EBUSY); give it a shorter runtime or set it off",
+			       dl_bw_format((int64_t)dl_an_bw(sv), a, sizeof(a)),
+			       dl_bw_format(pf->cpu_bw, b, sizeof(b)));
+	return 0;
+}
+
 static int cmp_density(const void *a, const void *b, void *arg)
 {
 	const struct dl_an_task *ts = arg;
@@ -511,6 +535,8 @@ DL_EXPORT int dl_plan_compute(const struct dl_params *tasks, size_t n, const str
 		size_t one;
 
 		err = dl_an_tasks(&pf->server, 1, NULL, 0, &sv, &one);
+		if (!err && (err = server_check(pf, &sv[0])))
+			free(sv);
 		if (err) {
 			free(ts);
 			return dl_fail_ctx(err, "the platform's fair server");

@@ -9,6 +9,7 @@
  * 2^-20 and total_bw holds the root domain's deadline tasks and, from
  * Linux 6.12, one fair server per CPU (50 ms every 1 s by default).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -91,6 +92,35 @@ void dl_rd_fair_counted(struct dl_rd *rd, bool droppable)
 		rd->uncounted_fair_bw = rd->fair_bw;
 		rd->fair_bw = 0;
 	}
+}
+
+/*
+ * Whether the kernel's total_bw of rd, CPU cpu's root domain, holds that
+ * CPU's server of kind now (docs/kernel-notes.md, "The fair server"): a
+ * fair server from 6.12 always, but on 6.12 and 6.13 not after a rebuild
+ * that kept the root domain (rd->uncounted_fair_bw, dl_rd_fair_counted());
+ * an ext server only while a BPF scheduler is attached (sched_ext's state
+ * "enabled").
+ */
+DL_EXPORT int dl_server_counted(const struct dl_rd *rd, int cpu, int kind)
+{
+	struct dl_server s;
+	char state[32];
+	int err;
+
+	if (!rd)
+		return dl_fail(-EINVAL, "dl_server_counted needs the root domain of the CPU (dl_rd_of_cpu(3))");
+	if (cpu < 0 || cpu >= DL_CPUS_MAX || !dl_cpus_isset(&rd->cpus, cpu))
+		return dl_fail(-EINVAL, "CPU %d is not in that root domain", cpu);
+	err = dl_server_get(cpu, kind, &s);
+	if (err)
+		return err;
+	if (!s.present)
+		return 0;
+	if (kind == DL_SERVER_FAIR)
+		return rd->uncounted_fair_bw == 0;
+	return dl_read_file("/sys/kernel/sched_ext/state", state, sizeof(state)) == 0 &&
+	       strncmp(state, "enabled", 7) == 0;
 }
 
 /* What the kernel's count should be: the fair servers it counts and the

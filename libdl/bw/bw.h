@@ -10,6 +10,12 @@
 
 #include "cgroup/cg.h"
 
+#define DL_DEBUGFS "/sys/kernel/debug"
+/* A deadline server's default: 50 ms every 1000 ms (sched_init_dl_servers(),
+ * kernel/sched/deadline.c). */
+#define DL_SERVER_RUNTIME_DEFAULT 50000000ULL
+#define DL_SERVER_PERIOD_DEFAULT 1000000000ULL
+
 /* set.c: threads held from their check to their rollback, each by a
  * descriptor of its /proc directory (a thread's id goes to another thread
  * once it exits; the descriptor does not).  dl_held_open: 0, or -ESRCH
@@ -79,6 +85,15 @@ bool dl_fair_droppable_release(int major, int minor);
 int dl_rt_bw(uint64_t *bw, bool *unlimited);
 /* sched_rt_runtime_us and sched_rt_period_us as a CPU's capacity. */
 void dl_rt_ratio(int64_t runtime_us, int64_t period_us, uint64_t *bw, bool *unlimited);
+
+/* server.c: a server kind's name in words ("fair server"); which of a
+ * server's two files to write first on the way from one setting to
+ * another (the order whose pair in between the kernel takes). */
+const char *dl_server_name(int kind);
+/* A server's runtime and period as the kernel holds them, read (its
+ * files must answer: lockdown and a missing debugfs said). */
+int dl_server_read(int cpu, int kind, uint64_t *runtime, uint64_t *period);
+bool dl_server_runtime_first(uint64_t old_runtime, uint64_t old_period, uint64_t runtime, uint64_t period);
 
 /* account.c: the accounting of a root domain. */
 void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *tasks,

@@ -16,11 +16,8 @@
 
 #include "bw/bw.h"
 
-#define DEBUGFS "/sys/kernel/debug"
+#define DEBUGFS DL_DEBUGFS
 #define SCHED_DEBUG DEBUGFS "/sched/debug"
-/* The fair server's default: 50 ms every 1000 ms (kernel/sched/deadline.c). */
-#define FAIR_RUNTIME_NS 50000000ULL
-#define FAIR_PERIOD_NS 1000000000ULL
 
 /*
  * Mounts debugfs when it is not and the caller may (root), once per
@@ -169,24 +166,6 @@ bool dl_fair_droppable(void)
 	return fair_droppable;
 }
 
-/* One server's runtime/period in debugfs; its files may refuse reads
- * (6.18), then the default, 50 ms every 1 s. */
-static uint64_t server_bw(const char *server, int cpu)
-{
-	uint64_t runtime = FAIR_RUNTIME_NS, period = FAIR_PERIOD_NS;
-	char path[128];
-
-	snprintf(path, sizeof(path), DEBUGFS "/sched/%s/cpu%d/runtime", server, cpu);
-	if (dl_read_u64(path, &runtime) == 0) {
-		snprintf(path, sizeof(path), DEBUGFS "/sched/%s/cpu%d/period", server, cpu);
-		if (dl_read_u64(path, &period) < 0)
-			period = FAIR_PERIOD_NS;
-	} else {
-		runtime = FAIR_RUNTIME_NS;
-	}
-	return dl_to_ratio(period, runtime);
-}
-
 /* Whether a BPF scheduler is attached (sched_ext's state "enabled"), and
  * whether it took every task (switch_all 1). */
 static void scx_attached(bool *attached, bool *all)
@@ -197,6 +176,17 @@ static void scx_attached(bool *attached, bool *all)
 	*attached = dl_read_file("/sys/kernel/sched_ext/state", buf, sizeof(buf)) == 0 &&
 		    strcmp(buf, "enabled") == 0;
 	*all = *attached && dl_read_u64("/sys/kernel/sched_ext/switch_all", &v) == 0 && v == 1;
+}
+
+/* One server's bandwidth, as dl_server_get() finds it (its files may
+ * refuse reads: then the default); 0 without one. */
+static uint64_t server_bw(int cpu, int kind)
+{
+	struct dl_server s;
+
+	if (dl_server_get(cpu, kind, &s) < 0 || !s.present)
+		return 0;
+	return dl_to_ratio(s.period, s.runtime);
 }
 
 /*
@@ -215,9 +205,9 @@ int dl_fair_server_bw(int cpu, uint64_t *bw)
 	if (ext_server)
 		scx_attached(&attached, &all);
 	if (!all)
-		*bw += server_bw("fair_server", cpu);
+		*bw += server_bw(cpu, DL_SERVER_FAIR);
 	if (attached)
-		*bw += server_bw("ext_server", cpu);
+		*bw += server_bw(cpu, DL_SERVER_EXT);
 	return 0;
 }
 

@@ -14,18 +14,28 @@
  * a command are held back until the domains are as they were
  * (sys/signals.c), and a probe left by a SIGKILL, which cannot be held,
  * names the pid that made it: the next rebuild, create or destroy
- * removes it once that pid is gone (dl_rd_sweep_probes).
+ * removes it once that pid is gone (dl_rd_sweep_probes), and
+ * dl_rd_leftovers(3) (dl-part status) reports it meanwhile.  On v2,
+ * cpuset enabled in the root's subtree_control for the probe alone is
+ * recorded, with the pid, in the state folder before it is written
+ * (SUBTREE_RECORD): the same sweep disables it again.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bw/bw.h"
 
 #define PROBE_PREFIX "libdl-rebuild-"
+/* In the state folder: "PID", while a v2 rebuild has cpuset enabled in
+ * the root's subtree_control that it will disable again. */
+#define SUBTREE_RECORD "rebuild-subtree"
 
 /* The exclusive children of a cpuset: their CPUs, and the first. */
 struct excl_walk {
@@ -194,6 +204,61 @@ static int toggle_partition(void)
 	return err;
 }
 
+/* The record is written before +cpuset: a SIGKILL after the write
+ * leaves it, naming a pid that is gone. */
+static int subtree_record(void)
+{
+	char path[4096], text[32];
+	int err;
+
+	if ((err = dl_state_dir_make()) || (err = dl_state_path(path, sizeof(path), SUBTREE_RECORD)) ||
+	    (err = dl_fault("the rebuild's record")))
+		return err;
+	snprintf(text, sizeof(text), "%d\n", (int)getpid());
+	return dl_file_replace(path, text, strlen(text), 0600, false);
+}
+
+static void subtree_record_drop(void)
+{
+	char path[4096];
+
+	if (dl_state_path(path, sizeof(path), SUBTREE_RECORD) == 0)
+		unlink(path);
+}
+
+/* The pid of the record, when it is there, root's and written by root
+ * alone; else 0. */
+static pid_t subtree_record_pid(void)
+{
+	char path[4096], text[32];
+	struct stat st;
+	ssize_t got;
+	long pid;
+	char *end;
+	int fd;
+
+	if (dl_state_path(path, sizeof(path), SUBTREE_RECORD))
+		return 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 && !(st.st_mode & 022)
+		      ? read(fd, text, sizeof(text) - 1)
+		      : -1;
+	close(fd);
+	if (got <= 0)
+		return 0;
+	text[got] = '\0';
+	pid = strtol(text, &end, 10);
+	return (*end == '\n' || !*end) && pid > 0 && pid <= INT32_MAX ? (pid_t)pid : 0;
+}
+
+/* A pid that names no process: its probe, or its record, is left over. */
+static bool gone(long pid)
+{
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
 /* cgroup v2: only partition changes rebuild.  A temporary root partition
  * of one CPU inside a partition root that has two or more, then back to
  * a member, then removed: the domains come out as they were. */
@@ -211,10 +276,13 @@ static int rebuild_v2(bool *said)
 			last = c;
 	if (dl_cpus_count(&eff) < 2)
 		return toggle_partition();
-	/* cpuset enabled for the probe only, and disabled again after. */
+	/* cpuset enabled for the probe only, and disabled again after;
+	 * recorded first, for a sweep to disable after a SIGKILL. */
 	added = dl_cs_root_subtree_has("cpuset") == 0;
-	if (added && (err = dl_cs_root_subtree("+cpuset")))
+	if (added && ((err = subtree_record()) || (err = dl_cs_root_subtree("+cpuset")))) {
+		subtree_record_drop();
 		return err;
+	}
 	snprintf(cpustr, sizeof(cpustr), "%d", last);
 	snprintf(name, sizeof(name), PROBE_PREFIX "%d", (int)getpid());
 	{
@@ -232,15 +300,20 @@ static int rebuild_v2(bool *said)
 		if (!err)
 			err = e;
 	}
-	if (added)
+	if (added) {
+		/* Refused (EBUSY) once another cgroup enabled it below: theirs. */
 		dl_cs_root_subtree("-cpuset");
+		subtree_record_drop();
+	}
 	return err;
 }
 
-/* The probes found, by name, whose pid is gone. */
+/* The probes found, by name, whose pid is gone: the first max named,
+ * all counted. */
 struct probe_walk {
 	char (*names)[4096];
-	size_t n, max;
+	long *pids;
+	size_t n, max, count;
 };
 
 static int probe_visit(const char *child, int depth, void *arg)
@@ -248,20 +321,24 @@ static int probe_visit(const char *child, int depth, void *arg)
 	struct probe_walk *w = arg;
 	const char *base = strrchr(child, '/');
 	char *end;
-	long pid;
+	long long pid;
 
 	(void)depth;
 	base = base ? base + 1 : child;
 	if (strncmp(base, PROBE_PREFIX, strlen(PROBE_PREFIX)) != 0)
 		return DL_CS_DESCEND;
-	pid = strtol(base + strlen(PROBE_PREFIX), &end, 10);
+	pid = strtoll(base + strlen(PROBE_PREFIX), &end, 10);
 	/* Only a probe whose maker is gone: every probe is made under the
 	 * layout lock, which the caller holds, but a pid is all the name
 	 * keeps, and a reused one keeps its probe until it ends too. */
-	if (*end || pid <= 0 || pid > INT32_MAX || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+	if (*end || pid <= 0 || pid > INT32_MAX || !gone(pid))
 		return DL_CS_NEXT;
-	if (w->n < w->max && strlen(child) < sizeof(w->names[0]))
+	w->count++;
+	if (w->n < w->max && strlen(child) < sizeof(w->names[0])) {
+		if (w->pids)
+			w->pids[w->n] = pid;
 		memcpy(w->names[w->n++], child, strlen(child) + 1);
+	}
 	return DL_CS_NEXT; /* a probe has no children */
 }
 
@@ -271,6 +348,7 @@ int dl_rd_sweep_probes(void)
 	struct probe_walk w = { .names = names, .max = ARRAY_SIZE(names) };
 	int version = dl_cpuset_version(), removed = 0;
 	bool said = false;
+	pid_t pid;
 
 	if (version < 0 || geteuid() != 0)
 		return 0;
@@ -286,7 +364,62 @@ int dl_rd_sweep_probes(void)
 		if (remove_probe(names[i], &said) == 0)
 			removed++;
 	}
+	/* After the probes: cpuset is disabled below the root only once no
+	 * probe of ours uses it. */
+	pid = subtree_record_pid();
+	if (version == 2 && pid > 0 && gone(pid)) {
+		if (dl_cs_root_subtree_has("cpuset") == 1 && dl_cs_root_subtree("-cpuset") == 0)
+			removed++;
+		subtree_record_drop();
+	}
 	return removed;
+}
+
+/* One more line of dl_rd_leftovers' text, when it fits whole. */
+DL_PRINTF(4, 5) static void add_line(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+	char line[4400];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0 || *used + (*used != 0) + (size_t)n >= len)
+		return;
+	if (*used)
+		buf[(*used)++] = '\n';
+	memcpy(buf + *used, line, (size_t)n + 1);
+	*used += (size_t)n;
+}
+
+DL_EXPORT int dl_rd_leftovers(char *buf, size_t len)
+{
+	char names[8][4096], name[4200];
+	long pids[8];
+	struct probe_walk w = { .names = names, .pids = pids, .max = ARRAY_SIZE(names) };
+	int version = dl_cpuset_version();
+	size_t used = 0;
+	pid_t pid;
+
+	if (!buf && len)
+		return dl_fail(-EINVAL, "no buffer for the leftovers");
+	if (len)
+		buf[0] = '\0';
+	if (version < 0)
+		return dl_fail(version, "cannot look for leftovers: no cpuset controller is mounted");
+	dl_cs_walk("", probe_visit, &w);
+	for (size_t i = 0; i < w.n; i++)
+		add_line(buf, len, &used, "cgroup /%s: the probe of a root-domain rebuild (dl-part repair, or the check after a create or destroy) whose process, pid %ld, was killed",
+			 dl_str_escape(names[i], name, sizeof(name)), pids[i]);
+	/* The record is root's: another user sees the probes only. */
+	pid = version == 2 ? subtree_record_pid() : 0;
+	if (pid > 0 && gone(pid) && dl_cs_root_subtree_has("cpuset") == 1) {
+		w.count++;
+		add_line(buf, len, &used, "cpuset in the root cgroup's cgroup.subtree_control: enabled for a root-domain rebuild whose process, pid %d, was killed",
+			 (int)pid);
+	}
+	return (int)w.count;
 }
 
 int dl_rd_rebuild_locked(void)

@@ -19,7 +19,9 @@ DL_EXPORT int dl_set(pid_t tid, const struct dl_params *p)
 
 	if (tid < 0)
 		return dl_fail(-EINVAL, "invalid thread id %d", (int)tid);
-	err = dl_params_normalize(p, &norm);
+	/* The period limits are the kernel's own check: read (two files of
+	 * /proc/sys) only to explain its EINVAL, not before every call. */
+	err = dl_params_normalize_rules(p, &norm);
 	if (err)
 		return err;
 	dl_attr_from_params(&attr, &norm);

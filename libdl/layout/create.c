@@ -108,6 +108,27 @@ static int keep_left(struct dl_layout *l)
 {
 	size_t k = 0;
 
+	/* Their CPUs' servers stay as the layout set them, to be put back
+	 * by the destroy that removes them. */
+	k = 0;
+	for (size_t i = 0; i < l->nserver_orig; i++) {
+		bool left = false;
+
+		for (size_t p = 0; p < l->nparts && !left; p++)
+			left = dl_layout_left(l, (int)p) && dl_cpus_isset(&l->parts[p].cpus, l->server_orig[i].cpu);
+		if (left)
+			l->server_orig[k++] = l->server_orig[i];
+	}
+	l->nserver_orig = k;
+	k = 0;
+	for (size_t i = 0; i < l->nservers; i++)
+		for (size_t p = 0; p < l->nparts; p++)
+			if (dl_layout_left(l, (int)p) && strcmp(l->parts[p].name, l->servers[i].member) == 0) {
+				l->servers[k++] = l->servers[i];
+				break;
+			}
+	l->nservers = k;
+	k = 0;
 	for (size_t i = 0; i < l->nparts; i++)
 		if (dl_layout_left(l, (int)i))
 			l->parts[k++] = l->parts[i];
@@ -133,7 +154,13 @@ static int destroy_any(struct dl_layout *l, struct dl_layout_result *res, bool c
 			res->absent++;
 	/* The state file stays as create wrote it until the end: a destroy
 	 * stopped half-way is finished by the next from the same file,
-	 * every step of it undoing only what is still there. */
+	 * every step of it undoing only what is still there.  The servers
+	 * go back first, while the layout still stands: one the kernel
+	 * cannot take back (its root domain's deadline tasks hold the
+	 * bandwidth) stops destroy with nothing else undone. */
+	err = dl_layout_servers_restore(l);
+	if (err)
+		return err;
 	err = dl_layout_backend(l)->destroy(l, res);
 	if (err)
 		return err;
@@ -224,6 +251,15 @@ DL_EXPORT int dl_layout_create(struct dl_layout *l, struct dl_layout_result *res
 	err = dl_layout_backend(l)->create(l, res);
 	if (!err)
 		err = verify_domains(l);
+	/* The servers once the members' root domains stand: each is
+	 * admitted in its own. */
+	if (!err && l->nservers) {
+		err = dl_step_begin(res, "servers");
+		if (!err)
+			err = dl_layout_servers_apply(l);
+		if (!err)
+			dl_step(res, "servers");
+	}
 	if (!err) {
 		check_accounting(res);
 		/* Interrupted after the last step: undone all the same, so an

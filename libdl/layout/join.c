@@ -429,6 +429,7 @@ DL_EXPORT int dl_layout_report(struct dl_part_info **out, size_t *count)
 		dl_cs_effective(pi->cgroup, &pi->cpus);
 		b->state(pi->cgroup, pi->partition, pi->state, sizeof(pi->state));
 		b->count(pi->cgroup, pi->partition, &pi->nthreads, &pi->ndeadline);
+		pi->servers_changed = (uint64_t)dl_layout_servers_differ(l, member, NULL, 0);
 		first = dl_cpus_first(&pi->cpus);
 		for (size_t k = 0; first >= 0 && k < nrd; k++)
 			if (dl_cpus_isset(&rds[k].cpus, first))

@@ -38,6 +38,8 @@ DL_EXPORT void dl_layout_free(struct dl_layout *l)
 	free(l->origins);
 	free(l->origin_slots);
 	free(l->leave);
+	free(l->servers);
+	free(l->server_orig);
 	free(l);
 }
 
@@ -201,7 +203,8 @@ DL_EXPORT int dl_layout_set_mems(struct dl_layout *l, const char *nodes)
 
 DL_EXPORT int dl_layout_set_flags(struct dl_layout *l, unsigned int flags)
 {
-	if (!l || (flags & ~(unsigned int)(DL_LAYOUT_ISOLATED | DL_LAYOUT_NO_MOVE | DL_LAYOUT_LEAVE_BUSY)))
+	if (!l || (flags & ~(unsigned int)(DL_LAYOUT_ISOLATED | DL_LAYOUT_NO_MOVE | DL_LAYOUT_LEAVE_BUSY |
+					  DL_LAYOUT_SERVER_OFF)))
 		return dl_fail(-EINVAL, "unknown layout flags 0x%x", flags);
 	l->flags = flags;
 	return 0;
@@ -336,6 +339,9 @@ int dl_layout_validate(struct dl_layout *l)
 			return dl_fail(-EINVAL, "the cluster (CPUs %s) overlaps the partitions (CPUs %s): give it other CPUs",
 				       dl_cpus_format(&l->cluster, a, sizeof(a)), dl_cpus_format(&used, b, sizeof(b)));
 	}
+	err = dl_layout_servers_check(l);
+	if (err)
+		return err;
 	err = online_nodes(&nodes);
 	if (err)
 		return err;

@@ -9,8 +9,6 @@
 
 #include "bw/bw.h"
 
-#define DL_STATE_DIR "/run/libdl"
-
 struct dl_layout_part {
 	char name[DL_LAYOUT_NAME_MAX + 1];
 	dl_cpus_t cpus;
@@ -25,6 +23,22 @@ struct dl_origin {
 	pid_t pid;
 	unsigned long long start;
 	char *cgroup;
+};
+
+/* A deadline server setting of the layout: kind's server of member's
+ * CPUs (a partition's, or DL_CLUSTER) at runtime every period (0: the
+ * period as it is). */
+struct dl_layout_server {
+	char member[DL_LAYOUT_NAME_MAX + 1];
+	int kind;
+	uint64_t runtime, period;
+};
+
+/* A server as create found it on one CPU, for destroy to put back. */
+struct dl_server_orig {
+	int cpu;
+	int kind;
+	uint64_t runtime, period;
 };
 
 /* The largest state file read back: a saved state holds the origins of
@@ -53,6 +67,12 @@ struct dl_layout {
 	size_t *origin_slots;   /* by pid: an index into origins + 1, or 0 (layout.c) */
 	size_t norigin_slots;   /* a power of two, at least 4 * norigins */
 	bool systemd;           /* v2 under systemd: made of its units (backend-systemd.c) */
+	/* The deadline servers asked for, and (the state) those create
+	 * changed, as they were. */
+	struct dl_layout_server *servers;
+	size_t nservers;
+	struct dl_server_orig *server_orig;
+	size_t nserver_orig;
 	/* destroy with DL_LAYOUT_LEAVE_BUSY: per partition, left in place
 	 * because something runs in it (NULL: none); the backends skip
 	 * these and whatever keeps them root domains. */
@@ -99,6 +119,19 @@ int dl_layout_add_origin(struct dl_layout *l, const struct dl_origin *o, const c
 const char *dl_layout_origin(const struct dl_layout *l, pid_t pid, unsigned long long start);
 bool dl_origin_live(const struct dl_origin *o);
 char *dl_layout_text(const struct dl_layout *l, char *buf, size_t len);
+
+/* servers.c: the layout's deadline servers checked against its members
+ * (validate); each CPU's set, as found recorded first (create); put back
+ * as found, newest first (destroy, a create's rollback); the CPUs whose
+ * server is not the layout's (of member, or NULL: every member), named
+ * into buf (status). */
+int dl_layout_servers_check(const struct dl_layout *l);
+int dl_layout_servers_apply(struct dl_layout *l);
+int dl_layout_servers_restore(const struct dl_layout *l);
+int dl_layout_servers_differ(const struct dl_layout *l, const char *member, char *buf, size_t len);
+/* The layout's setting given again to each CPU whose server is not it
+ * (a hand's change, a CPU taken offline and back): how many. */
+int dl_layout_servers_reapply(const struct dl_layout *l);
 
 /* state.c: the state file (written whole, root's alone) and the lock
  * every layout change takes (a descriptor to close, or -EBUSY naming

@@ -12,7 +12,8 @@
 #define LOCK_WAIT_MS 10000
 
 /* With the layout lock held: a repair never rebuilds in the middle of a
- * create or destroy. */
+ * create or destroy.  It gives the layout's CPUs their deadline servers
+ * back as well (layout/servers.c). */
 DL_EXPORT int dl_rd_rebuild(void)
 {
 	int lock, err;
@@ -23,6 +24,19 @@ DL_EXPORT int dl_rd_rebuild(void)
 	if (lock < 0)
 		return lock;
 	err = dl_rd_rebuild_locked();
+	/* The layout's deadline servers too, where they are not its setting
+	 * (someone changed one; a CPU taken offline and back). */
+	if (!err) {
+		struct dl_layout *l;
+
+		if (dl_layout_load(&l) == 0) {
+			int n = dl_layout_servers_reapply(l);
+
+			if (n < 0)
+				err = n;
+			dl_layout_free(l);
+		}
+	}
 	close(lock);
 	return err;
 }

@@ -19,54 +19,6 @@
 
 #include "layout/layout.h"
 
-/*
- * The state folder and its files belong to root alone: the lock and the
- * state are mode 0600, so that no other user can hold a lock on them
- * (which would block every create and destroy) or write a layout for
- * destroy to act on.  Nothing is followed through a symbolic link, and
- * nothing in the caller's environment moves the folder.
- */
-static const char *state_dir(void)
-{
-	return dl_test_hooks && dl_test_hooks->state_dir ? dl_test_hooks->state_dir : DL_STATE_DIR;
-}
-
-static int state_path(char *buf, size_t len, const char *file)
-{
-	return dl_pathf(buf, len, "%s/%s", state_dir(), file);
-}
-
-/* A file or folder of ours: not a link, owned by us, writable by nobody
- * else (the lock: not even readable, or a read lock could hold it). */
-static int trusted_mode(const struct stat *st, const char *path, mode_t type, mode_t others)
-{
-	if ((st->st_mode & S_IFMT) != type)
-		return dl_fail(-EPERM, "%s is not a %s: remove it (libdeadline keeps its layout state there)",
-			       path, type == S_IFDIR ? "folder" : "regular file");
-	if (st->st_uid != geteuid() || (st->st_mode & others))
-		return dl_fail(-EPERM, "%s is owned by uid %u with mode %04o: it must be root's and %s by root alone; remove it",
-			       path, (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777),
-			       others & (S_IRGRP | S_IROTH) ? "usable" : "writable");
-	return 0;
-}
-
-static int trusted(const struct stat *st, const char *path, mode_t type)
-{
-	return trusted_mode(st, path, type, S_IWGRP | S_IWOTH);
-}
-
-static int make_state_dir(void)
-{
-	const char *dir = state_dir();
-	struct stat st;
-
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return dl_fail(-errno, "cannot create %s: %s", dir, strerror(errno));
-	if (lstat(dir, &st) < 0)
-		return dl_fail(-errno, "cannot look at %s: %s", dir, strerror(errno));
-	return trusted(&st, dir, S_IFDIR);
-}
-
 int dl_layout_save(const struct dl_layout *l)
 {
 	char path[4096], a[4096], *text = NULL;
@@ -74,9 +26,9 @@ int dl_layout_save(const struct dl_layout *l)
 	FILE *f;
 	int err;
 
-	if ((err = make_state_dir()) || (err = dl_fault("the layout's state")))
+	if ((err = dl_state_dir_make()) || (err = dl_fault("the layout's state")))
 		return err;
-	if ((err = state_path(path, sizeof(path), "layout")))
+	if ((err = dl_state_path(path, sizeof(path), "layout")))
 		return err;
 	f = open_memstream(&text, &len);
 	if (!f)
@@ -94,6 +46,16 @@ int dl_layout_save(const struct dl_layout *l)
 	fprintf(f, "cluster %s\n", dl_cpus_format(&l->cluster, a, sizeof(a)));
 	for (size_t i = 0; i < l->nparts; i++)
 		fprintf(f, "partition %s %s\n", l->parts[i].name, dl_cpus_format(&l->parts[i].cpus, a, sizeof(a)));
+	/* The servers asked for, and each CPU's as create found it, for
+	 * destroy to put back (servers.c). */
+	for (size_t i = 0; i < l->nservers; i++)
+		fprintf(f, "server %s %s %" PRIu64 " %" PRIu64 "\n", l->servers[i].member,
+			l->servers[i].kind == DL_SERVER_EXT ? "ext" : "fair", l->servers[i].runtime,
+			l->servers[i].period);
+	for (size_t i = 0; i < l->nserver_orig; i++)
+		fprintf(f, "server_orig %d %s %" PRIu64 " %" PRIu64 "\n", l->server_orig[i].cpu,
+			l->server_orig[i].kind == DL_SERVER_EXT ? "ext" : "fair", l->server_orig[i].runtime,
+			l->server_orig[i].period);
 	/* Only the origins of live tasks: those of tasks that have exited
 	 * are dropped at every save, so the state stays the size of what
 	 * the layout holds now, whatever it held over the months. */
@@ -123,8 +85,38 @@ int dl_layout_forget(void)
 {
 	char path[4096];
 
-	if (state_path(path, sizeof(path), "layout") == 0 && unlink(path) < 0 && errno != ENOENT)
+	if (dl_state_path(path, sizeof(path), "layout") == 0 && unlink(path) < 0 && errno != ENOENT)
 		return dl_fail(-errno, "cannot remove %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* "server MEMBER KIND RUNTIME PERIOD" or "server_orig CPU KIND RUNTIME
+ * PERIOD" (KIND fair or ext). */
+static int load_server(struct dl_layout *l, const char *line)
+{
+	char key[16], who[DL_LAYOUT_NAME_MAX + 2], kind[8];
+	unsigned long long runtime, period;
+	struct dl_server_orig *n;
+	int k, cpu;
+
+	if (sscanf(line, "%15s %33s %7s %llu %llu", key, who, kind, &runtime, &period) != 5)
+		return -EINVAL;
+	if (strcmp(kind, "fair") == 0)
+		k = DL_SERVER_FAIR;
+	else if (strcmp(kind, "ext") == 0)
+		k = DL_SERVER_EXT;
+	else
+		return -EINVAL;
+	if (strcmp(key, "server") == 0)
+		return dl_layout_set_server(l, who, k, runtime, period) < 0 ? -EINVAL : 0;
+	cpu = atoi(who);
+	if (cpu < 0 || cpu >= DL_CPUS_MAX)
+		return -EINVAL;
+	n = realloc(l->server_orig, (l->nserver_orig + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	l->server_orig = n;
+	n[l->nserver_orig++] = (struct dl_server_orig){ .cpu = cpu, .kind = k, .runtime = runtime, .period = period };
 	return 0;
 }
 
@@ -147,6 +139,8 @@ static int load_line(struct dl_layout *l, char *line)
 		o.pid = (pid_t)pid;
 		return dl_layout_add_origin(l, &o, line + 7 + used);
 	}
+	if (strncmp(line, "server", 6) == 0 && (line[6] == ' ' || strncmp(line + 6, "_orig ", 6) == 0))
+		return load_server(l, line);
 	k = sscanf(line, "%31s %33s %4095s", key, v1, v2);
 	if (k < 1)
 		return -EINVAL;
@@ -232,7 +226,7 @@ DL_EXPORT int dl_layout_load(struct dl_layout **out)
 	if (!out)
 		return dl_fail(-EINVAL, "no place for the layout");
 	*out = NULL;
-	if ((err = state_path(path, sizeof(path), "layout")))
+	if ((err = dl_state_path(path, sizeof(path), "layout")))
 		return dl_fail(err, "the layout's state path is too long");
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
@@ -242,7 +236,7 @@ DL_EXPORT int dl_layout_load(struct dl_layout **out)
 			return dl_fail(-EACCES, "cannot read the layout's state %s: it is root's (the layout is changed and used by root)", path);
 		return dl_fail(-errno, "cannot read %s: %s", path, strerror(errno));
 	}
-	if (fstat(fd, &st) < 0 || (err = trusted(&st, path, S_IFREG)) ||
+	if (fstat(fd, &st) < 0 || (err = dl_state_trusted(&st, path, S_IFREG)) ||
 	    st.st_size > DL_STATE_MAX) {
 		close(fd);
 		return err ? err : dl_fail(-EFBIG, "%s is larger than a layout's state can be: remove it", path);
@@ -278,13 +272,13 @@ int dl_layout_lock(unsigned int wait_ms)
 	struct stat st;
 	int fd, err;
 
-	if ((err = make_state_dir()))
+	if ((err = dl_state_dir_make()))
 		return err;
-	if (state_path(path, sizeof(path), "lock"))
+	if (dl_state_path(path, sizeof(path), "lock"))
 		return dl_fail(-ENAMETOOLONG, "the layout's lock path is too long");
 	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd >= 0 && fstat(fd, &st) == 0 &&
-	    trusted_mode(&st, path, S_IFREG, S_IRWXG | S_IRWXO) < 0) {
+	    dl_state_trusted_mode(&st, path, S_IFREG, S_IRWXG | S_IRWXO) < 0) {
 		/* An older or foreign lock file that others may have open:
 		 * replace it with a new one that is ours alone. */
 		close(fd);

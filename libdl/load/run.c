@@ -7,7 +7,9 @@
  * Every task is set up (placed, admitted) before any starts; then all
  * are released from one common start time plus their offsets.  Results
  * come back through shared memory, so a job's loop makes no system call
- * but its clocks and its wait.
+ * but its clocks, its counters and its wait; and each task's memory is
+ * locked and its pages touched before its first release, so that no job
+ * takes a page fault (dl_prefault(3)).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +19,6 @@
 #include <stdlib.h>
 #include <stdnoreturn.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -30,6 +31,9 @@
 #define SETUP_TIMEOUT_MS 10000
 #define START_MARGIN_NS 50000000ULL /* from "all ready" to the common start */
 #define MAX_KEPT_BYTES (1ULL << 30)
+/* The stack a task's loop may use, touched before its first release:
+ * the loop itself needs a few KiB (a job's work, dl_periodic_next(3)). */
+#define TASK_STACK_BYTES (128 * 1024)
 
 /* What a task's process shares with the parent. */
 struct shared {
@@ -57,6 +61,11 @@ static void burn(uint64_t ns)
 		;
 }
 
+static size_t shared_size(uint64_t cap)
+{
+	return sizeof(struct shared) + cap * sizeof(struct dl_job);
+}
+
 static noreturn void child_fail(struct shared *sh, int ready_fd, int err)
 {
 	sh->err = err;
@@ -78,6 +87,21 @@ static noreturn void child(const struct dl_taskspec *t, int mode, uint64_t durat
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_NAME, t->name);
+	if (!t->argv) {
+		/* Locked and touched before the reservation: populating a
+		 * large job record under a small runtime would take long.
+		 * The shared record is written to once per page, locked or
+		 * not: fork(2) gives a child no page table entry for a
+		 * shared mapping, so each page would otherwise fault in the
+		 * job that first writes it. */
+		size_t page = (size_t)sysconf(_SC_PAGESIZE), size = shared_size(sh->cap);
+
+		err = dl_prefault(TASK_STACK_BYTES, 0, flags & DL_LOAD_NO_MLOCK ? DL_PREFAULT_NO_LOCK : 0);
+		if (err)
+			child_fail(sh, ready_fd, err);
+		for (size_t off = 0; off < size; off += page)
+			((volatile char *)sh)[off] = ((volatile char *)sh)[off];
+	}
 	if (t->place && !(flags & DL_LOAD_IGNORE_PLACE))
 		err = dl_part_set(t->place, 0, &t->params);
 	else
@@ -128,11 +152,6 @@ static noreturn void child(const struct dl_taskspec *t, int mode, uint64_t durat
 	 * it (dl_wait_quiet). */
 	dl_clear(0);
 	_exit(0);
-}
-
-static size_t shared_size(uint64_t cap)
-{
-	return sizeof(struct shared) + cap * sizeof(struct dl_job);
 }
 
 /* Wait for n "ready" bytes (or fewer, when children die). */
@@ -245,7 +264,7 @@ DL_EXPORT int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t durati
 		return dl_fail(-EINVAL, "unknown periodic mode %d: use DL_PERIODIC_YIELD or DL_PERIODIC_SLEEP", mode);
 	if (!duration && !jobs)
 		return dl_fail(-EINVAL, "give a duration or a number of jobs: a load runs for one or the other");
-	if (flags & ~(unsigned int)(DL_LOAD_KEEP_JOBS | DL_LOAD_IGNORE_PLACE | DL_LOAD_NO_PUBLISH))
+	if (flags & ~(unsigned int)(DL_LOAD_KEEP_JOBS | DL_LOAD_IGNORE_PLACE | DL_LOAD_NO_PUBLISH | DL_LOAD_NO_MLOCK))
 		return dl_fail(-EINVAL, "unknown flags 0x%x", flags);
 	{
 		/* This host's period limits, with the file and line, before

@@ -22,7 +22,7 @@ void dl_sleep_ns(uint64_t ns)
 		.tv_nsec = (long)(ns % 1000000000ULL),
 	};
 
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
 		;
 }
 

@@ -77,12 +77,12 @@ int dl_cpus_first(const dl_cpus_t *s)
 static int parse_cpu(const char **p, long *out)
 {
 	char *end;
-	long v;
+	long long v;
 
 	if (!isdigit((unsigned char)**p))
 		return -EINVAL;
 	errno = 0;
-	v = strtol(*p, &end, 10);
+	v = strtoll(*p, &end, 10);
 	if (errno)
 		return -ERANGE;
 	*p = end;

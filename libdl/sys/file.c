@@ -24,6 +24,14 @@ int dl_pathf(char *buf, size_t len, const char *fmt, ...)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* Drop the trailing newline the kernel adds (and blanks): got is the
+ * length of buf's text. */
+static void trim_end(char *buf, size_t got)
+{
+	while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == ' '))
+		buf[--got] = '\0';
+}
+
 int dl_read_file(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
@@ -49,10 +57,33 @@ int dl_read_file(const char *path, char *buf, size_t len)
 	}
 	close(fd);
 	buf[got] = '\0';
-	/* Drop the trailing newline the kernel adds. */
-	while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == ' '))
-		buf[--got] = '\0';
+	trim_end(buf, got);
 	return err;
+}
+
+/* A kernel attribute of one value (a sysctl, a sysfs or debugfs file):
+ * the kernel hands the whole value to the first read(2), so one read
+ * takes it, without the second that would only find its end. */
+static int read_attr(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, buf, len - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	close(fd);
+	buf[n] = '\0';
+	trim_end(buf, (size_t)n);
+	return 0;
 }
 
 /* A number as the kernel writes one in a file: decimal, optionally
@@ -75,7 +106,7 @@ int dl_read_s64(const char *path, int64_t *val)
 	char buf[64];
 	int err;
 
-	err = dl_read_file(path, buf, sizeof(buf));
+	err = read_attr(path, buf, sizeof(buf));
 	return err ? err : dl_parse_s64(buf, val);
 }
 

@@ -60,6 +60,18 @@ int dl_read_u64(const char *path, uint64_t *val);
 int dl_read_s64(const char *path, int64_t *val);
 int dl_write_file(const char *path, const char *text);
 
+/* state-dir.c: the library's state folder (/run/libdl, or the test
+ * hooks' state_dir), root's alone: a file's path in it; a file or folder
+ * found there judged (a link, another owner, or a mode in `others`
+ * refused with a message); the folder made when missing and judged. */
+#define DL_STATE_DIR "/run/libdl"
+struct stat;
+const char *dl_state_dir(void);
+int dl_state_path(char *buf, size_t len, const char *file);
+int dl_state_trusted_mode(const struct stat *st, const char *path, mode_t type, mode_t others);
+int dl_state_trusted(const struct stat *st, const char *path, mode_t type); /* others may not write */
+int dl_state_dir_make(void);
+
 /* cpus.c: CPU set arithmetic, in place on a; the lowest CPU of a set, -1
  * when it is empty; a file holding a CPU (or node) list, parsed. */
 void dl_cpus_and(dl_cpus_t *a, const dl_cpus_t *b);

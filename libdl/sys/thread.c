@@ -6,26 +6,39 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
 #include <string.h>
-#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "sys/sys.h"
 
+/*
+ * The calling thread's capability sets, by the kernel's own capget(2) and
+ * capset(2) (version 3: two 32-bit words a set).  Not libcap's: a program
+ * linked with it pays for the library's loading and for its constructor,
+ * which probes the bounding set, at every start, a launch by dl-run
+ * included, for what is two system calls here.
+ */
+static int caps_call(long nr, struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3])
+{
+	struct __user_cap_header_struct head = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+
+	return syscall(nr, &head, data) < 0 ? -errno : 0;
+}
+
 DL_EXPORT int dl_have_cap_sys_nice(void)
 {
-	cap_flag_value_t v = CAP_CLEAR;
-	cap_t caps = cap_get_proc();
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	int err = caps_call(SYS_capget, data);
 
-	if (!caps)
-		return dl_fail(-errno, "cannot read the capabilities: %s", strerror(errno));
-	if (cap_get_flag(caps, CAP_SYS_NICE, CAP_EFFECTIVE, &v) < 0)
-		v = CAP_CLEAR;
-	cap_free(caps);
-	return v == CAP_SET;
+	if (err)
+		return dl_fail(err, "cannot read the capabilities: %s", strerror(-err));
+	return (data[CAP_TO_INDEX(CAP_SYS_NICE)].effective & CAP_TO_MASK(CAP_SYS_NICE)) != 0;
 }
 
 /*
@@ -33,24 +46,24 @@ DL_EXPORT int dl_have_cap_sys_nice(void)
  * hand them on to a command it runs: every set cleared, the ambient and
  * inheritable ones too (the one path the kernel leaves open is CAP_SYS_NICE
  * in the inheritable set meeting a command's file-inheritable set).
- * Root keeps its own: its command would get them back at exec.
+ * Root keeps its own: its command would get them back at exec.  Kernels
+ * before 4.3 have no ambient set and refuse its prctl with EINVAL.
  */
 DL_EXPORT int dl_caps_drop(void)
 {
-	cap_t none;
-	int err = 0;
+	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3];
+	uid_t r, e, s;
+	int err;
 
-	if (getuid() == 0 && geteuid() == 0)
+	if (getresuid(&r, &e, &s) == 0 && r == 0 && e == 0)
 		return 0;
-	if (CAP_AMBIENT_SUPPORTED() && cap_reset_ambient() < 0)
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return dl_fail(-errno, "cannot clear the ambient capabilities: %s", strerror(errno));
-	none = cap_init();
-	if (!none)
-		return dl_fail(-errno, "cannot clear the capabilities: %s", strerror(errno));
-	if (cap_set_proc(none) < 0)
-		err = dl_fail(-errno, "cannot clear the capabilities: %s", strerror(errno));
-	cap_free(none);
-	return err;
+	memset(none, 0, sizeof(none));
+	err = caps_call(SYS_capset, none);
+	if (err)
+		return dl_fail(err, "cannot clear the capabilities: %s", strerror(-err));
+	return 0;
 }
 
 /* The CPU a thread last ran on: field 39 of /proc/TID/stat. */

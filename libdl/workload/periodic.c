@@ -25,7 +25,7 @@ struct dl_periodic {
 	struct dl_periodic_stats counts; /* kept by every job */
 	struct dl_periodic_stats stats;  /* what dl_periodic_stats() last returned */
 	uint64_t cpu0;      /* the thread's CPU clock when the last job ended */
-	long nvcsw0;        /* its voluntary switches then */
+	struct rusage ru0;  /* its voluntary switches and page faults then */
 	uint32_t xcpu0;     /* SIGXCPU count then */
 	int xcpu;           /* its slot of xcpu_slot, or -1 */
 	struct dl_hist resp; /* every job's response, for the percentiles */
@@ -105,11 +105,12 @@ static void count_overruns(void)
 	sigaction(SIGXCPU, &sa, NULL);
 }
 
-static long voluntary_switches(void)
+/* The thread's voluntary switches and page faults so far (0 when
+ * getrusage fails: a job then counts none). */
+static void thread_usage(struct rusage *ru)
 {
-	struct rusage ru;
-
-	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nvcsw : 0;
+	if (getrusage(RUSAGE_THREAD, ru) < 0)
+		memset(ru, 0, sizeof(*ru));
 }
 
 DL_EXPORT int dl_yield(void)
@@ -120,8 +121,9 @@ DL_EXPORT int dl_yield(void)
 }
 
 /*
- * The counters a job is measured by, read where the previous job ended
- * (or once, when the first begins).  Reading them again after the wait
+ * The counters a job is measured by (its CPU time, voluntary switches
+ * and page faults), read where the previous job ended (or once, when the
+ * first begins).  Reading them again after the wait
  * would put system calls (the thread's CPU clock has no vDSO path, nor
  * has getrusage) between the wake-up and the job's code, where
  * cyclicdeadline's loop makes none: on the project's VM, from the
@@ -132,13 +134,14 @@ DL_EXPORT int dl_yield(void)
  * around it, a few microseconds, which the kernel charges to the task's
  * runtime all the same.  sched_yield() gives up the CPU involuntarily
  * (nivcsw), so the voluntary switches still count the job's own blocking
- * only.
+ * only.  The page faults (docs/kernel-notes.md, "Locked memory: no page
+ * fault in a job") are the thread's own, its job's and its wait's.
  */
-static void job_begins(struct dl_periodic *pt, uint64_t cpu, long nvcsw)
+static void job_begins(struct dl_periodic *pt, uint64_t cpu, const struct rusage *ru)
 {
 	pt->cpu0 = cpu;
 	pt->xcpu0 = xcpu_read(pt->xcpu);
-	pt->nvcsw0 = nvcsw;
+	pt->ru0 = *ru;
 }
 
 DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params *p, int mode,
@@ -170,8 +173,6 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 	pt->reserved = reserve;
 	if (p) {
 		err = dl_params_normalize(p, &norm);
-		if (!err && reserve)
-			err = dl_set(0, &norm);
 	} else {
 		/* Adopt the reservation the thread already has (dl-run's). */
 		err = dl_get(0, &norm);
@@ -180,8 +181,12 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 		else if (err > 0)
 			err = 0;
 	}
+	/* The record first: a loop that cannot publish (a folder not
+	 * the user's, a group refused) leaves the thread as it was. */
 	if (!err && publish)
 		err = dl_pub_open(&pt->pub, &norm);
+	if (!err && p && reserve && (err = dl_set(0, &norm)))
+		dl_pub_close(&pt->pub);
 	if (err) {
 		free(pt);
 		return err;
@@ -211,7 +216,12 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 		release = first_release ? first_release : now;
 	}
 	dl_book_init(&pt->book, reserve ? mode : mode | DL_PERIODIC_NO_RESERVATION, &norm, release, dl_now_ns());
-	job_begins(pt, dl_thread_cpu_ns(), mode == DL_PERIODIC_YIELD && reserve ? voluntary_switches() : 0);
+	{
+		struct rusage ru;
+
+		thread_usage(&ru);
+		job_begins(pt, dl_thread_cpu_ns(), &ru);
+	}
 	*out = pt;
 	return 0;
 }
@@ -230,6 +240,9 @@ static void record(struct dl_periodic *pt, const struct dl_job *job)
 	}
 	if (job->tardiness > st->tardiness_max)
 		st->tardiness_max = job->tardiness;
+	st->minflt += job->minflt;
+	st->majflt += job->majflt;
+	st->faulted += st->jobs > 1 && (job->minflt || job->majflt);
 	dl_hist_add(&pt->resp, job->response);
 	if (pt->pub.rec)
 		dl_pub_job(&pt->pub, job->response, !job->met, job->overruns);
@@ -238,7 +251,7 @@ static void record(struct dl_periodic *pt, const struct dl_job *job)
 DL_EXPORT int dl_periodic_next(struct dl_periodic *pt, const struct dl_job **done)
 {
 	uint64_t end = dl_now_ns(), cpu = dl_thread_cpu_ns(), wake, release;
-	long nvcsw = 0;
+	struct rusage ru;
 	bool blocked = false;
 	int err = 0;
 
@@ -246,19 +259,20 @@ DL_EXPORT int dl_periodic_next(struct dl_periodic *pt, const struct dl_job **don
 		*done = NULL;
 	if (!pt)
 		return dl_fail(-EINVAL, "dl_periodic_next needs the task dl_periodic_start made");
-	if (pt->book.mode == DL_PERIODIC_YIELD && pt->reserved) {
-		nvcsw = voluntary_switches();
-		blocked = nvcsw != pt->nvcsw0;
-	}
+	thread_usage(&ru);
+	if (pt->book.mode == DL_PERIODIC_YIELD && pt->reserved)
+		blocked = ru.ru_nvcsw != pt->ru0.ru_nvcsw;
 	dl_book_end(&pt->book, end, &pt->last);
 	pt->last.cpu = cpu - pt->cpu0;
+	pt->last.minflt = (uint32_t)(ru.ru_minflt - pt->ru0.ru_minflt);
+	pt->last.majflt = (uint32_t)(ru.ru_majflt - pt->ru0.ru_majflt);
 	/* The SIGXCPU count is this thread's: a loop with no reservation
 	 * cannot have overrun, whatever a signal sent by hand says. */
 	pt->last.overruns = pt->reserved ? xcpu_read(pt->xcpu) - pt->xcpu0 : 0;
 	record(pt, &pt->last);
 	if (done)
 		*done = &pt->last;
-	job_begins(pt, cpu, nvcsw);
+	job_begins(pt, cpu, &ru);
 	if (pt->book.mode == DL_PERIODIC_SLEEP) {
 		release = dl_book_sleep_next(&pt->book, end);
 		dl_sleep_until(release);

@@ -10,7 +10,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -24,6 +26,40 @@ _Static_assert(sizeof(struct dl_pubrec) == DL_PUB_SIZE, "the record's size is it
 const char *dl_pub_base(void)
 {
 	return dl_test_hooks && dl_test_hooks->tasks_dir ? dl_test_hooks->tasks_dir : DL_PUB_DIR;
+}
+
+/* The group that may read the loop's record, from LIBDL_PUBLISH_GROUP
+ * (a group's name or number; secure_getenv: a program that runs with
+ * more privileges than its caller ignores it): 0 with *gid (gid_t)-1
+ * when unset or empty, else 0 with the group, or -EINVAL naming it. */
+static int publish_group(gid_t *gid)
+{
+	const char *name = secure_getenv(DL_PUB_GROUP_ENV);
+	char shown[96], buf[4096];
+	struct group gr, *found = NULL;
+	char *end;
+	unsigned long n;
+	int err;
+
+	*gid = (gid_t)-1;
+	if (!name || !*name)
+		return 0;
+	dl_str_escape(name, shown, sizeof(shown));
+	if (!name[strspn(name, "0123456789")]) {
+		errno = 0;
+		n = strtoul(name, &end, 10);
+		if (*end || errno || n >= (gid_t)-1)
+			return dl_fail(-EINVAL, "%s=%s is not a group: give a group's name or its number (getent group)",
+				       DL_PUB_GROUP_ENV, shown);
+		*gid = (gid_t)n;
+		return 0;
+	}
+	err = getgrnam_r(name, &gr, buf, sizeof(buf), &found);
+	if (err || !found)
+		return dl_fail(-EINVAL, "%s=%s: no such group%s%s: name one getent group lists, or unset it",
+			       DL_PUB_GROUP_ENV, shown, err ? ": " : "", err ? strerror(err) : "");
+	*gid = gr.gr_gid;
+	return 0;
 }
 
 /* A directory only its owner (root, or uid) may put entries in, or one
@@ -102,12 +138,16 @@ static int open_base(uid_t uid, char *path, size_t len)
 }
 
 /* The user's directory in the base, made mode 0700: one the user owns
- * and nobody else can write to, or a refusal naming who squats it. */
-static int open_user_dir(int basefd, const char *base, uid_t uid, char *path, size_t len)
+ * and nobody else can write to or look into, or a refusal naming who
+ * squats it.  Its group may list and read it (mode 0750): the group a
+ * loop chose (gid, not (gid_t)-1) is given it, or was by an earlier loop
+ * of the user's; each record's own mode says whether the group may read
+ * that one. */
+static int open_user_dir(int basefd, const char *base, uid_t uid, gid_t gid, char *path, size_t len)
 {
 	char name[16];
 	struct stat st;
-	int fd;
+	int fd, err;
 
 	snprintf(name, sizeof(name), "%u", (unsigned)uid);
 	snprintf(path, len, "%s/%s", base, name);
@@ -116,10 +156,26 @@ static int open_user_dir(int basefd, const char *base, uid_t uid, char *path, si
 	fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return dl_fail(-errno, "cannot open %s: %s (is it a link? remove it)", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || st.st_uid != uid || (st.st_mode & 077)) {
+	if (fstat(fd, &st) < 0 || st.st_uid != uid || (st.st_mode & 027)) {
 		close(fd);
-		return dl_fail(-EPERM, "%s is not uid %u's alone (owner %u, mode %04o): remove it, the next loop makes it again",
+		return dl_fail(-EPERM, "%s is not uid %u's alone (owner %u, mode %04o: only its owner may write, only its group look in): remove it, the next loop makes it again",
 			       path, (unsigned)uid, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+	}
+	if (gid == (gid_t)-1)
+		return fd;
+	/* The group first, then its access: never a moment when another
+	 * group may look in. */
+	if (st.st_gid != gid && fchown(fd, (uid_t)-1, gid) < 0) {
+		err = errno == EPERM ? dl_fail(-EPERM, "cannot give %s to group %u (%s): uid %u is not in that group; add the user to it or unset %s",
+					       path, (unsigned)gid, DL_PUB_GROUP_ENV, (unsigned)uid, DL_PUB_GROUP_ENV)
+				     : dl_fail(-errno, "cannot give %s to group %u: %s", path, (unsigned)gid, strerror(errno));
+		close(fd);
+		return err;
+	}
+	if ((st.st_mode & 07777) != 0750 && fchmod(fd, 0750) < 0) {
+		err = dl_fail(-errno, "cannot make %s mode 0750: %s", path, strerror(errno));
+		close(fd);
+		return err;
 	}
 	return fd;
 }
@@ -150,20 +206,29 @@ int dl_pub_open(struct dl_pub *pub, const struct dl_params *p)
 	unsigned long long start;
 	uid_t uid = geteuid();
 	pid_t tid = gettid();
+	gid_t gid;
 	int basefd, dirfd, fd, err;
 
 	memset(pub, 0, sizeof(*pub));
 	err = dl_task_stat_field(tid, 22, &start);
 	if (err)
 		return dl_fail(err, "cannot read this thread's start time in /proc/%d/stat: is /proc mounted?", (int)tid);
+	if ((err = publish_group(&gid)))
+		return err;
 	basefd = open_base(uid, base, sizeof(base));
 	if (basefd < 0)
 		return basefd;
 	if (!strcmp(base, dl_pub_base())) {
-		dirfd = open_user_dir(basefd, base, uid, dir, sizeof(dir));
+		dirfd = open_user_dir(basefd, base, uid, gid, dir, sizeof(dir));
 		close(basefd);
 		if (dirfd < 0)
 			return dirfd;
+	} else if (gid != (gid_t)-1) {
+		/* logind's /run/user/UID is its user's alone: no group can
+		 * reach a record below it. */
+		close(basefd);
+		return dl_fail(-EPERM, "%s asks for a group, but records go in %s, which only its user may enter: as root, create %s mode 1777 (dl-stat(1), FILES)",
+			       DL_PUB_GROUP_ENV, base, DL_PUB_DIR);
 	} else {
 		dirfd = basefd;
 		snprintf(dir, sizeof(dir), "%s", base);
@@ -177,6 +242,12 @@ int dl_pub_open(struct dl_pub *pub, const struct dl_params *p)
 	close(dirfd);
 	if (fd < 0)
 		return dl_fail(-errno, "cannot create %s: %s", pub->path, strerror(errno));
+	/* Made 0600 at most (the umask may take more away); the group's
+	 * first, and only then 0640, whatever the umask. */
+	if (gid != (gid_t)-1 && (fchown(fd, (uid_t)-1, gid) < 0 || fchmod(fd, 0640) < 0)) {
+		err = dl_fail(-errno, "cannot make %s readable by group %u: %s", pub->path, (unsigned)gid, strerror(errno));
+		goto fail;
+	}
 	if (ftruncate(fd, DL_PUB_SIZE) < 0) {
 		err = dl_fail(-errno, "cannot size %s: %s", pub->path, strerror(errno));
 		goto fail;

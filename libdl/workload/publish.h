@@ -6,9 +6,11 @@
  * /run/libdl-tasks (root's, mode 1777 like /tmp, made by the first
  * publisher that runs as root, or by the package's tmpfiles.d entry) or,
  * when that does not exist, the user's own /run/user/UID/libdl-tasks
- * (logind's directory, the user's alone).  UID's directory is mode 0700
- * and the user's: nobody else can put a record there, nor read one but
- * root.
+ * (logind's directory, the user's alone).  UID's directory is the
+ * user's, mode 0700: nobody else can put a record there, nor read one
+ * but root.  A loop run with LIBDL_PUBLISH_GROUP=GROUP (in
+ * /run/libdl-tasks only) gives the directory to GROUP, mode 0750, and
+ * its record too, mode 0640: GROUP's members read it, and never write.
  *
  * The record is untrusted input to every reader: a fixed size, a magic
  * and a version, every count checked against the others, the thread it
@@ -27,6 +29,7 @@
 
 #define DL_PUB_DIR "/run/libdl-tasks"
 #define DL_PUB_USER_DIR "libdl-tasks" /* under /run/user/UID */
+#define DL_PUB_GROUP_ENV "LIBDL_PUBLISH_GROUP" /* the group that may read */
 #define DL_PUB_MAGIC "libdl-tc"
 #define DL_PUB_VERSION 1
 #define DL_PUB_SIZE 512

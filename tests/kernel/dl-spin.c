@@ -16,6 +16,16 @@
  *                       with --leave, it leaves SCHED_DEADLINE for
  *                       SCHED_OTHER just before it exits, as dl_clear(0) and
  *                       dl-load's tasks do
+ *   dl-spin --miss FIFO N
+ *                       a periodic loop (dl_periodic_start(3), sleep mode,
+ *                       DL_PERIODIC_PUBLISH) under runtime 10ms, deadline
+ *                       10ms, period 20ms, as root: prints "ready TID",
+ *                       waits for a line through FIFO, then runs N jobs
+ *                       of 15ms of its own CPU time each, longer than the
+ *                       deadline, so that each one ends late whatever
+ *                       else runs: exactly N jobs and N misses, which it
+ *                       prints ("missed M of J") and keeps published
+ *                       until it is killed
  */
 #include <pthread.h>
 #include <sched.h>
@@ -26,6 +36,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "libdeadline.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
@@ -94,9 +106,48 @@ static int burn_after(const char *fifo, long long us, int leave)
 	return 0;
 }
 
+static int miss(const char *fifo, int jobs)
+{
+	struct dl_params p = { .runtime = 10000000, .deadline = 10000000, .period = 20000000 };
+	const struct dl_periodic_stats *st;
+	const struct dl_job *job;
+	struct dl_periodic *pt;
+	long long end;
+	char c;
+	FILE *f;
+
+	if (dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP | DL_PERIODIC_PUBLISH, 0) < 0) {
+		fprintf(stderr, "dl-spin: %s\n", dl_errmsg());
+		return 1;
+	}
+	printf("ready %d\n", (int)syscall(SYS_gettid));
+	fflush(stdout);
+	f = fopen(fifo, "r");
+	if (!f || fread(&c, 1, 1, f) != 1) {
+		perror(fifo);
+		return 1;
+	}
+	fclose(f);
+	for (int i = 0; i < jobs; i++) {
+		end = cpu_us() + 15000;
+		while (cpu_us() < end)
+			;
+		dl_periodic_next(pt, &job);
+	}
+	st = dl_periodic_stats(pt);
+	printf("missed %llu of %llu\n", (unsigned long long)st->misses, (unsigned long long)st->jobs);
+	fflush(stdout);
+	never_wake = 1;
+	idle();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n;
+
+	if (argc == 4 && strcmp(argv[1], "--miss") == 0)
+		return miss(argv[2], atoi(argv[3]));
 
 	if ((argc == 4 || (argc == 5 && strcmp(argv[4], "--leave") == 0)) &&
 	    strcmp(argv[1], "--burn-after") == 0)

@@ -9,12 +9,20 @@
  *    every job waits for a replenishment, its SIGXCPU overruns and its
  *    misses are counted;
  *  - a refused task stops the whole load, with the kernel's reason;
- *  - rt-app's own examples of deadline tasks run as written.
+ *  - rt-app's own examples of deadline tasks run as written;
+ *  - memory: dl-load's jobs after the first take no page fault (their
+ *    memory locked and touched first), a loop of the public API that
+ *    touches a fresh page each job counts one in each, and none once
+ *    dl_prefault() locked the memory; a user whose RLIMIT_MEMLOCK is
+ *    too low is told so and how to raise it, and --no-mlock runs.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -277,6 +285,9 @@ START_TEST(test_tool)
 	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
 	ck_assert_msg(strstr(out, "\"name\":\"t1\"") && strstr(out, "\"place\":\"cluster\""), "%s", out);
 	ck_assert_msg(strstr(out, "\"jobs\":20,") && strstr(out, "\"work\":500000,"), "%s", out);
+	/* Each task's memory locked and touched first: no job after the
+	 * first faulted. */
+	ck_assert_msg(strstr(out, "\"major_faults\":0,") && strstr(out, "\"faulted_jobs\":0}"), "%s", out);
 	rc = tl_run_tool("dl-load", (char *[]){ "-n", "5", path, NULL }, out, sizeof(out), err, sizeof(err));
 	ck_assert_msg(rc == 0 && strstr(out, "TASK") && strstr(out, "\nt2 "), "rc %d: %s%s", rc, out, err);
 	f = fopen(path, "we");
@@ -352,6 +363,165 @@ START_TEST(test_rtapp_duration)
 }
 END_TEST
 
+/* ------------------------------------------------------------- memory */
+
+/*
+ * Two tasks, 100 jobs each, every job kept (the 120-byte records of the
+ * shared area, a fresh page every 34 jobs unless touched beforehand):
+ * after the first job, none takes a page fault, minor or major, as
+ * getrusage(2) counts them in the task's thread.
+ */
+START_TEST(test_load_jobs_fault_nothing)
+{
+	struct dl_taskset *ts = tasks("m 1ms 10ms 10ms work=0.2ms\nn 0.5ms 5ms 5ms work=0.1ms\n");
+	struct dl_load *l;
+
+	ck_assert_msg(dl_load_run(ts, DL_PERIODIC_SLEEP, 0, 100, DL_LOAD_KEEP_JOBS, &l) == 0, "%s", dl_errmsg());
+	for (size_t i = 0; i < dl_load_count(l); i++) {
+		const struct dl_load_task *t = dl_load_task(l, i);
+		uint64_t minflt = 0, majflt = 0, faulted = 0;
+
+		ck_assert_int_eq(t->err, 0);
+		ck_assert_uint_eq(t->njobs, 100);
+		for (size_t k = 0; k < t->njobs; k++) {
+			minflt += t->jobs[k].minflt;
+			majflt += t->jobs[k].majflt;
+			if (k > 0 && (t->jobs[k].minflt || t->jobs[k].majflt)) {
+				faulted++;
+				tl_note("task %s, job %zu: %u minor, %u major faults", t->spec->name, k,
+					t->jobs[k].minflt, t->jobs[k].majflt);
+			}
+		}
+		tl_note("task %s: %llu minor, %llu major faults in 100 jobs (the first: %u minor)", t->spec->name,
+			(unsigned long long)minflt, (unsigned long long)majflt, t->jobs[0].minflt);
+		ck_assert_uint_eq(faulted, 0);
+		ck_assert_uint_eq(t->stats->faulted, 0);
+		ck_assert_uint_eq(t->stats->minflt, minflt);
+		ck_assert_uint_eq(t->stats->majflt, 0);
+	}
+	dl_load_free(l);
+	dl_taskset_free(ts);
+	tl_settle();
+}
+END_TEST
+
+#define FRESH_JOBS 20
+
+/* A child of the test's own: a 0.5 ms / 5 ms loop whose every job
+ * writes one page of a mapping made after dl_prefault() (or with no
+ * dl_prefault()), and whose jobs also take 256 KiB of heap and give it
+ * back; each job's minor faults written to fd.  Exits 0 when it ran. */
+static noreturn void fresh_pages_child(int fd, bool prefault)
+{
+	struct dl_params p = { .runtime = 500 * US, .period = 5 * MS };
+	uint32_t faults[FRESH_JOBS];
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct dl_periodic *pt;
+	const struct dl_job *job;
+	unsigned char *area;
+
+	if (prefault && dl_prefault(64 * 1024, 1024 * 1024, 0) < 0) {
+		dprintf(fd, "%s", dl_errmsg());
+		_exit(2);
+	}
+	area = mmap(NULL, FRESH_JOBS * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED || dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP, 0) < 0)
+		_exit(3);
+	for (int k = 0; k < FRESH_JOBS; k++) {
+		unsigned char *heap = malloc(256 * 1024);
+
+		if (!heap)
+			_exit(4);
+		memset(heap, k, 256 * 1024);
+		free(heap);
+		((volatile unsigned char *)area)[(size_t)k * page] = 1;
+		if (dl_periodic_next(pt, &job) < 0)
+			_exit(5);
+		faults[k] = job->minflt + job->majflt;
+	}
+	dl_periodic_free(pt);
+	dl_clear(0);
+	if (write(fd, faults, sizeof(faults)) != sizeof(faults))
+		_exit(6);
+	_exit(0);
+}
+
+static void fresh_pages(bool prefault, uint32_t faults[FRESH_JOBS])
+{
+	char msg[1024] = "";
+	int fds[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(fds[0]);
+		fresh_pages_child(fds[1], prefault);
+	}
+	close(fds[1]);
+	n = read(fds[0], faults, FRESH_JOBS * sizeof(*faults));
+	if (n > 0 && n != (ssize_t)(FRESH_JOBS * sizeof(*faults)))
+		memcpy(msg, faults, (size_t)n < sizeof(msg) - 1 ? (size_t)n : sizeof(msg) - 1);
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the loop failed (status 0x%x): %s", status, msg);
+	tl_settle();
+}
+
+/* Every job of the loop touches a page it never touched: each takes a
+ * minor fault.  After dl_prefault() the mapping was brought in when it
+ * was made (MCL_FUTURE) and the heap the jobs borrow is there already:
+ * none does. */
+START_TEST(test_prefault_api)
+{
+	uint32_t faults[FRESH_JOBS];
+
+	fresh_pages(false, faults);
+	for (int k = 1; k < FRESH_JOBS; k++)
+		ck_assert_msg(faults[k] >= 1, "job %d touched a fresh page and counted %u faults", k, faults[k]);
+	fresh_pages(true, faults);
+	for (int k = 1; k < FRESH_JOBS; k++)
+		ck_assert_msg(faults[k] == 0, "job %d, after dl_prefault(): %u faults", k, faults[k]);
+}
+END_TEST
+
+/* nobody, holding CAP_SYS_NICE (ambient, as a service given it) but not
+ * CAP_IPC_LOCK, under RLIMIT_MEMLOCK 64 KiB: dl-load runs nothing and
+ * names the limit and the ways out; with --no-mlock it runs. */
+START_TEST(test_memlock_refused)
+{
+	static char out[8192], err[8192];
+	const char *dlload = tl_tool_for_anyone("dl-load");
+	char path[64];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "/tmp/libdl-test-load.%d.memlock", (int)getpid());
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "t 0.5ms 10ms 10ms work=0.1ms\n");
+	fclose(f);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+#define AS_NOBODY "/usr/bin/prlimit", "--memlock=65536:65536", "/usr/bin/setpriv", "--reuid=nobody", \
+		  "--regid=nogroup", "--clear-groups", "--inh-caps=-all,+sys_nice", "--ambient-caps=-all,+sys_nice", "--"
+	rc = tl_run((char *[]){ AS_NOBODY, (char *)dlload, "--jobs", "5", path, NULL }, out, sizeof(out), err, sizeof(err));
+	ck_assert_msg(rc == 1, "rc %d: %s%s", rc, out, err);
+	ck_assert_msg(strstr(err, "cannot lock the process's memory") && strstr(err, "RLIMIT_MEMLOCK is 64 KiB") &&
+			      strstr(err, "ulimit -l") && strstr(err, "LimitMEMLOCK=") && strstr(err, "CAP_IPC_LOCK") &&
+			      strstr(err, "--no-mlock"),
+		      "%s", err);
+	tl_settle();
+	rc = tl_run((char *[]){ AS_NOBODY, (char *)dlload, "--jobs", "5", "--no-mlock", path, NULL }, out, sizeof(out), err,
+		    sizeof(err));
+	unlink(path);
+	ck_assert_msg(rc == 0 && strstr(out, "\nt "), "rc %d: %s%s", rc, out, err);
+	tl_settle();
+#undef AS_NOBODY
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("load");
@@ -379,6 +549,16 @@ static Suite *make(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_rtapp_examples, 0, ARRAY_SIZE(rtapp));
 	tcase_add_test(tc, test_rtapp_duration);
+	suite_add_tcase(s, tc);
+	/* Page faults, on the whole machine. */
+	tc = tcase_create("memory");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_load_jobs_fault_nothing);
+	tcase_add_test(tc, test_prefault_api);
+	if (access("/usr/bin/setpriv", X_OK) == 0 && access("/usr/bin/prlimit", X_OK) == 0)
+		tcase_add_test(tc, test_memlock_refused);
+	else
+		tl_note("setpriv or prlimit (util-linux) is missing: RLIMIT_MEMLOCK's message is not tested; run ./bootstrap.sh as root");
 	suite_add_tcase(s, tc);
 	return s;
 }

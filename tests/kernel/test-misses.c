@@ -24,12 +24,19 @@
  * record, a hard link, a FIFO, and a folder named by another user's
  * uid.  dl-stat (root) must still show the true counts and nothing of
  * nobody's, never hang, and nobody must read nothing of root's.
+ *
+ * And a loop of another user's (OTHER, holding CAP_SYS_NICE alone) run
+ * with LIBDL_PUBLISH_GROUP=GROUP: its folder and record given to GROUP
+ * (0750, 0640), dl-stat run by nobody in GROUP showing its counts, run
+ * by nobody outside it showing none, and a user outside GROUP who asks
+ * for it refused, by name.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,10 +117,11 @@ static int go[2];
 
 static void stop_loops(void);
 
-/* The process of two loops, both done and still published. */
-static bool start_once(void)
+/* A process of n loops (at most 2), each a thread; as(), when given,
+ * runs in it first.  Returns when every loop is done and still
+ * published, with their reports; stop_loops() ends them. */
+static void spawn_loops(struct loop *l, int n, void (*as)(void), struct report *rep)
 {
-	struct report rep[2];
 	int tid_pipe[2];
 
 	ck_assert_int_eq(pipe(tid_pipe), 0);
@@ -121,29 +129,39 @@ static bool start_once(void)
 	child = fork();
 	ck_assert_int_ge(child, 0);
 	if (child == 0) {
-		struct loop l[2] = {
-			{ "overrun", 10 * MS, true, tid_pipe[1], go[0] },
-			{ "steady", 2 * MS, false, tid_pipe[1], go[0] },
-		};
 		pthread_t th[2];
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(go[1]);
-		for (int i = 0; i < 2; i++)
+		if (as)
+			as();
+		for (int i = 0; i < n; i++) {
+			l[i].tid_fd = tid_pipe[1];
+			l[i].go_fd = go[0];
 			if (pthread_create(&th[i], NULL, run_loop, &l[i]))
 				_exit(1);
-		for (int i = 0; i < 2; i++)
+		}
+		for (int i = 0; i < n; i++)
 			pthread_join(th[i], NULL);
 		_exit(0);
 	}
 	close(tid_pipe[1]);
 	close(go[0]);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < n; i++) {
 		ck_assert_int_eq(read(tid_pipe[0], &rep[i], sizeof(rep[i])), (ssize_t)sizeof(rep[i]));
 		tids[i] = rep[i].tid;
+		ck_assert_msg(tids[i] > 0, "a loop could not start (its reason on stderr)");
 	}
 	close(tid_pipe[0]);
-	ck_assert_msg(tids[0] > 0 && tids[1] > 0, "a loop could not start (its reason on stderr)");
+}
+
+/* The process of two loops, both done and still published. */
+static bool start_once(void)
+{
+	struct loop l[2] = { { "overrun", 10 * MS, true, -1, -1 }, { "steady", 2 * MS, false, -1, -1 } };
+	struct report rep[2];
+
+	spawn_loops(l, 2, NULL, rep);
 	for (int i = 0; i < 2; i++) {
 		uint64_t want = rep[i].overruns ? JOBS / EVERY : 0;
 
@@ -494,6 +512,147 @@ START_TEST(test_nobody_cannot_spoof)
 }
 END_TEST
 
+/* ----------------------------------------------------------- group */
+
+#define GROUP 4243 /* a group no one on the machine is in: the readers' */
+
+static char group_dir[64] = DL_PUB_DIR "/4242";
+static bool base_made;
+
+/* The base folder, as a loop of root's makes it (sticky, 1777), so that
+ * OTHER can publish there; removed again when this suite made it. */
+static void make_base(void)
+{
+	if (mkdir(DL_PUB_DIR, 0755) == 0) {
+		base_made = true;
+		ck_assert_int_eq(chmod(DL_PUB_DIR, 01777), 0);
+	} else {
+		ck_assert_int_eq(errno, EEXIST);
+	}
+}
+
+static void remove_base(void)
+{
+	if (base_made)
+		rmdir(DL_PUB_DIR);
+	base_made = false;
+}
+
+/* This process becomes OTHER, in GROUP when in_group, holding
+ * CAP_SYS_NICE alone; its loops publish for GROUP. */
+static void become_other(bool in_group)
+{
+	gid_t groups[1] = { GROUP };
+
+	if (setenv("LIBDL_PUBLISH_GROUP", "4243", 1) || !tl_become_with_nice(OTHER, OTHER, groups, in_group))
+		_exit(120);
+}
+
+static void become_member(void)
+{
+	become_other(true);
+}
+
+/* dl-stat --tasks --json as nobody with primary group gid: the
+ * counters object of the loop's thread, or NULL when it has none. */
+static const char *counters_as_nobody(gid_t gid, pid_t tid)
+{
+	char *argv[] = { (char *)tl_tool_for_anyone("dl-stat"), "--tasks", "--json", NULL };
+	char key[32];
+	const char *obj, *next;
+
+	ck_assert_msg(tl_run_as(argv, NOBODY, gid, out, sizeof(out), err, sizeof(err)) == 0, "%s", err);
+	snprintf(key, sizeof(key), "\"tid\":%d,", (int)tid);
+	obj = strstr(out, key);
+	ck_assert_msg(obj, "dl-stat as nobody (group %u) does not list thread %d: %s", (unsigned)gid, (int)tid, out);
+	next = strstr(obj + 1, "\"tid\":");
+	obj = strstr(obj, "\"counters\":{");
+	return obj && (!next || obj < next) ? obj : NULL;
+}
+
+static void open_as_nobody_outside(void)
+{
+	char path[128];
+
+	path_of(path, sizeof(path), OTHER, tids[0]);
+	if (open(path, O_RDONLY) >= 0 || errno != EACCES)
+		_exit(30);
+	if (open(group_dir, O_RDONLY | O_DIRECTORY) >= 0 || errno != EACCES)
+		_exit(31);
+}
+
+START_TEST(test_group_reads)
+{
+	struct report rep;
+	struct stat st;
+	char path[128];
+	const char *c;
+
+	cleanup_attack();
+	make_base();
+	spawn_loops(&(struct loop){ "grouped", 2 * MS, false, -1, -1 }, 1, become_member, &rep);
+	ck_assert_int_eq(stat(group_dir, &st), 0);
+	ck_assert_msg(st.st_uid == OTHER && st.st_gid == GROUP && (st.st_mode & 07777) == 0750,
+		      "%s: owner %u, group %u, mode %04o", group_dir, (unsigned)st.st_uid, (unsigned)st.st_gid,
+		      (unsigned)(st.st_mode & 07777));
+	path_of(path, sizeof(path), OTHER, rep.tid);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_msg(st.st_uid == OTHER && st.st_gid == GROUP && (st.st_mode & 07777) == 0640,
+		      "%s: owner %u, group %u, mode %04o", path, (unsigned)st.st_uid, (unsigned)st.st_gid,
+		      (unsigned)(st.st_mode & 07777));
+	/* A member, not root, reads them. */
+	c = counters_as_nobody(GROUP, rep.tid);
+	ck_assert_msg(c, "dl-stat as a member of group %u shows no counters for %d: %s", GROUP, (int)rep.tid, out);
+	ck_assert_uint_eq(num_after(c, "\"jobs\""), JOBS);
+	ck_assert_uint_eq(num_after(c, "\"deadline_misses\""), rep.misses);
+	/* Anyone else does not. */
+	ck_assert_msg(!counters_as_nobody(NOBODY, rep.tid), "nobody outside group %u reads %d's counters: %s", GROUP,
+		      (int)rep.tid, out);
+	as_nobody(open_as_nobody_outside);
+	stop_loops();
+	ck_assert_msg(access(path, F_OK) < 0, "%s is left", path);
+	cleanup_attack();
+}
+END_TEST
+
+/* OTHER outside GROUP asks for it: refused, naming the variable, and
+ * no reservation made. */
+static void refused_outside(void)
+{
+	struct dl_params p = { .runtime = 2 * MS, .deadline = 20 * MS, .period = 50 * MS };
+	struct dl_periodic *pt;
+	char path[128];
+
+	become_other(false);
+	if (dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP | DL_PERIODIC_PUBLISH, 0) != -EPERM)
+		_exit(40);
+	if (!strstr(dl_errmsg(), "not in that group") || !strstr(dl_errmsg(), "LIBDL_PUBLISH_GROUP"))
+		_exit(41);
+	path_of(path, sizeof(path), OTHER, gettid());
+	if (access(path, F_OK) == 0)
+		_exit(42);
+	/* Refused, the thread keeps its policy (dl_periodic_start(3)). */
+	if (sched_getscheduler(0) != SCHED_OTHER)
+		_exit(43);
+}
+
+START_TEST(test_group_refused_outside)
+{
+	pid_t p;
+
+	cleanup_attack();
+	make_base();
+	p = fork();
+	ck_assert_int_ge(p, 0);
+	if (p == 0) {
+		refused_outside();
+		_exit(0);
+	}
+	ck_assert_int_eq(tl_wait(p), 0);
+	cleanup_attack();
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("misses");
@@ -511,6 +670,14 @@ static Suite *make(void)
 	tcase_add_checked_fixture(tc, NULL, cleanup_attack);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_nobody_cannot_spoof);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("group");
+	tcase_add_checked_fixture(tc, NULL, stop_loops_fixture);
+	tcase_add_checked_fixture(tc, NULL, cleanup_attack);
+	tcase_add_checked_fixture(tc, NULL, remove_base);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_group_reads);
+	tcase_add_test(tc, test_group_refused_outside);
 	suite_add_tcase(s, tc);
 	return s;
 }

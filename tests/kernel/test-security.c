@@ -1018,16 +1018,8 @@ static int batch_policy(void)
 /* The library's caller: nobody, holding CAP_SYS_NICE alone. */
 static void as_setcap_nobody(void)
 {
-	cap_value_t nice_cap = CAP_SYS_NICE;
-	cap_t caps;
-
-	if (prctl(PR_SET_KEEPCAPS, 1) < 0 || !become(nobody))
+	if (!tl_become_with_nice(nobody, nogroup, NULL, 0))
 		_exit(120);
-	caps = cap_init();
-	if (!caps || cap_set_flag(caps, CAP_PERMITTED, 1, &nice_cap, CAP_SET) < 0 ||
-	    cap_set_flag(caps, CAP_EFFECTIVE, 1, &nice_cap, CAP_SET) < 0 || cap_set_proc(caps) < 0)
-		_exit(121);
-	cap_free(caps);
 }
 
 START_TEST(test_rollback_spares_a_reused_id)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -405,6 +406,21 @@ int tl_cap_eff(pid_t pid, uint64_t *caps)
 		}
 	fclose(f);
 	return err;
+}
+
+bool tl_become_with_nice(uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups)
+{
+	cap_value_t nice_cap = CAP_SYS_NICE;
+	cap_t caps;
+	bool ok;
+
+	if (prctl(PR_SET_KEEPCAPS, 1) < 0 || setgroups(ngroups, groups) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
+		return false;
+	caps = cap_init();
+	ok = caps && cap_set_flag(caps, CAP_PERMITTED, 1, &nice_cap, CAP_SET) == 0 &&
+	     cap_set_flag(caps, CAP_EFFECTIVE, 1, &nice_cap, CAP_SET) == 0 && cap_set_proc(caps) == 0;
+	cap_free(caps);
+	return ok;
 }
 
 pid_t tl_dl_hog_in(const char *where, uint64_t runtime, uint64_t period, char *why, size_t len)

@@ -65,6 +65,10 @@ bool tl_wait_policy(pid_t tid, int policy, int ms);
 int tl_proc_sched(pid_t pid, const char *field, uint64_t *val);
 /* Effective capabilities of pid, from /proc/PID/status. */
 int tl_cap_eff(pid_t pid, uint64_t *caps);
+/* This process (root) becomes uid and gid, in groups alone, holding
+ * CAP_SYS_NICE alone, effective: a program run with dl-run's file
+ * capability.  False when a step failed. */
+bool tl_become_with_nice(uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups);
 
 /* Background deadline hogs: each a child process of runtime/period;
  * -1 if refused.  _in: in layout member `where` (NULL: where it is),

@@ -193,6 +193,101 @@ START_TEST(test_state_round_trip)
 }
 END_TEST
 
+/* A layout's servers: asked for per member, replaced by a second call,
+ * refused with a bad runtime or period, and in the state with each CPU's
+ * as found, both read back exactly. */
+START_TEST(test_servers_state)
+{
+	char dir[] = "/tmp/libdl-state-XXXXXX";
+	struct dl_layout *l = dl_layout_new(), *back;
+	dl_cpus_t a = cpus("0"), cl = cpus("1");
+	struct dl_server s;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	use_state_dir(dir);
+	dl_layout_add_partition(l, "rt", &a);
+	dl_layout_set_cluster(l, &cl);
+	ck_assert_int_eq(dl_layout_server(l, "rt", DL_SERVER_FAIR, &s), 0);
+	ck_assert_int_eq(dl_layout_set_server(l, "rt", DL_SERVER_FAIR, 1000000, 10000000), 0);
+	ck_assert_int_eq(dl_layout_set_server(l, "rt", DL_SERVER_FAIR, 0, 0), 0);
+	ck_assert_int_eq(dl_layout_set_server(l, DL_CLUSTER, DL_SERVER_EXT, 20000000, 25000000), 0);
+	ck_assert_int_eq(dl_layout_set_server(l, "rt", DL_SERVER_FAIR, 30000000, 25000000), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "runtime <= period"), "%s", dl_errmsg());
+	ck_assert_int_eq(dl_layout_set_server(l, "rt", DL_SERVER_FAIR, 10, 50000), -EINVAL);
+	ck_assert_int_eq(dl_layout_set_server(l, "rt", 7, 0, 0), -EINVAL);
+	ck_assert_int_eq(dl_layout_server(l, "rt", DL_SERVER_FAIR, &s), 1);
+	ck_assert_uint_eq(s.runtime, 0);
+	ck_assert_int_eq(l->nservers, 2);
+	l->server_orig = calloc(2, sizeof(*l->server_orig));
+	l->server_orig[0] = (struct dl_server_orig){ .cpu = 0, .kind = DL_SERVER_FAIR, .runtime = 50000000,
+						     .period = 1000000000 };
+	l->server_orig[1] = (struct dl_server_orig){ .cpu = 1, .kind = DL_SERVER_EXT, .runtime = 7,
+						     .period = 123456789 };
+	l->nserver_orig = 2;
+	l->version = 1;
+	ck_assert_int_eq(dl_layout_save(l), 0);
+	ck_assert_msg(dl_layout_load(&back) == 0, "%s", dl_errmsg());
+	ck_assert_int_eq(dl_layout_server(back, "rt", DL_SERVER_FAIR, &s), 1);
+	ck_assert_uint_eq(s.runtime, 0);
+	ck_assert_uint_eq(s.period, 0);
+	ck_assert_int_eq(dl_layout_server(back, DL_CLUSTER, DL_SERVER_EXT, &s), 1);
+	ck_assert_uint_eq(s.runtime, 20000000);
+	ck_assert_uint_eq(s.period, 25000000);
+	ck_assert_int_eq(dl_layout_server(back, DL_CLUSTER, DL_SERVER_FAIR, &s), 0);
+	ck_assert_uint_eq(back->nserver_orig, 2);
+	ck_assert_int_eq(back->server_orig[1].cpu, 1);
+	ck_assert_int_eq(back->server_orig[1].kind, DL_SERVER_EXT);
+	ck_assert_uint_eq(back->server_orig[1].runtime, 7);
+	ck_assert_uint_eq(back->server_orig[1].period, 123456789);
+	ck_assert_uint_eq(back->server_orig[0].runtime, 50000000);
+	dl_layout_free(back);
+	ck_assert_int_eq(dl_layout_forget(), 0);
+	{
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/lock", dir);
+		unlink(path);
+	}
+	rmdir(dir);
+	dl_layout_free(l);
+}
+END_TEST
+
+/* The order of a server's two writes: the pair in between is always one
+ * the kernel takes (runtime <= period), and of two such the one with the
+ * smaller bandwidth. */
+START_TEST(test_server_write_order)
+{
+	static const uint64_t v[] = { 0, 100000, 1000000, 20000000, 25000000, 50000000, 1000000000, 4194304000ULL };
+	const size_t n = sizeof(v) / sizeof(v[0]);
+
+	/* 50 ms / 1 s to 20 ms / 25 ms: the period first would make 50/25. */
+	ck_assert(dl_server_runtime_first(50000000, 1000000000, 20000000, 25000000));
+	/* back: the runtime first would make 50/25. */
+	ck_assert(!dl_server_runtime_first(20000000, 25000000, 50000000, 1000000000));
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = 0; b < n; b++)
+			for (size_t c = 0; c < n; c++)
+				for (size_t d = 0; d < n; d++) {
+					uint64_t ort = v[a], oper = v[b], rt = v[c], per = v[d];
+
+					if (ort > oper || rt > per || oper < 100000 || per < 100000)
+						continue;
+					if (dl_server_runtime_first(ort, oper, rt, per)) {
+						ck_assert(rt <= oper);
+						ck_assert(dl_to_ratio(oper, rt) <=
+							  (dl_to_ratio(oper, ort) > dl_to_ratio(per, rt) ?
+								   dl_to_ratio(oper, ort) : dl_to_ratio(per, rt)));
+					} else {
+						ck_assert(ort <= per);
+						ck_assert(dl_to_ratio(per, ort) <=
+							  (dl_to_ratio(oper, ort) > dl_to_ratio(per, rt) ?
+								   dl_to_ratio(oper, ort) : dl_to_ratio(per, rt)));
+					}
+				}
+}
+END_TEST
+
 /* A state file of `n` origin lines of tasks long gone (pids that may be
  * live now, but with start times no task has), then two of live tasks. */
 static char *origins_text(size_t n, pid_t live[2], unsigned long long start[2], size_t *len)
@@ -346,6 +441,8 @@ static Suite *make(void)
 	tcase_add_test(tc, test_checks);
 	tcase_add_test(tc, test_defaults_filled);
 	tcase_add_test(tc, test_state_round_trip);
+	tcase_add_test(tc, test_servers_state);
+	tcase_add_test(tc, test_server_write_order);
 	tcase_add_test(tc, test_state_origins_bounded);
 	tcase_add_test(tc, test_lock_excludes);
 	tcase_add_test(tc, test_cpuset_mount_as_libcgroup);

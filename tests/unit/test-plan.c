@@ -116,6 +116,63 @@ START_TEST(test_no_plan)
 }
 END_TEST
 
+/* The fair server as a planning input.  Two tasks of 0.93 on 2 CPUs:
+ * with the default server each CPU admits 0.90 and neither fits; with
+ * the server off each CPU admits the whole 0.95, and the two run
+ * globally (n <= m: no server task counts as a third).  A server of 20ms/25ms (0.8) leaves 0.15: a 0.2 task no
+ * longer fits where it did.  A server the kernel would not take is
+ * refused, naming the rule. */
+START_TEST(test_server_input)
+{
+	struct dl_platform *pf = platform(2);
+	struct dl_params p[2], light = { .runtime = 2 * MS, .period = 10 * MS };
+	struct dl_plan *plan = NULL;
+
+	for (int i = 0; i < 2; i++)
+		p[i] = (struct dl_params){ .runtime = 93 * MS / 10, .period = 10 * MS };
+	ck_assert_int_eq(dl_plan_compute(p, 2, pf, &plan), 0);
+	ck_assert(!plan->feasible);
+	dl_plan_free(plan);
+
+	pf->server = (struct dl_params){ 0 };
+	ck_assert_int_eq(dl_plan_compute(p, 2, pf, &plan), 0);
+	ck_assert_msg(plan->feasible, "%s", plan->why);
+	/* n <= m with no server task: both in the cluster, the load the
+	 * tasks' alone and what is left 2 x (0.95 - 0.93). */
+	ck_assert_uint_eq(plan->nparts, 0);
+	ck_assert_uint_eq(plan->cluster->ntasks, 2);
+	ck_assert_int_eq(plan->cluster->ncpus, 2);
+	ck_assert_int_eq(plan->cluster->test, DL_TEST_NM);
+	ck_assert_int_eq(plan->cluster->load, 2 * (int64_t)dl_params_bw(&p[0]));
+	ck_assert_int_eq(plan->cluster->free_bw, 2 * (996147 - (int64_t)dl_params_bw(&p[0])));
+	dl_plan_free(plan);
+
+	/* One CPU: the cluster is the one root domain. */
+	free(pf);
+	pf = platform(1);
+	pf->server = (struct dl_params){ .runtime = 20 * MS, .deadline = 25 * MS, .period = 25 * MS };
+	ck_assert_int_eq(dl_plan_compute(&light, 1, pf, &plan), 0);
+	ck_assert(!plan->feasible);
+	ck_assert_msg(strstr(plan->why, "0.1500 on one CPU (0.9500 per CPU minus the fair server)"), "%s", plan->why);
+	dl_plan_free(plan);
+	pf->server.runtime = 10 * MS; /* 0.4: 0.55 left */
+	ck_assert_int_eq(dl_plan_compute(&light, 1, pf, &plan), 0);
+	ck_assert_msg(plan->feasible, "%s", plan->why);
+	/* to_ratio(25ms, 10ms) = 419430, to_ratio(10ms, 2ms) = 209715. */
+	ck_assert_int_eq(plan->cluster->load, 419430 + 209715);
+	dl_plan_free(plan);
+
+	pf->server = (struct dl_params){ .runtime = 1 * MS, .deadline = 5000 * MS, .period = 5000 * MS };
+	ck_assert_int_eq(dl_plan_compute(&light, 1, pf, &plan), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "fair server") && strstr(dl_errmsg(), "4.194304s"), "%s", dl_errmsg());
+	ck_assert_ptr_null(plan);
+	pf->server = (struct dl_params){ .runtime = 1000 * MS, .deadline = 1000 * MS, .period = 1000 * MS };
+	ck_assert_int_eq(dl_plan_compute(&light, 1, pf, &plan), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "more than the admission cap of 0.9500"), "%s", dl_errmsg());
+	free(pf);
+}
+END_TEST
+
 /* ---- brute force ---- */
 
 static uint64_t gcd(uint64_t a, uint64_t b)
@@ -346,6 +403,39 @@ START_TEST(test_tool)
 }
 END_TEST
 
+/* dl-part plan --fair-server: the gain of a server off (two 0.93 tasks
+ * that do not fit with 50ms/1s fit without it) and the cost of a large
+ * one, in words and in JSON. */
+START_TEST(test_tool_server)
+{
+	char out[16384];
+
+	ck_assert_int_eq(plan_tool("a 9.3ms 10ms 10ms count=2\n", (char *[]){ "--cpus", "2", NULL }, out,
+				   sizeof(out)), 1);
+	ck_assert_int_eq(plan_tool("a 9.3ms 10ms 10ms count=2\n",
+				   (char *[]){ "--cpus", "2", "--fair-server", "off", NULL }, out, sizeof(out)), 0);
+	ck_assert_msg(strstr(out, "fair server off for the plan, against the kernel's default 50ms every 1s: each CPU admits 0.9500 of deadline tasks instead of 0.9000 (+0.0500 per CPU, +0.1000 on 2 CPUs)"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "  with 50ms every 1s: no plan (a."), "%s", out);
+	ck_assert_msg(strstr(out, "cannot be placed); with off: a plan of 0 partitions, margin 0.0400"), "%s", out);
+	ck_assert_msg(strstr(out, "  every task fits now\n"), "%s", out);
+	ck_assert_int_eq(plan_tool("a 9.3ms 10ms 10ms count=2\n",
+				   (char *[]){ "--cpus", "2", "--fair-server", "0/1s", "--json", NULL }, out, sizeof(out)), 0);
+	ck_assert_msg(strstr(out, "\"fair_server_bw\":0,\"fair_server\":{\"runtime_ns\":0,\"period_ns\":0,\"bw\":0},\"fair_server_change\":{\"baseline_fair_server\":{\"runtime_ns\":50000000,\"period_ns\":1000000000,\"bw\":52428},\"per_cpu_gain_bw\":52428,\"gain_bw\":104856,\"baseline_feasible\":false,\"baseline_partitions\":0,\"baseline_margin_bw\":null,\"baseline_unplaced\":\"a."),
+		      "%s", out);
+	/* ChromiumOS's 20ms/25ms: 0.15 per CPU left, the heavy task no longer fits. */
+	ck_assert_int_eq(plan_tool("heavy 8ms 9ms 9ms\nlight 2.5ms 8ms 8ms count=2\n",
+				   (char *[]){ "--cpus", "2", "--fair-server", "20ms/25ms", NULL }, out, sizeof(out)), 1);
+	ck_assert_msg(strstr(out, "each CPU admits 0.1500 of deadline tasks instead of 0.9000 (-0.7500 per CPU, -1.5000 on 2 CPUs)"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "  with 50ms every 1s: a plan of 1 partition, margin "), "%s", out);
+	ck_assert_msg(strstr(out, "  the tasks no longer all fit\n"), "%s", out);
+	ck_assert_int_eq(plan_tool("a 1ms 10ms 10ms\n", (char *[]){ "--fair-server", "1s/1s", NULL }, out,
+				   sizeof(out)), 2);
+	ck_assert_msg(strstr(out, "more than the admission cap"), "%s", out);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("plan");
@@ -356,9 +446,11 @@ static Suite *make(void)
 	tcase_add_test(tc, test_global_enough);
 	tcase_add_test(tc, test_platform_reserved);
 	tcase_add_test(tc, test_no_plan);
+	tcase_add_test(tc, test_server_input);
 	tcase_add_test(tc, test_random_plans_rechecked);
 	tcase_add_test(tc, test_bad_platform);
 	tcase_add_test(tc, test_tool);
+	tcase_add_test(tc, test_tool_server);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,11 +4,15 @@
  * Corrupt, truncated, stale, foreign-owned and mislinked records are
  * refused, a record mutated at random never crashes the reader nor
  * comes back breaking its own counts, and a reader racing its writer
- * never sees a torn copy.  Records live under a folder of the test's own
- * (the test hooks' tasks_dir); no reservation is needed.
+ * never sees a torn copy.  A loop run with LIBDL_PUBLISH_GROUP gives its
+ * folder and record to that group, and only then, whatever the umask; a
+ * group that is none, or not the user's, is refused by name.  Records
+ * live under a folder of the test's own (the test hooks' tasks_dir); no
+ * reservation is needed.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,6 +342,88 @@ START_TEST(test_foreign_owned)
 }
 END_TEST
 
+/* A loop started with LIBDL_PUBLISH_GROUP=group: 0 or its error; its
+ * record's and folder's group and mode when it started. */
+static int start_with_group(const char *group, struct stat *dir, struct stat *rec)
+{
+	struct dl_params p = { .runtime = 100000, .deadline = 1000000, .period = 1000000 };
+	struct dl_periodic *pt;
+	char path[192];
+	int err;
+
+	if (group)
+		ck_assert_int_eq(setenv("LIBDL_PUBLISH_GROUP", group, 1), 0);
+	else
+		ck_assert_int_eq(unsetenv("LIBDL_PUBLISH_GROUP"), 0);
+	err = dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP | DL_PERIODIC_NO_RESERVATION | DL_PERIODIC_PUBLISH, 0);
+	unsetenv("LIBDL_PUBLISH_GROUP");
+	snprintf(path, sizeof(path), "%s/%s", udir, me());
+	if (err) {
+		ck_assert_msg(access(path, F_OK) < 0, "a refused loop left %s", path);
+		return err;
+	}
+	ck_assert_int_eq(stat(udir, dir), 0);
+	ck_assert_int_eq(stat(path, rec), 0);
+	ck_assert_int_eq(dl_periodic_next(pt, NULL), 0);
+	dl_periodic_free(pt);
+	ck_assert_uint_eq(listed(), 0);
+	return 0;
+}
+
+START_TEST(test_group)
+{
+	gid_t g = getegid(), other = 4243, groups[256];
+	struct group *gr = getgrgid(g);
+	struct stat dir, rec;
+	mode_t old = umask(077);
+	char num[16];
+	int n;
+
+	/* By number: the folder the group's, 0750; the record 0640 (the
+	 * umask would have made it 0600). */
+	snprintf(num, sizeof(num), "%u", (unsigned)g);
+	ck_assert_msg(start_with_group(num, &dir, &rec) == 0, "%s", dl_errmsg());
+	ck_assert_uint_eq(dir.st_gid, g);
+	ck_assert_uint_eq(dir.st_mode & 07777, 0750);
+	ck_assert_uint_eq(rec.st_gid, g);
+	ck_assert_uint_eq(rec.st_mode & 07777, 0640);
+	/* By name, the same. */
+	if (gr) {
+		ck_assert_msg(start_with_group(gr->gr_name, &dir, &rec) == 0, "%s", dl_errmsg());
+		ck_assert_uint_eq(rec.st_gid, g);
+		ck_assert_uint_eq(rec.st_mode & 07777, 0640);
+	}
+	/* Without it: the record the user's alone, in the same folder. */
+	ck_assert_msg(start_with_group(NULL, &dir, &rec) == 0, "%s", dl_errmsg());
+	ck_assert_uint_eq(rec.st_mode & 07777, 0600);
+	ck_assert_uint_eq(dir.st_mode & 07777, 0750);
+	/* Empty: none. */
+	ck_assert_msg(start_with_group("", &dir, &rec) == 0, "%s", dl_errmsg());
+	ck_assert_uint_eq(rec.st_mode & 07777, 0600);
+	/* Not a group: refused, said, printed escaped. */
+	ck_assert_int_eq(start_with_group("no-such-group-of-libdl", &dir, &rec), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "LIBDL_PUBLISH_GROUP=no-such-group-of-libdl: no such group"), "%s", dl_errmsg());
+	ck_assert_int_eq(start_with_group("99999999999999999999", &dir, &rec), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "is not a group"), "%s", dl_errmsg());
+	ck_assert_int_eq(start_with_group("\033[2Jx", &dir, &rec), -EINVAL);
+	ck_assert_msg(!strchr(dl_errmsg(), '\033') && strstr(dl_errmsg(), "\\x1b[2Jx"), "%s", dl_errmsg());
+	/* A group the user is not in (only root may give files away). */
+	if (geteuid() != 0) {
+		n = getgroups(256, groups);
+		ck_assert_int_ge(n, 0);
+		for (int i = 0; i < n; i++)
+			if (groups[i] == other || g == other) {
+				other++;
+				i = -1;
+			}
+		snprintf(num, sizeof(num), "%u", (unsigned)other);
+		ck_assert_int_eq(start_with_group(num, &dir, &rec), -EPERM);
+		ck_assert_msg(strstr(dl_errmsg(), "not in that group"), "%s", dl_errmsg());
+	}
+	umask(old);
+}
+END_TEST
+
 /* Bytes changed at random: the reader returns, and what it accepts
  * keeps its own counts. */
 START_TEST(test_random_mutations)
@@ -442,6 +528,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_not_a_plain_file);
 	tcase_add_test(tc, test_stale);
 	tcase_add_test(tc, test_foreign_owned);
+	tcase_add_test(tc, test_group);
 	tcase_add_test(tc, test_random_mutations);
 	tcase_add_test(tc, test_racing_writer);
 	suite_add_tcase(s, tc);

@@ -109,6 +109,65 @@ START_TEST(test_limited_free_is_exact)
 }
 END_TEST
 
+/* Each CPU's deadline servers, in the exposition and in JSON: CPU 0's
+ * fair server off (read), CPU 1's at the kernel's default but not read,
+ * and an ext server on CPU 1 that the kernel does not count. */
+START_TEST(test_cpu_servers)
+{
+	int64_t kbw[2] = { 996147, 996147 }, ktotal[2] = { 52428, 52428 };
+	int drift[1] = { DL_DRIFT_NONE };
+	struct cpu_servers cs[2] = {
+		{ .cpu = 0, .srv = { [DL_SERVER_FAIR] = { .runtime = 0, .period = 1000000000, .present = true, .known = true } },
+		  .counted = { [DL_SERVER_FAIR] = true } },
+		{ .cpu = 1,
+		  .srv = { [DL_SERVER_FAIR] = { .runtime = 50000000, .period = 1000000000, .present = true },
+			   [DL_SERVER_EXT] = { .runtime = 50000000, .period = 1000000000, .present = true, .known = true } },
+		  .counted = { [DL_SERVER_FAIR] = true } },
+	};
+	struct dl_rd rd;
+	dl_cpus_t span;
+	char *text = NULL, v[64];
+	size_t len = 0;
+	FILE *o = open_memstream(&text, &len);
+
+	ck_assert_int_eq(dl_cpus_parse("0-1", &span), 0);
+	dl_rd_fill(&rd, &span, NULL, 0, kbw, ktotal);
+	struct stat_frame f = { .now = 1, .rds = &rd, .nrds = 1, .drift = drift, .cpus = cs, .ncpus = 2 };
+	struct stat_view view = { .domains_only = true };
+
+	ck_assert(o);
+	stat_prometheus(o, &f, &view);
+	ck_assert_int_eq(fclose(o), 0);
+	ck_assert_str_eq(sample(text, "libdl_cpu_server_runtime_seconds{cpu=\"0\",server=\"fair\"}", v, sizeof(v)),
+			 "0.000000000");
+	ck_assert_str_eq(sample(text, "libdl_cpu_server_period_seconds{cpu=\"0\",server=\"fair\"}", v, sizeof(v)),
+			 "1.000000000");
+	ck_assert_str_eq(sample(text, "libdl_cpu_server_bandwidth_ratio{cpu=\"0\",server=\"fair\"}", v, sizeof(v)), "0");
+	ck_assert_str_eq(sample(text, "libdl_cpu_server_runtime_seconds{cpu=\"1\",server=\"fair\"}", v, sizeof(v)),
+			 "0.050000000");
+	ck_assert_str_eq(sample(text, "libdl_cpu_server_bandwidth_ratio{cpu=\"1\",server=\"fair\"}", v, sizeof(v)),
+			 "0.049999237060546875");
+	ck_assert_str_eq(sample(text, "libdl_cpu_server_counted{cpu=\"1\",server=\"fair\"}", v, sizeof(v)), "1");
+	ck_assert_str_eq(sample(text, "libdl_cpu_server_read{cpu=\"1\",server=\"fair\"}", v, sizeof(v)), "0");
+	ck_assert_str_eq(sample(text, "libdl_cpu_server_counted{cpu=\"1\",server=\"ext\"}", v, sizeof(v)), "0");
+	ck_assert_str_eq(sample(text, "libdl_cpu_server_read{cpu=\"1\",server=\"ext\"}", v, sizeof(v)), "1");
+	ck_assert_str_eq(sample(text, "libdl_cpu_root_domain_info{cpu=\"1\",root_domain=\"0-1\"}", v, sizeof(v)), "1");
+	ck_assert_msg(!strstr(text, "{cpu=\"0\",server=\"ext\"}"), "CPU 0 has no ext server:\n%s", text);
+	promtool(text);
+	free(text);
+
+	o = open_memstream(&text, &len);
+	ck_assert(o);
+	stat_json(o, &f, &view);
+	ck_assert_int_eq(fclose(o), 0);
+	ck_assert_msg(strstr(text, "\"cpus\":[{\"cpu\":0,\"root_domain\":0,\"servers\":[{\"server\":\"fair\",\"cpu\":0,\"runtime_ns\":0,\"period_ns\":1000000000,\"bw\":0,\"counted\":true,\"read\":true}]}"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "{\"server\":\"ext\",\"cpu\":1,\"runtime_ns\":50000000,\"period_ns\":1000000000,\"bw\":52428,\"counted\":false,\"read\":true}"),
+		      "%s", text);
+	free(text);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("stat-out");
@@ -116,6 +175,7 @@ static Suite *make(void)
 
 	tcase_add_test(tc, test_unlimited_free_is_inf);
 	tcase_add_test(tc, test_limited_free_is_exact);
+	tcase_add_test(tc, test_cpu_servers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -7,7 +7,7 @@
 # name), whose textfile collector serves the file dl-stat --output writes.
 #
 # Usage: tests/vm/fetch-prometheus.sh [--check]
-#        (--check: fetch nothing; exit 0 when the cache holds both, 1 if not)
+#        (--check: fetch nothing; exit 0 when the cache holds all three, 1 if not)
 #
 # Environment:
 #   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
@@ -19,12 +19,12 @@
 # (a Prometheus server on port 9090 that then scrapes this host, a node
 # exporter on port 9100), enabled at every boot, and the prometheus
 # package brings a web interface's JavaScript libraries; the tests need
-# two programs, which they start themselves on a loopback address in a
-# network namespace of their own.  So the packages are downloaded with the
-# host's apt (apt-get download) and unpacked (dpkg-deb -x), as the VM
-# kernels are.  The programs are static Go binaries: nothing else is needed.
+# three programs: promtool, run here, and the server and the exporter,
+# which tests/vm/systemd-metrics.vm starts in a VM on its loopback
+# address.  So the packages are downloaded with the host's apt (apt-get
+# download) and unpacked (dpkg-deb -x), as the VM kernels are.  The programs are static Go binaries: nothing else is needed.
 #
-# Exit status: 0 when the cache holds both (at once when it already does);
+# Exit status: 0 when the cache holds all three (at once when it already does);
 # 1 with one line on stderr saying why otherwise.
 set -eu
 

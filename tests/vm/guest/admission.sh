@@ -1,8 +1,9 @@
 # admission.sh: what dl-run --check predicts against what the kernel then
 # does.  Reservations of decreasing size are asked for until the kernel
 # refuses each size, then one exactly at the edge and one a unit past it,
-# in four places: the whole machine as the suite finds it, a one-CPU
-# partition and the cluster of a layout, and the whole machine after a
+# in five places: the whole machine as the suite finds it, a one-CPU
+# partition and the cluster of a layout, that partition with its fair
+# server off (its whole cap admitted), and the whole machine after a
 # rebuild that keeps its root domain (reading kernel.sched_rt_runtime_us
 # is one: on 6.12 it drops the fair servers from the count,
 # docs/kernel-notes.md, "The fair server").  Each
@@ -131,6 +132,28 @@ fill "$where" "partition0 (CPU 0)"
 where="--cluster"
 fill "$where" "the cluster (CPU 1)"
 release
+
+# partition0 with its fair server off (runtime 0, written here and put
+# back right after): the kernel then admits the whole cap there, 0.95,
+# not the cap less the server, and every --check must say what it does.
+fs=/sys/kernel/debug/sched/fair_server/cpu0
+if [ -e "$fs/runtime" ] && fr=$(cat "$fs/runtime" 2>/dev/null); then
+	before0=$(total_bw 0)
+	if echo 0 2>/tmp/fs.err >"$fs/runtime"; then
+		check "admission: CPU 0's fair server off, the kernel's count of partition0 less its server" \
+			eq "$(total_bw 0)" $((before0 - $(((fr << 20) / $(cat "$fs/period")))))
+		where="--partition partition0"
+		fill "$where" "partition0 (CPU 0), its fair server off"
+		check "admission: partition0 with its fair server off admitted its whole cap, $(cpu_bw 0)" \
+			eq "$(total_bw 0)" "$(cpu_bw 0)"
+		release
+		echo "$fr" >"$fs/runtime"
+		check "admission: CPU 0's fair server put back" eq "$(cat "$fs/runtime")" "$fr"
+		check "admission: partition0's count back to its fair server" eq "$(total_bw 0)" "$before0"
+	else
+		note "the kernel refused CPU 0's fair server off: $(cat /tmp/fs.err); partition0's total_bw $before0"
+	fi
+fi
 run /bin/dl-part destroy
 check "admission: the layout destroyed" eq "$rc" 0
 

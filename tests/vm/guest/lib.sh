@@ -209,3 +209,75 @@ pinned() {
 	flags=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $7 }')
 	[ -n "$flags" ] && [ $((flags & 0x04000000)) != 0 ]
 }
+
+# The count of system writes the test build reports in $err under
+# LIBDL_TEST_FAIL_WRITE.
+made() { echo "$err" | sed -n 's/^libdl-test: \([0-9]*\) system writes$/\1/p'; }
+
+# at_each_write KIND JUDGE ARGS...: /bin/dl-part-test ARGS once per
+# system write it makes, that write failing (KIND fail:
+# LIBDL_TEST_FAIL_WRITE=$w) or a signal sent just before it (KIND
+# signal: SIGINT, SIGTERM and SIGHUP in turn; KIND kill: SIGKILL), in $s:
+# LIBDL_TEST_SIGNAL_AT_WRITE="$w $s".  A destroy gets a layout
+# (dl-part create ARGS' partition 0) before each.  Then JUDGE ARGS runs,
+# with $w, $s, $rc, $out and $err, and fails when that write left
+# something wrong (it notes what and cleans up).  Leaves the count of
+# writes in $total and of bad ones in $bad.  JUDGE may use the suite's
+# own `unchanged`, which says whether everything is as it was.
+at_each_write() {
+	kind=$1
+	judge=$2
+	shift 2
+	[ "$1" = destroy ] && /bin/dl-part create --partition 0 >/dev/null 2>&1
+	LIBDL_TEST_FAIL_WRITE=100000 run /bin/dl-part-test "$@"
+	total=$(made)
+	[ "$1" = create ] && /bin/dl-part destroy >/dev/null 2>&1
+	bad=0
+	w=1
+	while [ "$w" -le "${total:-0}" ]; do
+		[ "$1" = destroy ] && /bin/dl-part create --partition 0 >/dev/null 2>&1
+		case $kind in
+		fail) s=0 ;;
+		kill) s=9 ;;
+		*) case $((w % 3)) in 0) s=2 ;; 1) s=15 ;; *) s=1 ;; esac ;;
+		esac
+		if [ "$kind" = fail ]; then
+			LIBDL_TEST_FAIL_WRITE=$w run /bin/dl-part-test "$@"
+		else
+			LIBDL_TEST_SIGNAL_AT_WRITE="$w $s" run /bin/dl-part-test "$@"
+		fi
+		"$judge" "$@" || bad=$((bad + 1))
+		w=$((w + 1))
+	done
+}
+
+# Judges for at_each_write.  rolled_back: a failed write of create leaves
+# nothing (a create that made fewer writes this time succeeds and is
+# destroyed); of destroy, the next destroy finishes it.
+rolled_back() {
+	if [ "$1" = create ] && [ "$rc" = 0 ] && [ "$(made)" -lt "$w" ]; then
+		/bin/dl-part destroy >/dev/null 2>&1
+		return 0
+	fi
+	if [ "$1" = destroy ]; then
+		[ "$rc" = 0 ] || /bin/dl-part destroy >/dev/null 2>&1
+		unchanged && return 0
+	elif [ "$rc" = 1 ] && unchanged; then
+		return 0
+	fi
+	note "write $w of $1: exit $rc: $err"
+	/bin/dl-part destroy >/dev/null 2>&1
+	return 1
+}
+
+# signalled: the signal ended the command once it had rolled back (create)
+# or finished (destroy, repair): no layout, nothing changed.
+signalled() {
+	r=$rc
+	e=$err
+	run /bin/dl-part list
+	[ "$r" = $((128 + s)) ] && [ "$out" = "no layout" ] && unchanged && return 0
+	note "signal $s before write $w of $1: exit $r; list: $out; $e"
+	/bin/dl-part destroy >/dev/null 2>&1
+	return 1
+}

@@ -164,39 +164,6 @@ if [ "$V2" = 1 ]; then
 	echo -cpuset > "$CS/cgroup.subtree_control"
 	check "everything as it was at the start" eq "$(snapshot)" "$before"
 
-	# place_from CGROUP: a busy task (a sleeping one would move only when
-	# it wakes) started in CGROUP, a layout made and the task placed in
-	# its partition with dl-run --pid; $s is its pid.
-	place_from() {
-		yes > /dev/null &
-		s=$!
-		echo $s > "$CS/$1/cgroup.procs"
-		run /bin/dl-part create --partition 0
-		check "create with a task in /$1" eq "$rc" 0
-		run /bin/dl-run --partition partition0 -r 1ms -p 100ms --pid $s
-		[ "$rc" = 0 ] || note "dl-run: $err"
-		check "dl-run --partition --pid moves it in from /$1" eq "$(cat /proc/$s/cgroup)" "0::/libdl-partition0"
-	}
-	# Destroy puts a task placed in a partition back in the cgroup it
-	# came from, not in the root (it would leave its service for good).
-	mkdir "$CS/origin"
-	place_from origin
-	run /bin/dl-part destroy
-	check "destroy succeeds" eq "$rc" 0
-	check "destroy puts it back in its own cgroup" eq "$(cat /proc/$s/cgroup)" "0::/origin"
-	kill $s
-	wait $s 2>/dev/null
-	# A task whose cgroup was removed meanwhile (a user's own, empty once
-	# the task left it) goes to the nearest one that still exists, not to
-	# the root, where no limit of its owner's would hold it.
-	mkdir "$CS/origin/inner"
-	place_from origin/inner
-	rmdir "$CS/origin/inner"
-	run /bin/dl-part destroy
-	check "destroy succeeds with the task's cgroup gone" eq "$rc" 0
-	check "destroy puts it in the nearest cgroup that exists" eq "$(cat /proc/$s/cgroup)" "0::/origin"
-	kill $s
-	wait $s 2>/dev/null
-	rmdir "$CS/origin"
+	. /guest/origin.sh
 	check "everything as it was at the end" eq "$(snapshot)" "$before"
 fi

@@ -23,66 +23,22 @@ done
 # the partition files, the state), then of destroy, fails in turn (the
 # test build's LIBDL_TEST_FAIL_WRITE=N): systemd's tree, the root's
 # subtree_control and the units come back as they were each time.
-made() { echo "$err" | sed -n 's/^libdl-test: \([0-9]*\) system writes$/\1/p'; }
-LIBDL_TEST_FAIL_WRITE=100000 run /bin/dl-part-test create --partition 0
-total=$(made)
-/bin/dl-part destroy >/dev/null 2>&1
+unchanged() { [ "$(tree)" = "$before" ]; }
+at_each_write fail rolled_back create --partition 0
 note "create makes $total system writes under systemd"
-bad=0
-w=1
-while [ "$w" -le "${total:-0}" ]; do
-	LIBDL_TEST_FAIL_WRITE=$w run /bin/dl-part-test create --partition 0
-	if [ "$rc" != 1 ] || [ "$(tree)" != "$before" ]; then
-		bad=$((bad + 1))
-		note "write $w of create: exit $rc: $err"
-		/bin/dl-part destroy >/dev/null 2>&1
-	fi
-	w=$((w + 1))
-done
 check "create has system writes to fail under systemd ($total)" test "${total:-0}" -gt 3
 check "each of them failing is rolled back: systemd's tree as before" eq "$bad" 0
-/bin/dl-part create --partition 0 >/dev/null 2>&1
-LIBDL_TEST_FAIL_WRITE=100000 run /bin/dl-part-test destroy
-total=$(made)
+at_each_write fail rolled_back destroy
 note "destroy makes $total system writes under systemd"
-bad=0
-w=1
-while [ "$w" -le "${total:-0}" ]; do
-	/bin/dl-part create --partition 0 >/dev/null 2>&1
-	LIBDL_TEST_FAIL_WRITE=$w run /bin/dl-part-test destroy
-	[ "$rc" = 0 ] || /bin/dl-part destroy >/dev/null 2>&1
-	if [ "$(tree)" != "$before" ]; then
-		bad=$((bad + 1))
-		note "write $w of destroy: exit $rc: $err"
-	fi
-	w=$((w + 1))
-done
 check "destroy has system writes to fail under systemd ($total)" test "${total:-0}" -gt 3
 check "each of them failing, then destroy, gives systemd's tree back" eq "$bad" 0
 
 # SIGINT, SIGTERM and SIGHUP in turn before each system write of create
 # and destroy (LIBDL_TEST_SIGNAL_AT_WRITE="N SIG"): the create is rolled
 # back and the destroy finished before the signal ends them.
-for cmd in create destroy; do
-	[ $cmd = create ] && args="create --partition 0" || args=destroy
-	[ $cmd = destroy ] && /bin/dl-part create --partition 0 >/dev/null 2>&1
-	LIBDL_TEST_FAIL_WRITE=100000 run /bin/dl-part-test $args
-	total=$(made)
-	[ $cmd = create ] && /bin/dl-part destroy >/dev/null 2>&1
-	bad=0
-	w=1
-	while [ "$w" -le "${total:-0}" ]; do
-		case $((w % 3)) in 0) s=2 ;; 1) s=15 ;; *) s=1 ;; esac
-		[ $cmd = destroy ] && /bin/dl-part create --partition 0 >/dev/null 2>&1
-		LIBDL_TEST_SIGNAL_AT_WRITE="$w $s" run /bin/dl-part-test $args
-		if [ "$rc" != $((128 + s)) ] || [ "$(tree)" != "$before" ] || [ -e /run/libdl/layout ]; then
-			bad=$((bad + 1))
-			note "signal $s before write $w of $cmd: exit $rc: $err"
-			/bin/dl-part destroy >/dev/null 2>&1
-		fi
-		w=$((w + 1))
-	done
-	check "$cmd has system writes to interrupt under systemd ($total)" test "${total:-0}" -gt 3
+for cmd in "create --partition 0" destroy; do
+	at_each_write signal signalled $cmd
+	check "${cmd%% *} has system writes to interrupt under systemd ($total)" test "${total:-0}" -gt 3
 	check "a signal before each of them leaves systemd's tree as before" eq "$bad" 0
 done
 

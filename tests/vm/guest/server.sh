@@ -1,0 +1,173 @@
+# server.sh: the deadline servers as part of a layout (dl-part create
+# --fair-server), against the kernel's own answers, on a kernel with the
+# fair server (6.12 and later; none on 6.1: SKIP).  Every server value
+# touched is put back by a trap, whatever happens.
+FS=/sys/kernel/debug/sched/fair_server
+if ! [ -d $FS/cpu1 ]; then
+	echo "1..0 # SKIP Linux $(uname -r) has no fair server (6.12 and later)"
+	exit 0
+fi
+if ! cat $FS/cpu1/runtime >/dev/null 2>&1; then
+	echo "1..0 # SKIP the fair server's files refuse reads here (kernel lockdown?)"
+	exit 0
+fi
+rt0=$(cat $FS/cpu0/runtime)
+pe0=$(cat $FS/cpu0/period)
+rt1=$(cat $FS/cpu1/runtime)
+pe1=$(cat $FS/cpu1/period)
+servers() { echo "$(cat $FS/cpu0/runtime)/$(cat $FS/cpu0/period) $(cat $FS/cpu1/runtime)/$(cat $FS/cpu1/period)"; }
+found="$rt0/$pe0 $rt1/$pe1"
+note "fair servers as found: $found (Linux $(uname -r))"
+restore_servers() {
+	/bin/dl-part destroy >/dev/null 2>&1
+	for c in 0 1; do
+		eval "r=\$rt$c p=\$pe$c"
+		# runtime first then period, or the other way, whichever the kernel takes
+		echo "$r" >$FS/cpu$c/runtime 2>/dev/null
+		echo "$p" >$FS/cpu$c/period 2>/dev/null
+		echo "$r" >$FS/cpu$c/runtime 2>/dev/null
+	done
+	[ "$(servers)" = "$found" ] || echo "# could not put the fair servers back: $(servers), found $found"
+}
+trap restore_servers EXIT
+
+# What the kernel does with runtime 0 (docs/kernel-notes.md, "The
+# deadline servers' settings"): on a layout's partition of CPU 1, whose
+# root domain is CPU 1 alone, total_bw before and after.
+/bin/dl-part create --partition probe=1 >/dev/null 2>&1
+tb=$(total_bw 1)
+echo 0 >$FS/cpu1/runtime
+w=$?
+ta=$(total_bw 1)
+note "kernel: runtime 0 written to CPU 1's fair server: exit $w; total_bw of its root domain $tb -> $ta; period $(cat $FS/cpu1/period)"
+check "the kernel takes runtime 0 and stops counting the server's bandwidth" eq "$w $ta" "0 $((tb - $(((rt1 << 20) / pe1))))"
+echo "$rt1" >$FS/cpu1/runtime
+check "and counts it again when set back" eq "$(total_bw 1)" "$tb"
+# The kernel's answer with the server on: the whole limit per CPU is
+# refused in a one-CPU partition (the server holds the rest).
+lim=$(cpu_bw 1)
+whole=$(((lim * 100000 + (1 << 20) - 1) >> 20))
+run /bin/dl-run --partition probe -r ${whole}us -p 100ms -- /bin/true
+check "the whole per-CPU limit (${whole}us/100ms) is refused with the server on" eq "$rc" 1
+/bin/dl-part destroy >/dev/null 2>&1
+
+# create with the server off on a partition: set on its CPUs alone,
+# checked back, shown; the partition admits the whole limit (the kernel's
+# answer: sched_setattr of the reservation succeeds).
+run /bin/dl-part create --partition rt=1 --fair-server rt=off
+check "create --fair-server rt=off" eq "$rc" 0
+[ "$rc" = 0 ] || note "$err"
+check "CPU 1's server is off, CPU 0's as found" eq "$(servers)" "$rt0/$pe0 0/$pe1"
+check "list shows the setting" has "$out" "fair server off"
+run /bin/dl-run --partition rt -r ${whole}us -p 100ms -- /bin/true
+check "the partition admits the whole per-CPU limit (${whole}us/100ms)" eq "$rc" 0
+[ "$rc" = 0 ] || note "$err"
+run /bin/dl-part status
+check "status: the servers are as the layout set them" eq "$rc" 0
+# A hand's change: status says so and fails; repair sets it again.
+echo 50000000 >$FS/cpu1/runtime
+run /bin/dl-part status
+check "status catches a hand-changed server (exit 1)" eq "$rc" 1
+check "and names it" has "$out" "CHANGED: partition rt"
+run /bin/dl-part repair
+check "repair sets the layout's setting again" eq "$rc $(cat $FS/cpu1/runtime)" "0 0"
+run /bin/dl-part status
+check "status is clean again" eq "$rc" 0
+run /bin/dl-part destroy
+check "destroy restores the servers exactly" eq "$rc $(servers)" "0 $found"
+
+# A setting of both runtime and period, and back.
+run /bin/dl-part create --partition rt=1 --fair-server rt=20ms/25ms
+check "create --fair-server rt=20ms/25ms" eq "$rc $(servers)" "0 $rt0/$pe0 20000000/25000000"
+run /bin/dl-part destroy
+check "destroy puts 50ms/1s back" eq "$rc $(servers)" "0 $found"
+
+# off on the cluster, which holds the system's tasks: refused, said why;
+# --force lets it.
+run /bin/dl-part create --partition rt=1 --fair-server cluster=off
+check "off on the cluster is refused without --force" eq "$rc $(servers)" "1 $found"
+check "the refusal says why" has "$err" "no guaranteed time"
+run /bin/dl-part create --partition rt=1 --fair-server cluster=off --force
+check "--force lets it" eq "$rc $(servers)" "0 0/$pe0 $rt1/$pe1"
+/bin/dl-part destroy >/dev/null 2>&1
+check "and destroy puts it back" eq "$(servers)" "$found"
+
+# Every system write of create, then of destroy, fails in turn: the
+# servers are as they were after each (create rolled back; a failed
+# destroy finished by the next).
+made() { echo "$err" | sed -n 's/^libdl-test: \([0-9]*\) system writes$/\1/p'; }
+args="create --partition rt=1 --fair-server rt=off"
+LIBDL_TEST_FAIL_WRITE=100000 run /bin/dl-part-test $args
+total=$(made)
+/bin/dl-part destroy >/dev/null 2>&1
+note "create with a server makes $total system writes"
+bad=0
+w=1
+while [ "$w" -le "${total:-0}" ]; do
+	LIBDL_TEST_FAIL_WRITE=$w run /bin/dl-part-test $args
+	r=$rc
+	if [ "$r" != 1 ] || [ "$(servers)" != "$found" ]; then
+		bad=$((bad + 1))
+		note "write $w of create: exit $r, servers $(servers): $err"
+	fi
+	/bin/dl-part destroy >/dev/null 2>&1
+	w=$((w + 1))
+done
+check "create has system writes to fail ($total)" test "${total:-0}" -gt 3
+check "each failing leaves the servers as they were" eq "$bad" 0
+/bin/dl-part $args >/dev/null 2>&1
+LIBDL_TEST_FAIL_WRITE=100000 run /bin/dl-part-test destroy
+total=$(made)
+note "destroy with a server makes $total system writes"
+bad=0
+w=1
+while [ "$w" -le "${total:-0}" ]; do
+	/bin/dl-part $args >/dev/null 2>&1
+	LIBDL_TEST_FAIL_WRITE=$w run /bin/dl-part-test destroy
+	r=$rc
+	if [ "$r" != 0 ] && [ "$(servers)" != "$found" ] && [ "$(cat $FS/cpu1/runtime)" != 0 ]; then
+		bad=$((bad + 1))
+		note "write $w of destroy failed half-way: servers $(servers)"
+	fi
+	[ "$r" = 0 ] || /bin/dl-part destroy >/dev/null 2>&1
+	if [ "$(servers)" != "$found" ]; then
+		bad=$((bad + 1))
+		note "write $w of destroy: exit $r, then destroy: servers $(servers)"
+	fi
+	w=$((w + 1))
+done
+check "destroy has system writes to fail ($total)" test "${total:-0}" -gt 2
+check "each failing, then destroy, puts the servers back" eq "$bad" 0
+
+# SIGINT, SIGTERM, SIGHUP before each write of create: rolled back, the
+# servers as they were.
+LIBDL_TEST_FAIL_WRITE=100000 run /bin/dl-part-test $args
+total=$(made)
+/bin/dl-part destroy >/dev/null 2>&1
+bad=0
+w=1
+while [ "$w" -le "${total:-0}" ]; do
+	case $((w % 3)) in 0) s=2 ;; 1) s=15 ;; *) s=1 ;; esac
+	LIBDL_TEST_SIGNAL_AT_WRITE="$w $s" run /bin/dl-part-test $args
+	r=$rc
+	if [ "$r" != $((128 + s)) ] || [ "$(servers)" != "$found" ]; then
+		bad=$((bad + 1))
+		note "signal $s before write $w of create: exit $r, servers $(servers)"
+	fi
+	/bin/dl-part destroy >/dev/null 2>&1
+	w=$((w + 1))
+done
+check "a signal before each write of create leaves the servers as they were" eq "$bad" 0
+
+# Hotplug: what the kernel does with a server's setting when its CPU goes
+# offline and comes back (docs/kernel-notes.md), then a layout's.
+echo 20000000 >$FS/cpu1/runtime
+echo 0 >/sys/devices/system/cpu/cpu1/online
+off=$(cat $FS/cpu1/runtime)/$(cat $FS/cpu1/period)
+echo 21000000 >$FS/cpu1/runtime 2>/dev/null
+wo=$?
+echo 1 >/sys/devices/system/cpu/cpu1/online
+on=$(cat $FS/cpu1/runtime)/$(cat $FS/cpu1/period)
+note "kernel: CPU 1's server 20ms/$pe1, CPU 1 offline: reads $off, a write there exits $wo; online again: $on; total_bw $(total_bw 1) (cpu0: $(total_bw 0))"
+echo "$rt1" >$FS/cpu1/runtime
+check "the fair servers are as found after hotplug" eq "$(servers)" "$found"
