@@ -6,7 +6,7 @@
 #  2. Runs autoreconf and configure when needed, then make.
 #
 # It fetches none of the test suites' images (kernels, root file systems,
-# about 800 MB to download): make check fetches those it needs, and make fetch, or
+# about 1.5 GB to download): make check fetches those it needs, and make fetch, or
 # bootstrap.sh --tests beside the build, all of them ahead of time
 # (tests/vm/fetch.sh).  It never installs a kernel package.  Extra
 # arguments go to configure, but for these, first:

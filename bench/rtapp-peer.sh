@@ -8,7 +8,7 @@
 # periodic deadline threads in rt-app's format; dl-load reads the very
 # same file (libdl-taskset(5), "rt-app files").  rt-app is Debian 13's
 # (1.0), run from the Debian 13 root file system that
-# tests/vm/fetch-trixie.sh builds (LIBDL_VM_CACHE/trixie/build, where it
+# tests/vm/fetch-debian.sh trixie builds (LIBDL_VM_CACHE/trixie/build, where it
 # is installed for this), chrooted in a mount namespace of its own, on
 # this host's kernel; dl-load is BUILDDIR's.  Both release every thread
 # at one common instant and then on an absolute grid (the file's timers

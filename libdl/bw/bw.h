@@ -75,6 +75,8 @@ int64_t *dl_kernel_bw_read(void); /* 2 x DL_CPUS_MAX: bw, then total_bw; NULL */
  * (-1: unknown). */
 int64_t *dl_kernel_bw_census(int *ndeadline);
 int dl_debugfs_path(char *buf, size_t len);
+/* The deadline servers the kernel counts on a CPU: its fair server, and
+ * on 7.x its ext server while a BPF scheduler is attached. */
 int dl_fair_server_bw(int cpu, uint64_t *bw);
 /* Whether this kernel's rebuilds may leave the fair servers out of a
  * root domain's total_bw (6.12, 6.13), and the rule by release. */

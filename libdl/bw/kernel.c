@@ -118,7 +118,7 @@ int64_t *dl_kernel_bw_read(void)
  * property of the running kernel, looked up once a process; and whether
  * a root-domain rebuild may leave the fair servers out of total_bw
  * (docs/kernel-notes.md, "The fair server"). */
-static bool fair_server, fair_droppable;
+static bool fair_server, fair_droppable, ext_server;
 static pthread_once_t fair_once = PTHREAD_ONCE_INIT;
 
 static void fair_server_probe(void)
@@ -133,6 +133,11 @@ static void fair_server_probe(void)
 	else
 		fair_server = major > 6 || (major == 6 && minor >= 12);
 	fair_droppable = fair_server && dl_fair_droppable_release(major, minor);
+	/* The ext server: seen on 7.2; where debugfs cannot tell, 7.x. */
+	if (access(DEBUGFS "/sched/ext_server", F_OK) == 0)
+		ext_server = true;
+	else if (access(DEBUGFS "/sched", F_OK) != 0)
+		ext_server = major >= 7;
 }
 
 static bool have_fair_server(void)
@@ -161,16 +166,48 @@ bool dl_fair_droppable(void)
 	return fair_droppable;
 }
 
-/* One CPU's fair server's bandwidth, as dl_server_get() finds it (its
- * files may refuse reads: then the default); 0 without one. */
-int dl_fair_server_bw(int cpu, uint64_t *bw)
+/* Whether a BPF scheduler is attached (sched_ext's state "enabled"), and
+ * whether it took every task (switch_all 1). */
+static void scx_attached(bool *attached, bool *all)
+{
+	char buf[32];
+	uint64_t v = 0;
+
+	*attached = dl_read_file("/sys/kernel/sched_ext/state", buf, sizeof(buf)) == 0 &&
+		    strcmp(buf, "enabled") == 0;
+	*all = *attached && dl_read_u64("/sys/kernel/sched_ext/switch_all", &v) == 0 && v == 1;
+}
+
+/* One server's bandwidth, as dl_server_get() finds it (its files may
+ * refuse reads: then the default); 0 without one. */
+static uint64_t server_bw(int cpu, int kind)
 {
 	struct dl_server s;
 
-	*bw = 0;
-	if (!have_fair_server() || dl_server_get(cpu, DL_SERVER_FAIR, &s) < 0 || !s.present)
+	if (dl_server_get(cpu, kind, &s) < 0 || !s.present)
 		return 0;
-	*bw = dl_to_ratio(s.period, s.runtime);
+	return dl_to_ratio(s.period, s.runtime);
+}
+
+/*
+ * The deadline servers the kernel counts on one CPU: its fair server
+ * (from 6.12); and on kernels with an ext server (7.x), that one while a
+ * BPF scheduler is attached, which then takes the fair server's place
+ * when it switched every task (docs/kernel-notes.md, "The ext server").
+ */
+int dl_fair_server_bw(int cpu, uint64_t *bw)
+{
+	bool attached = false, all = false;
+
+	*bw = 0;
+	if (!have_fair_server())
+		return 0;
+	if (ext_server)
+		scx_attached(&attached, &all);
+	if (!all)
+		*bw += server_bw(cpu, DL_SERVER_FAIR);
+	if (attached)
+		*bw += server_bw(cpu, DL_SERVER_EXT);
 	return 0;
 }
 

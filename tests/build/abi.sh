@@ -69,6 +69,17 @@ says "and says to remake the baseline" "make abi-baseline"
 check "an opaque struct changed in an internal header passes" 0 abicheck "$tmp/opaque.abi" 1:0:0 "$tmp/opaque2/libtoy.so" "$tmp/opaque2/toy.h" 1:0:0
 
 lib=$build/libdl/.libs/libdeadline.so
+# abidiff compares dumps of one format only: libabigail 3 (Debian sid's
+# abigail-tools 3.0) writes format 3 and refuses the committed baseline,
+# written in format 2 by libabigail 2 (Debian 12's and 13's).  There the
+# comparison is left to the hosts whose abidw writes the baseline's format.
+fmt() { sed -n "1s/^<abi-corpus version='\([0-9]*\)\..*/\1/p" "$1"; }
+if [ "$(fmt "$src/libdl/libdeadline.abi")" != "$(fmt "$tmp/v1.abi")" ]; then
+	why="the baseline is libabigail format $(fmt "$src/libdl/libdeadline.abi"), this abidw ($(abidw --version | sed 's/^abidw:* *//')) writes format $(fmt "$tmp/v1.abi"), which its abidiff cannot compare; abi.sh compares them where abidw writes format $(fmt "$src/libdl/libdeadline.abi")"
+	echo "ok 9 - libdeadline.so has the committed baseline's ABI # SKIP $why"
+	echo "ok 10 - at this -version-info # SKIP $why"
+	exit 0
+fi
 check "libdeadline.so has the committed baseline's ABI" 0 \
 	abicheck "$src/libdl/libdeadline.abi" "$(cat "$src/libdl/libdeadline.abi-version")" \
 	"$lib" "$src/libdl/libdeadline.h" "${LIBDEADLINE_VERSION_INFO:?}"

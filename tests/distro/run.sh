@@ -1,29 +1,41 @@
 #!/bin/sh
-# run.sh build|check: the project built and tested inside Debian 13's root
-# file system, on this kernel: its compiler (gcc 14), its glibc and its
-# libcgroup 3, as a user of Debian 13 builds it.  Two suites, so that the
-# Debian 13 VM suites, which boot the build, need not wait for the tests:
-#   build (debian13-build.sh): a clean copy of the sources (make
+# run.sh RELEASE build|check: the project built and tested inside a
+# Debian release's root file system, on this kernel: its compiler, its
+# glibc and its libcgroup, as a user of that release builds it.  RELEASE:
+# debian13 (Debian 13: gcc 14, glibc 2.41, libcgroup 3.1) or sid (Debian's
+# development release: gcc 16, glibc 2.43, libcgroup 3.2 as measured).
+# Two suites per release, so that its VM suites, which boot the build,
+# need not wait for the tests:
+#   build (RELEASE-build.sh): a clean copy of the sources (make
 #         distdir), configure --enable-werror, make, and the check
 #         programs; the build stays in the cache for the VM suites that
-#         boot Debian 13 (tests/vm/debian13/, "# vm-build: debian13"),
+#         boot the release (tests/vm/RELEASE/, "# vm-build: RELEASE"),
 #         one per build tree of the host.
-#   check (debian13.sh): in that build, make check of the unit suites and
+#   check (RELEASE.sh): in that build, make check of the unit suites and
 #         build checks and of the kernel suites, which run there as here
 #         (real syscalls, real cpusets, as root; the kernel suites' lock
 #         in /run is the host's; test-cli's rows once, not again under
 #         valgrind: LIBDL_TEST_VALGRIND=no).  One TAP line per suite.
 #
-# In the build root tests/vm/fetch-trixie.sh made (a chroot, in a mount
+# In the build root tests/vm/fetch-debian.sh made (a chroot, in a mount
 # namespace of its own, so that nothing stays mounted whatever happens).
 # Needs root (chroot, mounts); skips, saying why, without it or without
-# the build root (tests/vm/fetch.sh debian13-build).  TAP.
+# the build root (tests/vm/fetch.sh RELEASE-build).  TAP.
 set -u
-mode=${1:-}
+release=${1:-}
+mode=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 build=${top_builddir:-.}
 cache=${LIBDL_VM_CACHE:-$here/../vm/cache}
-root=$cache/trixie/build
+case $release in
+debian13) name="Debian 13" dir=trixie ;;
+sid) name="Debian sid" dir=sid ;;
+*)
+	echo "1..0 # SKIP unknown release \"$release\": give debian13 or sid"
+	exit 0
+	;;
+esac
+root=$cache/$dir/build
 # One build folder per build tree of the host: several checkouts may
 # share the cache (and run at once); vm-test finds it by the same key.
 key=$(cd "$build" && pwd | cksum | cut -d' ' -f1)
@@ -31,20 +43,20 @@ work=/root/libdl-$key
 dest=$work/src
 
 if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP building in Debian 13's root file system needs root (chroot)"
+	echo "1..0 # SKIP building in $name's root file system needs root (chroot)"
 	exit 0
 fi
 # The build root: at once when it is there, else after its fetch (make
 # check starts it; on CI, a fetch that fails is a failure, not a skip).
-why=$(LIBDL_VM_CACHE=$cache "$here/../vm/fetch.sh" debian13-build)
+why=$(LIBDL_VM_CACHE=$cache "$here/../vm/fetch.sh" "$release-build")
 case $? in
 0) ;;
 77) echo "1..0 # SKIP $why"; exit 0 ;;
-*) printf '1..1\nnot ok 1 - %s\n' "${why:-tests/vm/fetch.sh debian13-build failed}"; exit 0 ;;
+*) printf '1..1\nnot ok 1 - %s\n' "${why:-tests/vm/fetch.sh $release-build failed}"; exit 0 ;;
 esac
 command -v unshare >/dev/null 2>&1 || { echo "1..0 # SKIP no unshare (util-linux)"; exit 0; }
 
-echo "# Debian 13: $(tr '\n' ' ' <"$cache/trixie/build.stamp")"
+echo "# $name: $(tr '\n' ' ' <"$cache/$dir/build.stamp")"
 case $mode in
 build)
 	rm -rf "${root:?}$work"
@@ -62,11 +74,11 @@ build)
 check)
 	if ! [ -x "$root$dest/utils/dl-part" ]; then
 		echo "1..1"
-		echo "not ok 1 - a Debian 13 build in $root$dest (tests/distro/debian13-build.sh makes it)"
+		echo "not ok 1 - a $name build in $root$dest (tests/distro/$release-build.sh makes it)"
 		exit 0
 	fi
 	# shellcheck disable=SC2016
-	# The Prometheus programs are in the host cache, not in Debian 13:
+	# The Prometheus programs are in the host cache, not in the release:
 	# the exposition is checked by promtool on the host, its figures here
 	# (test-prometheus).
 	run='cd "$1" && { make check-unit >check-unit.log 2>&1;
@@ -102,17 +114,17 @@ tap() { # ok|not ok, description
 src=$root$dest
 if [ "$mode" = build ]; then
 	if [ "$rc" != 0 ] || ! [ -x "$src/utils/dl-part" ]; then
-		tap "not ok" "configure --enable-werror and make in Debian 13"
+		tap "not ok" "configure --enable-werror and make in $name"
 		for f in run-build.log src/configure.log src/make.log src/make-check.log; do
 			[ -s "$root$work/$f" ] && tail -n 30 "$root$work/$f" | sed "s|^|# $f: |"
 		done
 	else
-		tap ok "configure --enable-werror and make in Debian 13 ($(sed -n 's/^#define LIBCGROUP_SONAME "\(.*\)"$/\1/p' "$src/config.h"))"
+		tap ok "configure --enable-werror and make in $name ($(sed -n 's/^#define LIBCGROUP_SONAME "\(.*\)"$/\1/p' "$src/config.h"))"
 	fi
 	echo "1..$n"
 	exit 0
 fi
-[ "$rc" = 0 ] || tap "not ok" "make check in Debian 13 ran (status $rc)"
+[ "$rc" = 0 ] || tap "not ok" "make check in $name ran (status $rc)"
 for trs in $(cd "$src" && find tests -name '*.trs' | sort); do
 	t=${trs%.trs}
 	pass=$(grep -c '^:test-result: PASS' "$src/$trs")
@@ -120,19 +132,19 @@ for trs in $(cd "$src" && find tests -name '*.trs' | sort); do
 	bad=$(grep -c '^:test-result: \(FAIL\|ERROR\|XPASS\)' "$src/$trs")
 	if [ "$bad" = 0 ] && [ "$pass" -gt 0 ]; then
 		if [ "$skip" -gt 0 ]; then
-			tap ok "$t in Debian 13: $pass passed, $skip skipped"
+			tap ok "$t in $name: $pass passed, $skip skipped"
 		else
-			tap ok "$t in Debian 13: $pass passed"
+			tap ok "$t in $name: $pass passed"
 		fi
 	elif [ "$bad" = 0 ]; then
-		tap ok "$t in Debian 13 # SKIP $(grep -m1 SKIP "$src/$t.log" | cut -c1-200)"
+		tap ok "$t in $name # SKIP $(grep -m1 SKIP "$src/$t.log" | cut -c1-200)"
 	else
-		tap "not ok" "$t in Debian 13: $bad failed of $((pass + bad))"
+		tap "not ok" "$t in $name: $bad failed of $((pass + bad))"
 		grep -E '^(not ok|# )' "$src/$t.log" | head -n 40 | sed 's/^/# /'
 	fi
 done
 for log in check-unit.log check-kernel.log; do
-	grep -q '^# TOTAL:' "$src/$log" 2>/dev/null || tap "not ok" "make ${log%.log} ran to its summary in Debian 13"
+	grep -q '^# TOTAL:' "$src/$log" 2>/dev/null || tap "not ok" "make ${log%.log} ran to its summary in $name"
 done
 echo "1..$n"
 exit 0

@@ -9,10 +9,15 @@
 #   IMAGE   kernel            Debian 12's 6.1 kernel and busybox (fetch-kernel.sh)
 #           systemd           Debian 12 with systemd (fetch-systemd-rootfs.sh)
 #           prometheus        promtool, prometheus, prometheus-node-exporter (fetch-prometheus.sh)
-#           debian13-kernels  Debian 13's 6.12 kernels (fetch-trixie.sh kernels)
-#           debian13-build    Debian 13's build root (fetch-trixie.sh build)
+#           debian13-kernels  Debian 13's 6.12 kernels (fetch-debian.sh trixie kernels)
+#           debian13-build    Debian 13's build root (fetch-debian.sh trixie build)
 #           debian13-systemd  Debian 13 with systemd, and with podman
-#                             (fetch-trixie.sh systemd podman)
+#                             (fetch-debian.sh trixie systemd podman)
+#           sid-kernels       Debian sid's 7.x kernels (fetch-debian.sh sid kernels)
+#           sid-build         Debian sid's build root (fetch-debian.sh sid build)
+#           sid-systemd       Debian sid with systemd (fetch-debian.sh sid systemd)
+#           sid-scx           scx_simple, the kernel's example BPF scheduler, built
+#                             with Debian sid's packages (fetch-debian.sh sid scx)
 #           all               every one of them
 #
 #   (no option)  fetch the missing images side by side; return when the
@@ -41,7 +46,7 @@ set -u
 me=fetch.sh
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${LIBDL_VM_CACHE:-$here/cache}
-ALL="kernel systemd prometheus debian13-kernels debian13-build debian13-systemd"
+ALL="kernel systemd prometheus debian13-kernels debian13-build debian13-systemd sid-kernels sid-build sid-systemd sid-scx"
 
 die() {
 	echo "$me: $*" >&2
@@ -50,18 +55,24 @@ die() {
 
 # The catalogue: the script and its arguments; what the image is and
 # what it is for; its size, MB downloaded and MB in the cache, as
-# measured on a Debian 12 host with deb.debian.org: about 800 MB to
-# download and 1.1 GB in the cache for them all, 4 to 5 minutes side by
-# side on a quiet 2-CPU machine (Debian 13's build root the longest),
-# three times that when other work keeps both CPUs busy.
+# measured on a Debian 12 host with deb.debian.org: about 1.5 GB to
+# download and 2 GB in the cache for them all, 4 to 5 minutes side by
+# side on a quiet 2-CPU machine for all but Debian sid's (Debian 13's
+# build root the longest), three times that when other work keeps both
+# CPUs busy; Debian sid's three, 312 MB, 5.5 minutes side by side at
+# nice 19 on a busy machine (its build root the longest).
 script() {
 	case $1 in
 	kernel) echo fetch-kernel.sh ;;
 	systemd) echo fetch-systemd-rootfs.sh ;;
 	prometheus) echo fetch-prometheus.sh ;;
-	debian13-kernels) echo fetch-trixie.sh kernels ;;
-	debian13-build) echo fetch-trixie.sh build ;;
-	debian13-systemd) echo fetch-trixie.sh systemd podman ;;
+	debian13-kernels) echo fetch-debian.sh trixie kernels ;;
+	debian13-build) echo fetch-debian.sh trixie build ;;
+	debian13-systemd) echo fetch-debian.sh trixie systemd podman ;;
+	sid-kernels) echo fetch-debian.sh sid kernels ;;
+	sid-build) echo fetch-debian.sh sid build ;;
+	sid-systemd) echo fetch-debian.sh sid systemd ;;
+	sid-scx) echo fetch-debian.sh sid scx ;;
 	esac
 }
 about() {
@@ -70,8 +81,12 @@ about() {
 	systemd) echo "Debian 12 with systemd, for tests/vm/systemd-*.vm and tests/deb/debian12.sh: 82 MB to download, 57 MB in the cache" ;;
 	prometheus) echo "promtool, the prometheus server and prometheus-node-exporter, for tests/kernel/prometheus.sh and tests/vm/systemd-metrics.vm: 23 MB to download, 107 MB in the cache" ;;
 	debian13-kernels) echo "Debian 13's 6.12 kernels, generic and PREEMPT_RT, for tests/vm/debian13 and tests/deb/debian13.sh: 227 MB to download, 24 MB in the cache" ;;
-	debian13-build) echo "Debian 13's build root (gcc 14, libcgroup 3, debhelper, lintian), for tests/distro, tests/vm/debian13, tests/deb/debian13.sh and make deb DEB_IN=debian13: 234 MB to download, 711 MB in the cache" ;;
+	debian13-build) echo "Debian 13's build root (gcc 14, libcgroup 3, debhelper, lintian), for tests/distro/debian13*.sh, tests/vm/debian13, tests/deb/debian13.sh and make deb DEB_IN=debian13: 234 MB to download, 711 MB in the cache" ;;
 	debian13-systemd) echo "Debian 13 with systemd, and with podman, for tests/vm/debian13 and tests/deb/debian13.sh: 150 MB to download, 165 MB in the cache" ;;
+	sid-kernels) echo "Debian sid's 7.2 kernels, generic and PREEMPT_RT, for tests/vm/sid: 29 MB to download, 30 MB in the cache" ;;
+	sid-build) echo "Debian sid's build root (gcc 16, glibc 2.43, libcgroup 3.2), for tests/distro/sid*.sh and tests/vm/sid: 232 MB to download, 830 MB in the cache" ;;
+	sid-systemd) echo "Debian sid with systemd 262, for tests/vm/sid: 51 MB to download, 61 MB in the cache" ;;
+	sid-scx) echo "scx_simple built in a Debian sid root (clang 21, libbpf 1.7, bpftool, linux-source 7.2, thrown away), for tests/vm/sid/scx.vm: 378 MB to download, 3 MB in the cache" ;;
 	esac
 }
 

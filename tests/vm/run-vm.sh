@@ -29,14 +29,17 @@
 #                     (repeatable)
 #   --kernel NAME     boot another of the cache's kernels: debian13 (Debian
 #                     13's 6.12 LTS) or debian13-rt (its PREEMPT_RT build),
-#                     as tests/vm/fetch-trixie.sh fetches them; default
-#                     Debian 12's 6.1 (LIBDL_VM_KERNEL overrides both)
+#                     sid or sid-rt (Debian sid's 7.x, generic and
+#                     PREEMPT_RT), as tests/vm/fetch-debian.sh fetches
+#                     them; default Debian 12's 6.1 (LIBDL_VM_KERNEL
+#                     overrides them all)
 #   --rootfs NAME     with --systemd: boot debian13 (Debian 13's systemd,
-#                     fetch-trixie.sh) instead of Debian 12's;
-#                     debian13-podman (the same with podman and crun,
-#                     fetch-trixie.sh podman); or the image /PATH.cpio.gz
-#                     (one made from either, e.g. with packages installed
-#                     in it)
+#                     fetch-debian.sh trixie) or sid (Debian sid's,
+#                     fetch-debian.sh sid) instead of Debian 12's;
+#                     debian13-podman (Debian 13's with podman and crun,
+#                     fetch-debian.sh trixie podman); or the image
+#                     /PATH.cpio.gz (one made from any of them, e.g. with
+#                     packages installed in it)
 #   --sysroot DIR     the --bin programs and --lib libraries come from the
 #                     root file system DIR (built there, for that system's
 #                     libraries): ldd and ldconfig run in DIR (chroot, so
@@ -211,12 +214,15 @@ case $rootfs in
 '') image=$cache/systemd-rootfs.cpio.gz ;;
 debian13) image=$cache/trixie/systemd.cpio.gz ;;
 debian13-podman) image=$cache/trixie/podman.cpio.gz ;;
+sid) image=$cache/sid/systemd.cpio.gz ;;
 /*.cpio.gz) image=$rootfs ;;
-*) hard "unknown --rootfs $rootfs: give debian13, debian13-podman or an image's absolute path" ;;
+*) hard "unknown --rootfs $rootfs: give debian13, debian13-podman, sid or an image's absolute path" ;;
 esac
 [ -z "$rootfs" ] || [ "$sysd" = yes ] || hard "--rootfs needs --systemd"
 if [ "$sysd" = yes ] && [ -n "$rootfs" ] && [ "${rootfs#/}" != "$rootfs" ]; then
 	[ -s "$image" ] || hard "no image $image"
+elif [ "$sysd" = yes ] && [ "$rootfs" = sid ]; then
+	need sid-systemd
 elif [ "$sysd" = yes ] && [ -n "$rootfs" ]; then
 	need debian13-systemd
 elif [ "$sysd" = yes ]; then
@@ -231,7 +237,9 @@ case $kname in
 	;;
 debian13) kernel=$cache/trixie/generic/vmlinuz; need debian13-kernels ;;
 debian13-rt) kernel=$cache/trixie/rt/vmlinuz; need debian13-kernels ;;
-*) hard "unknown --kernel $kname: give debian13 or debian13-rt" ;;
+sid) kernel=$cache/sid/generic/vmlinuz; need sid-kernels ;;
+sid-rt) kernel=$cache/sid/rt/vmlinuz; need sid-kernels ;;
+*) hard "unknown --kernel $kname: give debian13, debian13-rt, sid or sid-rt" ;;
 esac
 kernel=${LIBDL_VM_KERNEL:-$kernel}
 # Debian 13's 6.12 patches its own code when a static key flips (the
@@ -241,9 +249,10 @@ kernel=${LIBDL_VM_KERNEL:-$kernel}
 # in __alloc_pages, seen in kill-v2 and in the Debian 13 package boot).
 # One host thread for every vCPU keeps the guest's CPUs in step, busybox
 # or systemd alike; it is no slower (systemd.vm: 3.8 min, 5.5 on
-# multi-threaded TCG).
+# multi-threaded TCG).  Debian sid's 7.x patches its code the same way,
+# and boots the same way.
 case $kname in
-debian13*) [ "$accel" = tcg ] && accel=tcg,thread=single ;;
+debian13* | sid*) [ "$accel" = tcg ] && accel=tcg,thread=single ;;
 esac
 [ -r "$kernel" ] || skip "cannot read the kernel $kernel"
 if [ -n "$sysroot" ]; then

@@ -53,18 +53,37 @@ cpu_bw() {
 	awk -v cpu="dl_rq[$1]:" '$1 == cpu { f = 1; next } f && /dl_bw->bw/ { print $3; exit }' /sys/kernel/debug/sched/debug
 }
 
-# The fair server of CPU N, in the kernel's units (to_ratio(period,
-# runtime)); 0 on a kernel without one (6.1).  Its files may refuse a
-# read (6.18): then the default, 50 ms every 1 s.
-fair_bw() {
-	d=/sys/kernel/debug/sched/fair_server/cpu$1
-	if ! [ -d "$d" ]; then
-		echo 0
-		return
-	fi
+# One server of CPU N (fair_server, ext_server) in the kernel's units
+# (to_ratio(period, runtime)).  Its files may refuse a read (6.18): then
+# the default, 50 ms every 1 s.
+server_bw() {
+	d=/sys/kernel/debug/sched/$1/cpu$2
 	fr=$(cat "$d/runtime" 2>/dev/null) || fr=50000000
 	fp=$(cat "$d/period" 2>/dev/null) || fp=1000000000
 	echo $(((fr << 20) / fp))
+}
+
+# The deadline servers the kernel counts on CPU N (the name says fair:
+# it is the fair server alone but while a BPF scheduler runs); 0 on a
+# kernel without them (6.1).  Where the kernel has an ext server (7.x),
+# a BPF scheduler attached (sched_ext enabled) adds it, and takes the
+# fair server out when it switched every task (docs/kernel-notes.md,
+# "The ext server").
+fair_bw() {
+	if ! [ -d /sys/kernel/debug/sched/fair_server ]; then
+		echo 0
+		return
+	fi
+	fb_scx=$(cat /sys/kernel/sched_ext/state 2>/dev/null)
+	fb_all=$(cat /sys/kernel/sched_ext/switch_all 2>/dev/null)
+	fb=0
+	if ! [ -d /sys/kernel/debug/sched/ext_server ] || [ "$fb_scx" != enabled ] || [ "$fb_all" != 1 ]; then
+		fb=$(server_bw fair_server "$1")
+	fi
+	if [ -d /sys/kernel/debug/sched/ext_server ] && [ "$fb_scx" = enabled ]; then
+		fb=$((fb + $(server_bw ext_server "$1")))
+	fi
+	echo "$fb"
 }
 
 # A bandwidth as the tools print it: four decimals, rounded (dl_bw_format).

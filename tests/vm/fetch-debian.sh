@@ -1,24 +1,31 @@
 #!/bin/sh
-# fetch-trixie.sh: fetch (never install) what the Debian 13 suites need,
-# into the cache, once: Debian 13's kernels, a build root to compile and
-# test the project in with Debian 13's compiler and libraries (libcgroup
-# 3), and a root file system with Debian 13's systemd for the VMs.
+# fetch-debian.sh: fetch (never install) what the suites of one Debian
+# release need, into the cache, once: the release's kernels, a build root
+# to compile and test the project in with its compiler and libraries, and
+# a root file system with its systemd for the VMs.
 #
-# Usage: tests/vm/fetch-trixie.sh [--check] [kernels|build|systemd|podman]...
-#        (default: kernels, build and systemd; podman only when asked;
+# Usage: tests/vm/fetch-debian.sh [--check] RELEASE [kernels|build|systemd|podman|scx]...
+#        (default: kernels, build and systemd; podman and scx only when asked;
 #        --check: fetch nothing; exit 0 when the cache holds them, 1 if not)
+#
+#   RELEASE   trixie   Debian 13 (6.12 LTS, systemd 257, libcgroup 3.1)
+#             sid      Debian's development release, unstable (7.x,
+#                      its systemd and libcgroup as the archive has them)
 #
 # Environment:
 #   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
 #
-# Leaves in $LIBDL_VM_CACHE/trixie/:
-#   generic/vmlinuz, generic/config   the 6.12 LTS kernel linux-image-amd64
-#                                     names (boot/ of its package)
+# Leaves in $LIBDL_VM_CACHE/RELEASE/:
+#   generic/vmlinuz, generic/config   the kernel linux-image-amd64 names
+#                                     (from boot/ of its package, or, where
+#                                     the kernel is split into packages as
+#                                     sid's 7.x is, from usr/lib/modules/
+#                                     of its linux-binary and linux-base)
 #   rt/vmlinuz, rt/config             the PREEMPT_RT one (linux-image-rt-amd64)
 #   build/                            a root file system (a folder, for
 #                                     chroot) with gcc, autotools and every
 #                                     -dev and test package bootstrap.sh
-#                                     installs on the host, Debian 13's;
+#                                     installs on the host, the release's;
 #                                     rt-app, which make bench runs
 #                                     there beside dl-load; debhelper and
 #                                     lintian, for the project's Debian
@@ -31,34 +38,44 @@
 #   systemd.cpio.gz                   a minimal system with systemd as PID 1,
 #                                     libcgroup3, libcap2 and rt-app, as a
 #                                     gzip'd cpio that run-vm.sh --systemd
-#                                     --rootfs trixie boots as the initramfs
-#   podman.cpio.gz                    the same system with Debian 13's
+#                                     --rootfs debian13 (or sid) boots as
+#                                     the initramfs
+#   podman.cpio.gz                    the same system with the release's
 #                                     podman, crun, conmon and catatonit,
 #                                     jq for an OCI hook and busybox-static
 #                                     for an image made offline (podman
 #                                     import): systemd.cpio.gz followed by
 #                                     an archive of what they add; run-vm.sh
 #                                     --rootfs debian13-podman
-#   kernels.stamp, build.stamp        what each was made from (package
-#                                     versions), so a cache stays explained
+#   scx/scx_simple                    the kernel's example BPF scheduler
+#                                     (tools/sched_ext of linux-source)
+#                                     built with the release's clang,
+#                                     libbpf and bpftool for the generic
+#                                     kernel, statically linked: loaded in
+#                                     the VM, it attaches the kernel's ext
+#                                     server (tests/vm/sid/scx.vm)
+#   kernels.stamp, build.stamp,       what each was made from (package
+#   scx.stamp                         versions), so a cache stays explained
 #
-# Debian 13 is reached by suite name through the mirror this host's apt
+# The release is reached by suite name through the mirror this host's apt
 # already uses (apt-get indextargets names it): a private apt
 # configuration under the cache downloads the kernels (apt-get download,
 # dpkg-deb -x: installing a kernel would rewrite the host's boot setup),
-# and mmdebstrap builds the two root file systems.  Nothing of the host's
-# apt setup is changed.  Needs root (mmdebstrap --mode=root, the chroot's
-# files owned by root), as make check runs it.
+# and mmdebstrap builds the root file systems.  Nothing of the host's
+# apt setup is changed.  A mirror's snapshot of sid keeps the Release
+# file of its day, whose Valid-Until (a week later) has passed: for sid
+# alone apt is told not to check it (Acquire::Check-Valid-Until=false,
+# in the private configuration and through mmdebstrap --aptopt); the
+# signature is checked as for any suite.  Needs root (mmdebstrap
+# --mode=root, the chroot's files owned by root), as make check runs it.
 #
 # Exit status: 0 when the cache holds what was asked (at once when it
 # already does); 1 with one line on stderr saying why otherwise.
 set -eu
 
-me=fetch-trixie.sh
+me=fetch-debian.sh
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${LIBDL_VM_CACHE:-$here/cache}
-out=$cache/trixie
-suite=trixie
 
 die() {
 	echo "$me: $*" >&2
@@ -70,7 +87,18 @@ if [ "${1:-}" = --check ]; then
 	check=yes
 	shift
 fi
-want_kernels=no want_build=no want_systemd=no want_podman=no
+suite=${1:-}
+[ $# -gt 0 ] && shift
+# What tells the releases apart: the name said in messages, and the apt
+# options their archive needs.
+case $suite in
+trixie) name="Debian 13" aptopt="" ;;
+sid) name="Debian sid" aptopt='Acquire::Check-Valid-Until "false"' ;;
+'') die "no RELEASE given: give trixie or sid" ;;
+*) die "unknown release \"$suite\": give trixie or sid" ;;
+esac
+out=$cache/$suite
+want_kernels=no want_build=no want_systemd=no want_podman=no want_scx=no
 [ $# -eq 0 ] && set -- kernels build systemd
 for w in "$@"; do
 	case $w in
@@ -78,7 +106,8 @@ for w in "$@"; do
 	build) want_build=yes ;;
 	systemd) want_systemd=yes ;;
 	podman) want_podman=yes ;;
-	*) die "unknown part \"$w\": give kernels, build, systemd or podman" ;;
+	scx) want_scx=yes ;;
+	*) die "unknown part \"$w\": give kernels, build, systemd, podman or scx" ;;
 	esac
 done
 have() { [ -s "$out/$1" ] || [ -d "$out/$1" ]; }
@@ -93,15 +122,16 @@ have_build() {
 [ $want_build = no ] || have_build || need=1
 [ $want_systemd = no ] || have systemd.cpio.gz || need=1
 [ $want_podman = no ] || have podman.cpio.gz || need=1
+[ $want_scx = no ] || have scx/scx_simple || need=1
 [ -n "${need:-}" ] || exit 0
 [ $check = no ] || exit 1
 
-[ "$(id -u)" = 0 ] || die "fetching Debian 13 needs root (apt as root, mmdebstrap --mode=root)"
+[ "$(id -u)" = 0 ] || die "fetching $name needs root (apt as root, mmdebstrap --mode=root)"
 for tool in apt-get apt-cache dpkg-deb mmdebstrap cpio gzip unshare; do
 	command -v "$tool" >/dev/null 2>&1 || die "$tool not found: bootstrap.sh installs it"
 done
 mkdir -p "$out" 2>/dev/null || die "cannot create the cache folder $out"
-work=$(mktemp -d "$cache/.trixie.XXXXXX") || die "cannot create a temporary folder in $cache"
+work=$(mktemp -d "$cache/.$suite.XXXXXX") || die "cannot create a temporary folder in $cache"
 trap 'rm -rf --one-file-system "$work"' EXIT
 trap 'exit 1' HUP INT TERM
 
@@ -113,7 +143,7 @@ keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -r "$keyring" ] || die "no $keyring: install the Debian package debian-archive-keyring"
 source="deb [signed-by=$keyring] $mirror $suite main"
 
-# Debian 13's kernels, downloaded through an apt of our own.
+# The release's kernels, downloaded through an apt of our own.
 fetch_kernels() {
 	a=$work/apt
 	mkdir -p "$a/lists/partial" "$a/archives/partial" "$a/etc/parts" "$a/etc/prefs"
@@ -129,23 +159,34 @@ Dir::Cache "$a";
 Dir::Cache::archives "$a/archives";
 APT::Sandbox::User "root";
 EOF
+	[ -z "$aptopt" ] || echo "$aptopt;" >>"$a/apt.conf"
 	export APT_CONFIG="$a/apt.conf"
 	apt-get update -q >"$work/update.log" 2>&1 ||
-		die "apt-get update of Debian 13 failed: $(grep -E '^(E|W):' "$work/update.log" | head -n 1)"
+		die "apt-get update of $name failed: $(grep -E '^(E|W):' "$work/update.log" | head -n 1)"
 	for flavour in generic rt; do
 		meta=linux-image-amd64
 		[ $flavour = rt ] && meta=linux-image-rt-amd64
 		pkg=$(apt-cache depends "$meta" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
-		[ -n "$pkg" ] || die "apt-cache depends $meta names no kernel in Debian 13"
-		(cd "$work" && apt-get download -q "$pkg") >"$work/download.log" 2>&1 ||
-			die "apt-get download $pkg failed: $(grep -E '^(E|W):' "$work/download.log" | head -n 1)"
-		rm -rf "$work/x" && mkdir "$work/x"
-		dpkg-deb -x "$work/$pkg"_*.deb "$work/x" || die "dpkg-deb -x of $pkg failed"
+		[ -n "$pkg" ] || die "apt-cache depends $meta names no kernel in $name"
+		# From 7.x the image package holds no kernel: it depends on
+		# linux-binary-VERSION (vmlinuz) and linux-base-VERSION (config),
+		# which are fetched with it (not linux-modules, 100 MB that no VM
+		# loads).
+		parts=$(apt-cache depends "$pkg" 2>/dev/null | sed -n 's/^ *Depends: \(linux-\(binary\|base\)-[0-9][^ ]*\)$/\1/p' | tr '\n' ' ')
+		rm -rf "$work/x" "$work/debs" && mkdir "$work/x" "$work/debs"
+		# shellcheck disable=SC2086
+		(cd "$work/debs" && apt-get download -q "$pkg" $parts) >"$work/download.log" 2>&1 ||
+			die "apt-get download $pkg $parts failed: $(grep -E '^(E|W):' "$work/download.log" | head -n 1)"
+		for deb in "$work"/debs/*.deb; do
+			dpkg-deb -x "$deb" "$work/x" || die "dpkg-deb -x of $deb failed"
+		done
 		mkdir -p "$work/k/$flavour"
-		cp "$work"/x/boot/vmlinuz-* "$work/k/$flavour/vmlinuz"
-		cp "$work"/x/boot/config-* "$work/k/$flavour/config"
-		echo "$flavour $pkg $(dpkg-deb -f "$work/$pkg"_*.deb Version)" >>"$work/k/kernels.stamp"
-		rm -f "$work/$pkg"_*.deb
+		for f in vmlinuz config; do
+			src=$(ls "$work"/x/boot/$f-* "$work"/x/usr/lib/modules/*/$f 2>/dev/null | head -n 1)
+			[ -n "$src" ] || die "no $f in $pkg $parts"
+			cp "$src" "$work/k/$flavour/$f"
+		done
+		echo "$flavour $pkg $(dpkg-deb -f "$work/debs/$pkg"_*.deb Version)" >>"$work/k/kernels.stamp"
 	done
 	unset APT_CONFIG
 	rm -rf "$out/generic" "$out/rt"
@@ -153,10 +194,12 @@ EOF
 	mv -f "$work/k/kernels.stamp" "$out/kernels.stamp"
 }
 
-# mmdebstrap of Debian 13 with packages, unpacked into $2.
+# mmdebstrap of the release with packages, unpacked into $2.
 debootstrap() {
 	variant=$1 dest=$2 pkgs=$3 hook=${4:-true}
-	if ! mmdebstrap --variant="$variant" --include="$pkgs" --customize-hook="$hook" \
+	set --
+	[ -z "$aptopt" ] || set -- --aptopt="$aptopt"
+	if ! mmdebstrap --variant="$variant" --include="$pkgs" --customize-hook="$hook" "$@" \
 		--dpkgopt='path-exclude=/usr/share/doc/*' \
 		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
 		--dpkgopt='path-exclude=/usr/share/locale/*' \
@@ -170,12 +213,12 @@ debootstrap() {
 	rm -rf "$dest"/var/cache/apt/archives/*.deb
 }
 
-# What the project needs to build and run make check there: the Debian 13
+# What the project needs to build and run make check there: the release's
 # names of what bootstrap.sh installs on the host; rt-app, the peer of
 # dl-load that make bench runs in this root on the host's kernel (the
-# rt-app of the Debian that users of libdl's Debian 13 build run, with
+# rt-app of the Debian that users of libdl's build there run, with
 # its libjson-c 0.18, installed nowhere on the host); and what
-# dpkg-buildpackage and Debian 13's lintian need for the project's
+# dpkg-buildpackage and the release's lintian need for the project's
 # packages, systemd included (the tools' package makes its group with
 # sysusers, so that tests/deb installs the packages here offline).
 build_pkgs=build-essential,autoconf,automake,libtool,pkg-config,libcgroup-dev,libcap-dev,check,libsystemd-dev,bash-completion,libcap2-bin,util-linux,procps,valgrind,binutils,abigail-tools,groff-base,file,rt-app,debhelper,lintian,fakeroot,systemd-dev,systemd,python3-dev,python3-pytest,dh-python
@@ -263,7 +306,7 @@ fetch_podman() {
 		>"$work/podman.log" 2>&1 || failed=1
 	umount "$r/dev" "$r/proc" "$r/sys" || die "cannot unmount the chroot's /proc, /dev and /sys"
 	[ -z "${failed:-}" ] ||
-		die "installing $podman_pkgs in the Debian 13 tree failed: $(grep -E '^(E|W):' "$work/podman.log" | head -n 1)"
+		die "installing $podman_pkgs in the $name tree failed: $(grep -E '^(E|W):' "$work/podman.log" | head -n 1)"
 	rm -f "$r/usr/sbin/policy-rc.d" "$r/etc/resolv.conf"
 	[ ! -e "$work/resolv.conf" ] && [ ! -L "$work/resolv.conf" ] || mv "$work/resolv.conf" "$r/etc/resolv.conf"
 	rm -rf "$r"/usr/share/man/* "$r"/var/lib/apt/lists/* "$r"/var/cache/apt/* "$r"/var/log/apt "$r"/var/log/dpkg.log
@@ -277,20 +320,73 @@ fetch_podman() {
 	mv -f "$work/image" "$out/podman.cpio.gz"
 }
 
+# A BPF scheduler from the release's own packages: tools/sched_ext's
+# scx_simple from linux-source (the kernel's own example scheduler),
+# compiled with the release's clang, its libbpf and bpftool, against the
+# BTF of the generic kernel fetched above (vmlinux.h from its vmlinuz),
+# and linked statically (libbpf, libelf, zlib, zstd), so that it runs in
+# any guest, busybox's included.  The root it is built in is thrown away.
+scx_pkgs=clang,llvm,libbpf-dev,bpftool,libelf-dev,zlib1g-dev,libzstd-dev,linux-source,xz-utils,zstd
+
+fetch_scx() {
+	have generic/vmlinuz || fetch_kernels
+	debootstrap buildd "$work/scx" "$scx_pkgs"
+	r=$work/scx
+	cp "$out/generic/vmlinuz" "$r/root/vmlinuz"
+	cat >"$r/root/build-scx.sh" <<'EOF'
+set -eu
+cd /root
+mkdir linux
+tar -C linux --strip-components=1 -xJf /usr/src/linux-source-*.tar.xz \
+	--wildcards '*/tools/sched_ext/*' '*/tools/include/uapi/*' '*/scripts/extract-vmlinux'
+sh linux/scripts/extract-vmlinux vmlinuz >vmlinux
+cd linux/tools/sched_ext
+mkdir -p build/include
+bpftool btf dump file /root/vmlinux format c >build/include/vmlinux.h
+# The BPF side as tools/sched_ext/Makefile compiles it, the system's
+# headers after -target bpf's own.
+sys=$(clang -v -E - </dev/null 2>&1 | sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+clang -g -D__TARGET_ARCH_x86 -mlittle-endian -Iinclude -Iinclude/bpf-compat -Ibuild/include \
+	-I../include/uapi $sys -Wall -Wno-compare-distinct-pointer-types -O2 -mcpu=v3 \
+	-target bpf -c scx_simple.bpf.c -o build/scx_simple.bpf.o
+bpftool gen object build/linked.o build/scx_simple.bpf.o
+bpftool gen skeleton build/linked.o name scx_simple >build/include/scx_simple.bpf.skel.h
+# The user side with the system's headers, libbpf-dev's among them.
+cc -g -O2 -pthread -Wall -Ibuild/include -Iinclude -c scx_simple.c -o build/scx_simple.o
+cc -static -o build/scx_simple build/scx_simple.o -lbpf -lelf -lz -lzstd -lpthread
+EOF
+	chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root sh /root/build-scx.sh \
+		>"$work/scx.log" 2>&1 || die "building scx_simple in $name failed: $(tail -n 1 "$work/scx.log")"
+	mkdir -p "$work/s/scx"
+	cp "$r/root/linux/tools/sched_ext/build/scx_simple" "$work/s/scx/"
+	chroot "$r" dpkg-query -W -f '${Package} ${Version}\n' clang libbpf-dev bpftool linux-source >"$work/s/scx.stamp"
+	rm -rf "$out/scx"
+	mv "$work/s/scx" "$out/scx"
+	mv -f "$work/s/scx.stamp" "$out/scx.stamp"
+}
+
 # The parts side by side, each in a subshell of its own (its own work
 # files, its own apt configuration): each waits mostly on downloads.
 pids=""
-if [ $want_kernels = yes ] && ! { have generic/vmlinuz && have rt/vmlinuz; }; then
+# The scheduler is built for the kernel: after the kernels, in one subshell.
+if { [ $want_kernels = yes ] && ! { have generic/vmlinuz && have rt/vmlinuz; }; } ||
+	{ [ $want_scx = yes ] && ! have scx/scx_simple; }; then
 	(
-		fetch_kernels
-		echo "$me: Debian 13's kernels in $out: $(cut -d' ' -f2 "$out/kernels.stamp" | tr '\n' ' ')"
+		if [ $want_kernels = yes ] && ! { have generic/vmlinuz && have rt/vmlinuz; }; then
+			fetch_kernels
+			echo "$me: $name's kernels in $out: $(cut -d' ' -f2 "$out/kernels.stamp" | tr '\n' ' ')"
+		fi
+		if [ $want_scx = yes ] && ! have scx/scx_simple; then
+			fetch_scx
+			echo "$me: scx_simple built in $name into $out/scx: $(tr '\n' ' ' <"$out/scx.stamp")"
+		fi
 	) &
 	pids="$pids $!"
 fi
 if [ $want_build = yes ] && ! have_build; then
 	(
 		fetch_build
-		echo "$me: a Debian 13 build root in $out/build ($(du -sm "$out/build" | cut -f1) MB): $(tr '\n' ' ' <"$out/build.stamp")"
+		echo "$me: a $name build root in $out/build ($(du -sm "$out/build" | cut -f1) MB): $(tr '\n' ' ' <"$out/build.stamp")"
 	) &
 	pids="$pids $!"
 fi
@@ -300,11 +396,11 @@ if { [ $want_systemd = yes ] && ! have systemd.cpio.gz; } || { [ $want_podman = 
 	(
 		if [ $want_systemd = yes ] && ! have systemd.cpio.gz; then
 			fetch_systemd
-			echo "$me: Debian 13 with systemd packed into $out/systemd.cpio.gz ($(du -m "$out/systemd.cpio.gz" | cut -f1) MB)"
+			echo "$me: $name with systemd packed into $out/systemd.cpio.gz ($(du -m "$out/systemd.cpio.gz" | cut -f1) MB)"
 		fi
 		if [ $want_podman = yes ] && ! have podman.cpio.gz; then
 			fetch_podman
-			echo "$me: Debian 13 with systemd and podman packed into $out/podman.cpio.gz ($(du -m "$out/podman.cpio.gz" | cut -f1) MB)"
+			echo "$me: $name with systemd and podman packed into $out/podman.cpio.gz ($(du -m "$out/podman.cpio.gz" | cut -f1) MB)"
 		fi
 	) &
 	pids="$pids $!"
