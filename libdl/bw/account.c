@@ -105,7 +105,7 @@ void dl_rd_fair_counted(struct dl_rd *rd, bool droppable)
 DL_EXPORT int dl_server_counted(const struct dl_rd *rd, int cpu, int kind)
 {
 	struct dl_server s;
-	char state[32];
+	bool fair, ext;
 	int err;
 
 	if (!rd)
@@ -117,10 +117,11 @@ DL_EXPORT int dl_server_counted(const struct dl_rd *rd, int cpu, int kind)
 		return err;
 	if (!s.present)
 		return 0;
+	/* The same rule as the count's (dl_fair_server_bw). */
+	dl_servers_attached(&fair, &ext);
 	if (kind == DL_SERVER_FAIR)
-		return rd->uncounted_fair_bw == 0;
-	return dl_read_file("/sys/kernel/sched_ext/state", state, sizeof(state)) == 0 &&
-	       strncmp(state, "enabled", 7) == 0;
+		return fair && rd->uncounted_fair_bw == 0;
+	return ext;
 }
 
 /* What the kernel's count should be: the fair servers it counts and the

@@ -78,6 +78,9 @@ int dl_debugfs_path(char *buf, size_t len);
 /* The deadline servers the kernel counts on a CPU: its fair server, and
  * on 7.x its ext server while a BPF scheduler is attached. */
 int dl_fair_server_bw(int cpu, uint64_t *bw);
+/* Which servers the kernel has attached now: the fair one unless a BPF
+ * scheduler took every task, the ext one while a BPF scheduler runs. */
+void dl_servers_attached(bool *fair, bool *ext);
 /* Whether this kernel's rebuilds may leave the fair servers out of a
  * root domain's total_bw (6.12, 6.13), and the rule by release. */
 bool dl_fair_droppable(void);

@@ -195,18 +195,28 @@ static uint64_t server_bw(int cpu, int kind)
  * BPF scheduler is attached, which then takes the fair server's place
  * when it switched every task (docs/kernel-notes.md, "The ext server").
  */
-int dl_fair_server_bw(int cpu, uint64_t *bw)
+void dl_servers_attached(bool *fair, bool *ext)
 {
 	bool attached = false, all = false;
 
-	*bw = 0;
+	*fair = *ext = false;
 	if (!have_fair_server())
-		return 0;
+		return;
 	if (ext_server)
 		scx_attached(&attached, &all);
-	if (!all)
+	*fair = !all;
+	*ext = attached;
+}
+
+int dl_fair_server_bw(int cpu, uint64_t *bw)
+{
+	bool fair, ext;
+
+	*bw = 0;
+	dl_servers_attached(&fair, &ext);
+	if (fair)
 		*bw += server_bw(cpu, DL_SERVER_FAIR);
-	if (attached)
+	if (ext)
 		*bw += server_bw(cpu, DL_SERVER_EXT);
 	return 0;
 }
