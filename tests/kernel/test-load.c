@@ -526,14 +526,8 @@ static Suite *make(void)
 {
 	Suite *s = suite_create("load");
 	TCase *tc = tcase_create("load");
-	dl_cpus_t online;
 
-	if (dl_cpuset_version() != 1)
-		tl_skip_all("the host suites need cgroup v1 cpusets (cgroup v2 is tested in the VM suites)");
-	dl_cpus_online(&online);
-	if (dl_cpus_count(&online) != 2)
-		tl_skip_all("the host suites are written for the 2-CPU machines (this one has %d)", dl_cpus_count(&online));
-	tl_skip_if_layout();
+	tl_require_layout_host();
 	dl_read_file(CPUSET "/cpuset.sched_load_balance", root_lb, sizeof(root_lb));
 	tcase_set_timeout(tc, 60);
 	tcase_add_unchecked_fixture(tc, layout_up, layout_down);

@@ -1222,14 +1222,8 @@ static Suite *make(void)
 {
 	Suite *s = suite_create("part");
 	TCase *tc = tcase_create("layout");
-	dl_cpus_t online;
 
-	if (dl_cpuset_version() != 1)
-		tl_skip_all("the host suites need cgroup v1 cpusets (cgroup v2 is tested in the VM suites)");
-	dl_cpus_online(&online);
-	if (dl_cpus_count(&online) != 2)
-		tl_skip_all("the host suites are written for the 2-CPU machines (this one has %d)", dl_cpus_count(&online));
-	tl_skip_if_layout();
+	tl_require_layout_host();
 	dl_read_file(CPUSET "/cpuset.sched_load_balance", root_lb, sizeof(root_lb));
 	tcase_add_unchecked_fixture(tc, NULL, restore_machine);
 	tcase_add_checked_fixture(tc, setup, NULL);

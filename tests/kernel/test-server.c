@@ -180,16 +180,10 @@ static Suite *make(void)
 {
 	Suite *s = suite_create("server");
 	TCase *tc = tcase_create("admission");
-	dl_cpus_t online;
 
-	if (dl_cpuset_version() != 1)
-		tl_skip_all("the host suites need cgroup v1 cpusets (cgroup v2 is tested in the VM suites)");
-	dl_cpus_online(&online);
-	if (dl_cpus_count(&online) != 2)
-		tl_skip_all("the host suites are written for the 2-CPU machines (this one has %d)", dl_cpus_count(&online));
+	tl_require_layout_host();
 	if (access("/sys/kernel/debug/sched/fair_server", F_OK) != 0)
 		tl_skip_all("this kernel has no fair server (Linux 6.12 and later), or debugfs is not mounted");
-	tl_skip_if_layout();
 	dl_read_file(CPUSET "/cpuset.sched_load_balance", root_lb, sizeof(root_lb));
 	if (dl_read_file(FAIR "/runtime", fair_runtime, sizeof(fair_runtime)) < 0)
 		fair_runtime[0] = '\0';

@@ -476,14 +476,8 @@ static Suite *make(void)
 	Suite *s = suite_create("trace");
 	TCase *tc = tcase_create("trace");
 	char fs[4096] = "";
-	dl_cpus_t online;
 
-	if (dl_cpuset_version() != 1)
-		tl_skip_all("the host suites need cgroup v1 cpusets (cgroup v2 is tested in the VM suites)");
-	dl_cpus_online(&online);
-	if (dl_cpus_count(&online) != 2)
-		tl_skip_all("the host suites are written for the 2-CPU machines (this one has %d)", dl_cpus_count(&online));
-	tl_skip_if_layout();
+	tl_require_layout_host();
 	if (dl_read_file("/proc/filesystems", fs, sizeof(fs)) < 0 || !strstr(fs, "tracefs"))
 		tl_skip_all("this kernel has no tracefs (CONFIG_TRACING): nothing to check against");
 	dl_read_file(CPUSET "/cpuset.sched_load_balance", root_lb, sizeof(root_lb));

@@ -702,6 +702,18 @@ void tl_skip_if_layout(void)
 		tl_skip_all("a dl-part layout is in place on this machine: the tests will not touch it");
 }
 
+void tl_require_layout_host(void)
+{
+	dl_cpus_t online;
+
+	if (dl_cpuset_version() != 1)
+		tl_skip_all("the host suites need cgroup v1 cpusets (cgroup v2 is tested in the VM suites)");
+	dl_cpus_online(&online);
+	if (dl_cpus_count(&online) != 2)
+		tl_skip_all("the host suites are written for the 2-CPU machines (this one has %d)", dl_cpus_count(&online));
+	tl_skip_if_layout();
+}
+
 void tl_layout_restore(const char *root_lb)
 {
 	char now[16] = "";

@@ -99,6 +99,9 @@ int tl_exit_then_rebuild(void (*rebuild)(void));
 /* Skip the whole suite where a dl-part layout is in place (the host's
  * own: the suites make and destroy theirs and never touch another). */
 void tl_skip_if_layout(void);
+/* Skip the whole suite unless this is a host the layout suites are
+ * written for: cgroup v1 cpusets, 2 CPUs online, no layout in place. */
+void tl_require_layout_host(void);
 /* Settle: wait until no exited deadline task holds bandwidth. */
 void tl_settle(void);
 
