@@ -1137,14 +1137,31 @@ static void as_ambient_nice_nobody(void)
  * runs in the namespace's own processes). */
 static pid_t pauser(uid_t uid)
 {
-	pid_t pid = fork();
+	int p[2];
+	char c;
+	pid_t pid;
 
+	/* Returned once the process is uid's: a dl-run started at once must
+	 * not find it still root's. */
+	if (pipe(p) < 0)
+		return -1;
+	pid = fork();
 	if (pid == 0) {
+		close(p[0]);
 		if (!become(uid))
 			_exit(120);
+		if (write(p[1], "u", 1) != 1)
+			_exit(121);
+		close(p[1]);
 		for (;;)
 			pause();
 	}
+	close(p[1]);
+	if (pid > 0 && read(p[0], &c, 1) != 1) {
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(p[0]);
 	return pid;
 }
 

@@ -107,6 +107,11 @@ fill() {
 	if [ "$left" -ge 1025 ]; then
 		try "$where" $((left + 1)) 1048576
 		try "$where" "$left" 1048576
+	elif [ "$left" -gt 0 ]; then
+		# Less than the shortest runtime (1024 ns) of a 2^20 ns period
+		# is left: the shortest runtime, and the period that makes it
+		# exactly what is left (2^30 / left ns, at most 1.07 s).
+		try "$where" 1024 $((1073741824 / left))
 	fi
 	note "$name: $nadm admitted, $nref refused; the kernel's count: $(total_bw "$cpu") ($(fmt_bw "$(total_bw "$cpu")")), fair servers $(field fair_bw "$json") counted, $(field uncounted_fair_bw "$json") not"
 }
