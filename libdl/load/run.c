@@ -93,13 +93,10 @@ static noreturn void child(const struct dl_taskspec *t, int mode, uint64_t durat
 		 * The shared record is written to once per page, locked or
 		 * not: fork(2) gives a child no page table entry for a
 		 * shared mapping, so each page would otherwise fault in the
-		 * job that first writes it.  A process that may not take a
-		 * reservation at all (no CAP_SYS_NICE) is not locked: its
-		 * reservation's refusal is what it is told, not the lock's. */
+		 * job that first writes it. */
 		size_t page = (size_t)sysconf(_SC_PAGESIZE), size = shared_size(sh->cap);
-		bool lock = !(flags & DL_LOAD_NO_MLOCK) && dl_have_cap_sys_nice() == 1;
 
-		err = dl_prefault(TASK_STACK_BYTES, 0, lock ? 0 : DL_PREFAULT_NO_LOCK);
+		err = dl_prefault(TASK_STACK_BYTES, 0, flags & DL_LOAD_NO_MLOCK ? DL_PREFAULT_NO_LOCK : 0);
 		if (err)
 			child_fail(sh, ready_fd, err);
 		for (size_t off = 0; off < size; off += page)
@@ -269,6 +266,11 @@ DL_EXPORT int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t durati
 		return dl_fail(-EINVAL, "give a duration or a number of jobs: a load runs for one or the other");
 	if (flags & ~(unsigned int)(DL_LOAD_KEEP_JOBS | DL_LOAD_IGNORE_PLACE | DL_LOAD_NO_PUBLISH | DL_LOAD_NO_MLOCK))
 		return dl_fail(-EINVAL, "unknown flags 0x%x", flags);
+	/* A process that may not take a reservation at all (no CAP_SYS_NICE)
+	 * is not locked: its reservation's refusal is what it is told, not
+	 * the lock's.  Asked once here, for every task's process. */
+	if (!(flags & DL_LOAD_NO_MLOCK) && dl_have_cap_sys_nice() != 1)
+		flags |= DL_LOAD_NO_MLOCK;
 	{
 		/* This host's period limits, with the file and line, before
 		 * any process starts. */
