@@ -290,6 +290,8 @@ struct dl_taskspec {               /* allocated by the library only: fields may 
 	const char *place;         /* NULL: anywhere; DL_CLUSTER; or a partition name */
 	char *const *argv;         /* NULL-terminated COMMAND ARG..., or NULL */
 	int line;                  /* line in the file it came from (0 when added by API) */
+	uint64_t spin;             /* ns of wall-clock time spun per job after its work: time
+				    * preempted counts (rt-app's runtime event); default 0 */
 };
 struct dl_taskset *dl_taskset_new(void);
 int dl_taskset_add(struct dl_taskset *ts, const char *name, const struct dl_params *p); /* work 90%, offset 0, no place */
@@ -307,7 +309,8 @@ int dl_taskset_set_place(struct dl_taskset *ts, size_t i, const char *place);
 
 /* Running a task set (dl_load_run(3), dl-load(1)): one process per task,
  * each placed and admitted before all are released from one common
- * start, each job burning the task's work of CPU time. */
+ * start, each job burning the task's work of CPU time, then spinning
+ * for its spin of wall-clock time. */
 #define DL_LOAD_KEEP_JOBS    0x1 /* keep every job's record */
 #define DL_LOAD_IGNORE_PLACE 0x2 /* run every task where the caller is */
 #define DL_LOAD_NO_PUBLISH   0x4 /* the tasks publish no counters (DL_PERIODIC_PUBLISH) */

@@ -162,7 +162,8 @@ static PyObject *taskset_item(TaskSet *self, Py_ssize_t i)
 	}
 	return pydl_dict("name", str_or_none(t->name), "params", pydl_params_tuple(&t->params),
 			 "work", PyLong_FromUnsignedLongLong(t->work), "offset", PyLong_FromUnsignedLongLong(t->offset),
-			 "place", str_or_none(t->place), "argv", argv, "line", PyLong_FromLong(t->line), NULL);
+			 "place", str_or_none(t->place), "argv", argv, "line", PyLong_FromLong(t->line),
+			 "spin", PyLong_FromUnsignedLongLong(t->spin), NULL);
 }
 
 static PyMethodDef taskset_methods[] = {

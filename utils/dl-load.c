@@ -42,7 +42,8 @@ static noreturn void usage(void)
 	       "\n"
 	       "Run the periodic deadline tasks of TASKSET (a file, or - for stdin, in a\n"
 	       "format of libdl-taskset(5): libdl's own or rt-app's JSON) from one common\n"
-	       "start, each job burning the task's work of CPU time, and print per task:\n"
+	       "start, each job burning the task's work of CPU time (then spinning for its\n"
+	       "spin of wall-clock time), and print per task:\n"
 	       "jobs, deadline misses, miss ratio, response p50/p99/max, worst tardiness,\n"
 	       "skipped periods, overruns, the kernel's re-anchorings and the page faults\n"
 	       "its jobs took (minor and major).  Each task's memory is locked and touched\n"
@@ -246,6 +247,7 @@ static void print_json(const struct dl_loadctl *ctl, const struct dl_load *l)
 		json_uint(&j, "deadline", t->spec->params.deadline);
 		json_uint(&j, "period", t->spec->params.period);
 		json_uint(&j, "work", t->spec->work);
+		json_uint(&j, "spin", t->spec->spin);
 		json_uint(&j, "offset", t->spec->offset);
 		if (t->spec->place && !ctl->ignore_place)
 			json_str(&j, "place", t->spec->place);
@@ -352,7 +354,8 @@ static size_t copies(const struct dl_taskset *ts, size_t i, size_t *base_len)
 	while ((u = dl_taskset_task(ts, i + n)) && u->line == t->line &&
 	       strncmp(u->name, t->name, *base_len) == 0 && u->name[*base_len] == '.' &&
 	       (size_t)atol(u->name + *base_len + 1) == n + 1 &&
-	       memcmp(&u->params, &t->params, sizeof(t->params)) == 0 && u->work == t->work)
+	       memcmp(&u->params, &t->params, sizeof(t->params)) == 0 && u->work == t->work &&
+	       u->spin == t->spin)
 		n++;
 	if (n == 1)
 		*base_len = strlen(t->name);
@@ -372,11 +375,15 @@ static void print_taskset(const struct dl_taskset *ts)
 		const struct dl_taskspec *t = dl_taskset_task(ts, i);
 
 		n = copies(ts, i, &len);
-		printf("%.*s %s %s %s work=%s", (int)len, t->name,
+		printf("%.*s %s %s %s", (int)len, t->name,
 		       dl_time_format(t->params.runtime, a, sizeof(a)),
 		       dl_time_format(t->params.deadline, b, sizeof(b)),
-		       dl_time_format(t->params.period, c, sizeof(c)),
-		       dl_time_format(t->work, w, sizeof(w)));
+		       dl_time_format(t->params.period, c, sizeof(c)));
+		/* A spin alone reads back as no work. */
+		if (t->work || !t->spin)
+			printf(" work=%s", dl_time_format(t->work, w, sizeof(w)));
+		if (t->spin)
+			printf(" spin=%s", dl_time_format(t->spin, w, sizeof(w)));
 		if (n > 1)
 			printf(" count=%zu", n);
 		if (t->offset)

@@ -61,6 +61,16 @@ static void burn(uint64_t ns)
 		;
 }
 
+/* Spin until ns of wall-clock time have passed: the job's spin, which a
+ * preemption shortens in CPU time (rt-app's runtime event). */
+static void spin(uint64_t ns)
+{
+	uint64_t until = dl_now_ns() + ns;
+
+	while (dl_now_ns() < until)
+		;
+}
+
 static size_t shared_size(uint64_t cap)
 {
 	return sizeof(struct shared) + cap * sizeof(struct dl_job);
@@ -133,7 +143,10 @@ static noreturn void child(const struct dl_taskspec *t, int mode, uint64_t durat
 		_exit(1);
 	}
 	while ((!jobs || sh->njobs < jobs) && dl_now_ns() < end_time) {
-		burn(t->work);
+		if (t->work)
+			burn(t->work);
+		if (t->spin)
+			spin(t->spin);
 		if ((err = dl_periodic_next(pt, &job))) {
 			sh->err = err;
 			snprintf(sh->msg, sizeof(sh->msg), "%s", dl_errmsg());

@@ -91,7 +91,7 @@ static int json_member(const char *origin, const struct dl_jval *m, struct dl_ra
 		if (strcmp(m->key, dl_rawfield_name[f]) == 0)
 			break;
 	if (f == DL_RF_N)
-		return jerr(origin, m, "unknown key: a task's keys are name, runtime, deadline, period, work, count, offset, flags, place and command");
+		return jerr(origin, m, "unknown key: a task's keys are name, runtime, deadline, period, work, spin, count, offset, flags, place and command");
 	raw->at[f] = m->line;
 	switch (f) {
 	case DL_RF_NAME:
@@ -108,6 +108,8 @@ static int json_member(const char *origin, const struct dl_jval *m, struct dl_ra
 		return json_time(origin, m, &raw->params.period);
 	case DL_RF_WORK:
 		return json_time(origin, m, &raw->work);
+	case DL_RF_SPIN:
+		return json_time(origin, m, &raw->spin);
 	case DL_RF_OFFSET:
 		return json_time(origin, m, &raw->offset);
 	case DL_RF_COUNT:

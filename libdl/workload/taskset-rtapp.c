@@ -11,9 +11,12 @@
  *
  * A task is one reservation (dl-runtime, dl-period, dl-deadline in
  * microseconds, with rt-app's defaults: period from runtime, deadline
- * from period) and one job per period: its run and runtime events are
- * the job's work, its one timer the period it is released on, which must
- * be the reservation's.  Every key that says something else (phases that
+ * from period) and one job per period: its run events are the job's
+ * work (CPU time: rt-app's run is a calibrated loop, which preemption
+ * does not shorten), its runtime events the job's spin (rt-app's runtime
+ * spins until that much wall-clock time has passed, preempted or not),
+ * its one timer the period it is released on, which must be the
+ * reservation's.  Every key that says something else (phases that
  * change the task, locks and other waits, sleeps, other policies, CPU
  * affinity...) is refused with its path in the file and why, never
  * ignored; only rt-app's own logging and calibration settings in
@@ -151,7 +154,8 @@ struct rt_sched {
 struct rt_obj {
 	struct rt_sched s;
 	const struct dl_jval *instance, *delay, *loop, *phases, *timer, *first_work;
-	uint64_t work;
+	const struct dl_jval *first_run, *first_runtime;
+	uint64_t work, spin;
 	int nwork;
 };
 
@@ -218,7 +222,15 @@ static int rt_key(const struct rt_file *f, const struct dl_jval *m, const char *
 		 * the thread: rt-app reads that key as both. */
 		if (thread && strcmp(m->key, "runtime") == 0)
 			o->s.old_runtime = m;
-		o->work += ns;
+		if (strcmp(ev, "runtime") == 0) {
+			o->spin += ns;
+			if (!o->first_runtime)
+				o->first_runtime = m;
+		} else {
+			o->work += ns;
+			if (!o->first_run)
+				o->first_run = m;
+		}
 		o->nwork++;
 		if (!o->first_work)
 			o->first_work = m;
@@ -560,11 +572,17 @@ static int rt_task(struct dl_taskset *ts, const struct rt_file *f, const struct 
 			    "%s differs from the reservation's period %s (line %d): dl-load releases a job every period of its reservation; make them equal",
 			    dl_time_format(period, a, sizeof(a)), dl_time_format(raw.params.period, b, sizeof(b)),
 			    period_at->line);
-	if (!job->nwork || !job->work)
+	if (!job->nwork || !(job->work + job->spin))
 		return rerr(f, job->nwork ? job->first_work : job->timer, path,
 			    "no work: give the job a \"run\" (or \"runtime\") of some microseconds");
-	raw.work = job->work;
-	raw.at[DL_RF_WORK] = job->first_work->line;
+	if (job->first_run) {
+		raw.work = job->work;
+		raw.at[DL_RF_WORK] = job->first_run->line;
+	}
+	if (job->first_runtime) {
+		raw.spin = job->spin;
+		raw.at[DL_RF_SPIN] = job->first_runtime->line;
+	}
 	/* The kernel's rules, said with rt-app's names; the period limits
 	 * are checked where the set meets a machine, as for the other
 	 * formats. */
@@ -577,9 +595,9 @@ static int rt_task(struct dl_taskset *ts, const struct rt_file *f, const struct 
 		snprintf(at, sizeof(at), "%s.%s", path, name);
 		return dl_fail(-EINVAL, "%s:%d: %s: %s", f->origin, raw.at[bad] ? raw.at[bad] : task->line, at, why);
 	}
-	if (raw.work > norm.period)
-		return rerr(f, job->first_work, path, "the job's work %s is longer than its period %s: give it at most a period of run",
-			    dl_time_format(raw.work, a, sizeof(a)), dl_time_format(norm.period, b, sizeof(b)));
+	if (raw.work + raw.spin > norm.period)
+		return rerr(f, job->first_work, path, "the job's run and runtime, %s, are longer than its period %s: give it at most a period of them",
+			    dl_time_format(raw.work + raw.spin, a, sizeof(a)), dl_time_format(norm.period, b, sizeof(b)));
 	return dl_taskset_add_raw(ts, &raw);
 }
 

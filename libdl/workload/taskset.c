@@ -35,7 +35,7 @@ const char *const dl_rawfield_name[DL_RF_N] = {
 	[DL_RF_NAME] = "name", [DL_RF_RUNTIME] = "runtime", [DL_RF_DEADLINE] = "deadline",
 	[DL_RF_PERIOD] = "period", [DL_RF_WORK] = "work", [DL_RF_COUNT] = "count",
 	[DL_RF_OFFSET] = "offset", [DL_RF_FLAGS] = "flags", [DL_RF_PLACE] = "place",
-	[DL_RF_COMMAND] = "command",
+	[DL_RF_COMMAND] = "command", [DL_RF_SPIN] = "spin",
 };
 
 static const struct {
@@ -212,6 +212,7 @@ static struct task *new_task(const char *name, const struct dl_rawtask *raw,
 	t->spec.name = t->name;
 	t->spec.params = *p;
 	t->spec.work = work;
+	t->spec.spin = raw->at[DL_RF_SPIN] ? raw->spin : 0;
 	t->spec.offset = raw->offset;
 	t->spec.place = t->place;
 	t->spec.argv = t->argv;
@@ -235,7 +236,7 @@ static bool has_name(const struct dl_taskset *ts, const char *name, int *line)
 
 int dl_taskset_add_raw(struct dl_taskset *ts, const struct dl_rawtask *raw)
 {
-	char a[DL_TIME_STRLEN], b[DL_TIME_STRLEN], name[DL_TASKSET_NAME_MAX + 16];
+	char a[DL_TIME_STRLEN], b[DL_TIME_STRLEN], c[DL_TIME_STRLEN], name[DL_TASKSET_NAME_MAX + 16];
 	uint64_t count = raw->at[DL_RF_COUNT] ? raw->count : 1, work;
 	struct dl_params p;
 	size_t first = ts->n;
@@ -250,10 +251,17 @@ int dl_taskset_add_raw(struct dl_taskset *ts, const struct dl_rawtask *raw)
 	 * where the set meets one (dl_taskset_check_periods()). */
 	if (dl_params_normalize_rules(&raw->params, &p) < 0)
 		return rfail(raw, dl_taskset_bad_field(&raw->params), "task \"%s\": %s", raw->name, dl_errmsg());
-	work = raw->at[DL_RF_WORK] ? raw->work : p.runtime / 10 * 9 + p.runtime % 10 * 9 / 10;
+	/* A job's work defaults to 90% of the runtime unless the task
+	 * says what its jobs do (work, spin or both). */
+	work = raw->at[DL_RF_WORK] ? raw->work :
+	       raw->at[DL_RF_SPIN] ? 0 : p.runtime / 10 * 9 + p.runtime % 10 * 9 / 10;
 	if (work > p.period)
 		return rfail(raw, DL_RF_WORK, "%s is longer than task \"%s\"'s period %s: a job cannot need more CPU than its period holds; give work <= period",
 			     dl_time_format(work, a, sizeof(a)), raw->name, dl_time_format(p.period, b, sizeof(b)));
+	if (raw->at[DL_RF_SPIN] && raw->spin > p.period - work)
+		return rfail(raw, DL_RF_SPIN, "%s%s%s is longer than task \"%s\"'s period %s: a job's work and spin together must fit in its period",
+			     dl_time_format(raw->spin, a, sizeof(a)), work ? " after a work of " : "",
+			     work ? dl_time_format(work, c, sizeof(c)) : "", raw->name, dl_time_format(p.period, b, sizeof(b)));
 	if (count < 1 || count > DL_TASKSET_MAX_COUNT)
 		return rfail(raw, DL_RF_COUNT, "%" PRIu64 " copies: give 1 to %d", count, DL_TASKSET_MAX_COUNT);
 	if (raw->place && !valid_place(raw->place))
@@ -398,7 +406,7 @@ static int line_time(struct dl_rawtask *raw, enum dl_rawfield f, const char *tex
 
 static int line_key(struct dl_rawtask *raw, const char *word)
 {
-	static const enum dl_rawfield keys[] = { DL_RF_WORK, DL_RF_COUNT, DL_RF_OFFSET, DL_RF_FLAGS, DL_RF_PLACE };
+	static const enum dl_rawfield keys[] = { DL_RF_WORK, DL_RF_SPIN, DL_RF_COUNT, DL_RF_OFFSET, DL_RF_FLAGS, DL_RF_PLACE };
 	const char *eq = strchr(word, '='), *v;
 	enum dl_rawfield f = DL_RF_N;
 	char *end;
@@ -408,7 +416,7 @@ static int line_key(struct dl_rawtask *raw, const char *word)
 		    strncmp(word, dl_rawfield_name[keys[i]], (size_t)(eq - word)) == 0)
 			f = keys[i];
 	if (f == DL_RF_N)
-		return dl_fail(-EINVAL, "%s:%d: \"%.40s\": expected KEY=VALUE with a key of work, count, offset, flags or place, or -- before a command",
+		return dl_fail(-EINVAL, "%s:%d: \"%.40s\": expected KEY=VALUE with a key of work, spin, count, offset, flags or place, or -- before a command",
 			       raw->origin, raw->line, word);
 	if (raw->at[f])
 		return rfail(raw, f, "given twice: keep one");
@@ -417,6 +425,8 @@ static int line_key(struct dl_rawtask *raw, const char *word)
 	switch (f) {
 	case DL_RF_WORK:
 		return line_time(raw, f, v, false, &raw->work);
+	case DL_RF_SPIN:
+		return line_time(raw, f, v, false, &raw->spin);
 	case DL_RF_OFFSET:
 		return line_time(raw, f, v, false, &raw->offset);
 	case DL_RF_COUNT:

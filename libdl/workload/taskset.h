@@ -20,7 +20,7 @@
 enum dl_rawfield {
 	DL_RF_NAME, DL_RF_RUNTIME, DL_RF_DEADLINE, DL_RF_PERIOD, DL_RF_WORK,
 	DL_RF_COUNT, DL_RF_OFFSET, DL_RF_FLAGS, DL_RF_PLACE, DL_RF_COMMAND,
-	DL_RF_N
+	DL_RF_SPIN, DL_RF_N
 };
 struct dl_rawtask {
 	const char *origin;      /* the file's name, for messages */
@@ -28,7 +28,7 @@ struct dl_rawtask {
 	int at[DL_RF_N];         /* the line of each field given; 0: absent */
 	const char *name;
 	struct dl_params params; /* deadline/period 0: the other one */
-	uint64_t work, offset, count;
+	uint64_t work, offset, count, spin;
 	const char *place;
 	char **argv;             /* NULL-terminated, or NULL */
 };

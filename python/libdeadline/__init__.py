@@ -646,11 +646,14 @@ class TaskSpec:
     place: Optional[str]
     argv: Optional[Tuple[str, ...]]
     line: int
+    spin: int = 0
 
     def __repr__(self) -> str:
         p = self.params
         text = (f"<TaskSpec {self.name} runtime={format_time(p.runtime)} deadline={format_time(p.deadline)} "
                 f"period={format_time(p.period)} work={format_time(self.work)}")
+        if self.spin:
+            text += f" spin={format_time(self.spin)}"
         if self.offset:
             text += f" offset={format_time(self.offset)}"
         if self.place:

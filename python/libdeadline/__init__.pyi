@@ -224,6 +224,7 @@ class TaskSpec:
     place: Optional[str]
     argv: Optional[Tuple[str, ...]]
     line: int
+    spin: int
 
 class TaskSet:
     def __init__(self, tasks: Iterable[Tuple[str, Params]] = ...) -> None: ...

@@ -8,6 +8,10 @@
  *  - a task whose work exceeds its runtime is throttled by the kernel:
  *    every job waits for a replenishment, its SIGXCPU overruns and its
  *    misses are counted;
+ *  - work is CPU time and spin wall-clock time (rt-app's run and
+ *    runtime): on one CPU, a task preempted by an earlier deadline
+ *    burns its whole work in each job, while a spin of the same length
+ *    takes less CPU by the time it was preempted;
  *  - a refused task stops the whole load, with the kernel's reason;
  *  - rt-app's own examples of deadline tasks run as written;
  *  - memory: dl-load's jobs after the first take no page fault (their
@@ -239,6 +243,75 @@ END_TEST
 START_TEST(test_overrun_yield)
 {
 	run_overrun(DL_PERIODIC_YIELD, "yield");
+}
+END_TEST
+
+/* The median of one task's jobs' CPU time (the kernel's CPU clock of
+ * its thread, dl_job.cpu), and how many jobs took at least 'atleast'. */
+static uint64_t median_cpu(const struct dl_load_task *t, uint64_t atleast, size_t *n_atleast)
+{
+	uint64_t *v = calloc(t->njobs, sizeof(*v)), m;
+
+	ck_assert_ptr_nonnull(v);
+	*n_atleast = 0;
+	for (size_t i = 0; i < t->njobs; i++) {
+		v[i] = t->jobs[i].cpu;
+		*n_atleast += v[i] >= atleast;
+		/* Insertion sort: a hundred jobs. */
+		for (size_t k = i; k > 0 && v[k - 1] > v[k]; k--) {
+			uint64_t x = v[k];
+
+			v[k] = v[k - 1];
+			v[k - 1] = x;
+		}
+	}
+	m = v[t->njobs / 2];
+	free(v);
+	return m;
+}
+
+/* One CPU (the cluster), EDF: "hi" (2.5 ms every 5 ms) has the earlier
+ * deadline at each of its releases and preempts "lo" (4 ms every 20
+ * ms), released with it.  lo as work burns 4 ms of CPU in every job
+ * whatever the preemptions (2.5 ms, hi's 2.5 ms, 1.5 ms); lo as spin
+ * ends 4 ms of wall-clock time after it began, having run 2.5 ms of
+ * them (rt-app's runtime event).
+ * CPU times, not wall times, are compared: a stall of the machine only
+ * shortens the spin's CPU further. */
+START_TEST(test_work_and_spin)
+{
+	static const char *const lo[] = { "work=4ms", "spin=4ms" };
+	uint64_t med[2];
+	size_t full[2], n[2];
+
+	for (int k = 0; k < 2; k++) {
+		char text[256];
+		struct dl_taskset *ts;
+		const struct dl_load_task *t;
+		struct dl_load *l;
+
+		snprintf(text, sizeof(text), "hi 2.7ms 5ms 5ms work=2.5ms place=cluster\nlo 5ms 20ms 20ms %s place=cluster\n", lo[k]);
+		ts = tasks(text);
+		ck_assert_msg(dl_load_run(ts, DL_PERIODIC_SLEEP, 1000 * MS, 0, DL_LOAD_KEEP_JOBS, &l) == 0, "%s", dl_errmsg());
+		t = task_named(l, "lo");
+		ck_assert_int_eq(t->err, 0);
+		ck_assert_uint_ge(t->njobs, 20);
+		ck_assert_uint_eq(t->spec->work, k ? 0 : 4 * MS);
+		ck_assert_uint_eq(t->spec->spin, k ? 4 * MS : 0);
+		for (size_t i = 0; i < t->njobs; i++)
+			ck_assert_uint_ge(t->jobs[i].end - t->jobs[i].start, 4 * MS);
+		med[k] = median_cpu(t, 4 * MS, &full[k]);
+		n[k] = t->njobs;
+		tl_note("lo with %s under hi on one CPU: %zu jobs, CPU per job median %.3f ms, %zu of them >= 4 ms, %llu missed",
+			lo[k], t->njobs, med[k] / 1e6, full[k], (unsigned long long)t->stats->misses);
+		dl_load_free(l);
+		dl_taskset_free(ts);
+	}
+	/* Work: every job burned its 4 ms of CPU. */
+	ck_assert_uint_eq(full[0], n[0]);
+	/* Spin: the jobs were preempted by one of hi's and ran about 2.5
+	 * ms of CPU. */
+	ck_assert_msg(med[1] < 3500 * US, "spin=4ms under hi: median CPU per job %.3f ms, not below 3.5 ms", med[1] / 1e6);
 }
 END_TEST
 
@@ -535,6 +608,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_lights_yield);
 	tcase_add_test(tc, test_overrun_sleep);
 	tcase_add_test(tc, test_overrun_yield);
+	tcase_add_test(tc, test_work_and_spin);
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_tool);
 	suite_add_tcase(s, tc);

@@ -105,8 +105,8 @@ def test_eperm_is_policyerror_with_the_librarys_message():
 
 
 def test_tasksets_in_three_forms_read_alike():
-    text = "ctl 3ms 10ms 10ms work=2ms\nio 1.2ms 5ms 5ms work=800us count=2 offset=250us flags=reclaim\n"
-    json = ('{"tasks": [{"name": "ctl", "runtime": "3ms", "period": "10ms", "work": 2000000},'
+    text = "ctl 3ms 10ms 10ms spin=2ms\nio 1.2ms 5ms 5ms work=800us count=2 offset=250us flags=reclaim\n"
+    json = ('{"tasks": [{"name": "ctl", "runtime": "3ms", "period": "10ms", "spin": 2000000},'
             '{"name": "io", "runtime": 1200000, "deadline": "5ms", "work": "800us", "count": 2,'
             ' "offset": "250us", "flags": ["reclaim"]}]}')
     rtapp = ('{"tasks": {"ctl": {"policy": "SCHED_DEADLINE", "dl-runtime": 3000, "dl-period": 10000,'
@@ -114,13 +114,14 @@ def test_tasksets_in_three_forms_read_alike():
              ' "io": {"policy": "SCHED_DEADLINE", "instance": 2, "delay": 250, "dl-runtime": 1200,'
              ' "dl-period": 5000, "dl-reclaim": true, "run": 800, "timer": {"ref": "unique", "period": 5000}}}}')
     sets = [dl.TaskSet.parse(t) for t in (text, json, rtapp)]
-    want = [("ctl", 3_000_000, 10_000_000, 10_000_000, 0, 2_000_000, 0),
-            ("io.1", 1_200_000, 5_000_000, 5_000_000, dl.FLAG_RECLAIM, 800_000, 250_000),
-            ("io.2", 1_200_000, 5_000_000, 5_000_000, dl.FLAG_RECLAIM, 800_000, 250_000)]
+    # rt-app's runtime event is a spin of wall-clock time, its run CPU work.
+    want = [("ctl", 3_000_000, 10_000_000, 10_000_000, 0, 0, 2_000_000, 0),
+            ("io.1", 1_200_000, 5_000_000, 5_000_000, dl.FLAG_RECLAIM, 800_000, 0, 250_000),
+            ("io.2", 1_200_000, 5_000_000, 5_000_000, dl.FLAG_RECLAIM, 800_000, 0, 250_000)]
     for ts in sets:
         assert len(ts) == 3
-        got = [(t.name, t.params.runtime, t.params.deadline, t.params.period, t.params.flags, t.work, t.offset)
-               for t in ts]
+        got = [(t.name, t.params.runtime, t.params.deadline, t.params.period, t.params.flags, t.work, t.spin,
+                t.offset) for t in ts]
         assert got == want
 
 

@@ -19,12 +19,12 @@ same() {
 }
 
 cat >"$tmp/set.tasks" <<'T'
-ctl   3ms  10ms 10ms  work=2ms
+ctl   3ms  10ms 10ms  spin=2ms
 io    1.2ms 5ms 5ms   work=800us count=2 offset=250us flags=reclaim
 T
 cat >"$tmp/set.json" <<'T'
 {"tasks": [
-  {"name": "ctl", "runtime": "3ms", "period": "10ms", "work": 2000000},
+  {"name": "ctl", "runtime": "3ms", "period": "10ms", "spin": 2000000},
   {"name": "io", "runtime": 1200000, "deadline": "5ms", "work": "800us", "count": 2,
    "offset": "250us", "flags": ["reclaim"]}
 ]}
@@ -42,7 +42,7 @@ cat >"$tmp/set.rtapp" <<'T'
 }
 T
 want='# NAME RUNTIME DEADLINE PERIOD KEYS
-ctl 3ms 10ms 10ms work=2ms
+ctl 3ms 10ms 10ms spin=2ms
 io 1.2ms 5ms 5ms work=800us count=2 offset=250us flags=reclaim'
 lines=$("$load" --print-taskset "$tmp/set.tasks" 2>&1)
 same "the line form prints as the set says" "$lines" "$want"
@@ -51,6 +51,19 @@ same "the rt-app file prints the same" "$("$load" --print-taskset "$tmp/set.rtap
 echo "$lines" >"$tmp/again.tasks"
 same "what it prints reads back as itself" "$("$load" --print-taskset "$tmp/again.tasks" 2>&1)" "$want"
 same "from standard input too" "$("$load" --print-taskset - <"$tmp/set.json" 2>&1)" "$want"
+
+# A job with both: CPU work (rt-app's run) and a spin of wall-clock time
+# (rt-app's runtime), in the order they run.
+cat >"$tmp/mix.rtapp" <<'T'
+{"tasks": {"mix": {"policy": "SCHED_DEADLINE", "dl-runtime": 2000, "dl-period": 10000,
+	"run": 500, "runtime": 1000, "timer": {"ref": "unique", "period": 10000}}}}
+T
+want='# NAME RUNTIME DEADLINE PERIOD KEYS
+mix 2ms 10ms 10ms work=500us spin=1ms'
+printed=$("$load" --print-taskset "$tmp/mix.rtapp" 2>&1)
+same "rt-app's run is work, its runtime spin" "$printed" "$want"
+echo "$printed" >"$tmp/mix.tasks"
+same "work and spin read back as themselves" "$("$load" --print-taskset "$tmp/mix.tasks" 2>&1)" "$want"
 
 # A command with blanks and quotes, and a name with a dot: quoted so
 # that the line form reads it back.

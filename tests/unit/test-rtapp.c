@@ -166,15 +166,19 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(t->params.period, 2 * MS);
 	ck_assert_uint_eq(t->params.deadline, 2 * MS);
 	ck_assert_uint_eq(t->work, 1500 * US);
+	ck_assert_uint_eq(t->spin, 0);
 	ck_assert_int_eq(t->line, 7);
-	/* b: the older names; "runtime" is also its job's work, as in rt-app. */
+	/* b: the older names; "runtime" is also its job's runtime event, as
+	 * in rt-app: a spin of wall-clock time, and no work besides. */
 	t = dl_taskset_task(ts, 1);
 	ck_assert_uint_eq(t->params.runtime, 3 * MS);
 	ck_assert_uint_eq(t->params.deadline, 10 * MS);
 	ck_assert_uint_eq(t->params.period, 20 * MS);
-	ck_assert_uint_eq(t->work, 3 * MS);
+	ck_assert_uint_eq(t->work, 0);
+	ck_assert_uint_eq(t->spin, 3 * MS);
 	ck_assert_uint_eq(t->offset, 500 * US);
-	/* c: three instances of one phase, its events summed. */
+	/* c: three instances of one phase, its run events the work, its
+	 * runtime events the spin. */
 	for (int i = 0; i < 3; i++) {
 		char name[16];
 
@@ -184,7 +188,8 @@ START_TEST(test_defaults)
 		ck_assert_uint_eq(t->params.runtime, 2 * MS);
 		ck_assert_uint_eq(t->params.deadline, 40 * MS);
 		ck_assert_uint_eq(t->params.period, 50 * MS);
-		ck_assert_uint_eq(t->work, 1500 * US);
+		ck_assert_uint_eq(t->work, 1000 * US);
+		ck_assert_uint_eq(t->spin, 500 * US);
 	}
 	dl_taskset_free(ts);
 
@@ -280,7 +285,10 @@ static const struct {
 	  " \"timer\": {\"ref\": \"unique\", \"period\": 10000}}}}", { "tasks.t:", "no work" } },
 	{ "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000, \"dl-period\": 10000,\n"
 	  " \"run\": 11000, \"timer\": {\"ref\": \"unique\", \"period\": 10000}}}}",
-	  { "w.json:2: tasks.t:", "work 11ms is longer than its period 10ms" } },
+	  { "w.json:2: tasks.t:", "run and runtime, 11ms, are longer than its period 10ms" } },
+	{ "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000, \"dl-period\": 10000,\n"
+	  " \"run\": 6000, \"runtime\": 5000, \"timer\": {\"ref\": \"unique\", \"period\": 10000}}}}",
+	  { "w.json:2: tasks.t:", "run and runtime, 11ms, are longer than its period 10ms" } },
 	{ "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 3000, \"dl-deadline\": 2000,\n"
 	  " \"dl-period\": 10000, \"run\": 900, \"timer\": {\"ref\": \"unique\", \"period\": 10000}}}}",
 	  { "w.json:1: tasks.t.dl-runtime:", "runtime 3ms is longer than the deadline 2ms" } },

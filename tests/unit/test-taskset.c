@@ -26,7 +26,7 @@ static struct dl_taskset *parse_ok(const char *text)
 static const char good_lines[] =
 	"# the article's scenario\n"
 	"\n"
-	"heavy   8ms 9ms 9ms    work=7.6ms place=partition0   # alone\n"
+	"heavy   8ms 9ms 9ms    work=7.6ms spin=200us place=partition0   # alone\n"
 	"light   2.5ms - 8ms    work=2.4ms count=2 offset=1ms place=cluster flags=reclaim,overrun\n"
 	"  probe 500us 5ms -  flags=reset-on-fork -- sh -c 'echo \"a b\" # not a comment' \"x\\\"y\"\r\n"
 	"plain 1ms 10ms 10ms";
@@ -34,7 +34,7 @@ static const char good_lines[] =
 static const char good_json[] =
 	"{\"tasks\": [\n"
 	"  {\"name\": \"heavy\", \"runtime\": \"8ms\", \"deadline\": 9000000, \"period\": \"9ms\",\n"
-	"   \"work\": 7600000, \"place\": \"partition0\"},\n"
+	"   \"work\": 7600000, \"spin\": \"200us\", \"place\": \"partition0\"},\n"
 	"  {\"name\": \"light\", \"runtime\": 2500000, \"period\": 8000000, \"work\": \"2.4ms\",\n"
 	"   \"count\": 2, \"offset\": \"1ms\", \"place\": \"cluster\", \"flags\": [\"reclaim\", \"overrun-signal\"]},\n"
 	"  {\"name\": \"probe\", \"runtime\": \"500us\", \"deadline\": \"5ms\", \"flags\": [\"reset-on-fork\"],\n"
@@ -55,6 +55,7 @@ static void check_good(const struct dl_taskset *ts, bool json)
 	ck_assert_uint_eq(t->params.period, 9 * MS);
 	ck_assert_uint_eq(t->params.flags, 0);
 	ck_assert_uint_eq(t->work, 7600 * US);
+	ck_assert_uint_eq(t->spin, 200 * US);
 	ck_assert_uint_eq(t->offset, 0);
 	ck_assert_str_eq(t->place, "partition0");
 	ck_assert_ptr_null(t->argv);
@@ -67,6 +68,7 @@ static void check_good(const struct dl_taskset *ts, bool json)
 		ck_assert_uint_eq(t->params.period, 8 * MS);
 		ck_assert_uint_eq(t->params.flags, DL_FLAG_RECLAIM | DL_FLAG_DL_OVERRUN);
 		ck_assert_uint_eq(t->work, 2400 * US);
+		ck_assert_uint_eq(t->spin, 0);
 		ck_assert_uint_eq(t->offset, 1 * MS);
 		ck_assert_str_eq(t->place, DL_CLUSTER);
 		ck_assert_int_eq(t->line, json ? 4 : 4);
@@ -96,6 +98,12 @@ START_TEST(test_good_lines)
 	struct dl_taskset *ts = parse_ok(good_lines);
 
 	check_good(ts, false);
+	dl_taskset_free(ts);
+	/* A spin alone: no work besides (the 90% default is for a task
+	 * that says nothing of its jobs). */
+	ts = parse_ok("s 1ms 10ms 10ms spin=2ms\n");
+	ck_assert_uint_eq(dl_taskset_task(ts, 0)->work, 0);
+	ck_assert_uint_eq(dl_taskset_task(ts, 0)->spin, 2 * MS);
 	dl_taskset_free(ts);
 }
 END_TEST
@@ -153,6 +161,9 @@ static const struct {
 	{ "a 1ms 10ms 10ms place=\n", { "t.tasks:1: place:", "\"\"", "cluster" } },
 	{ "a 1ms 10ms 10ms place=../etc\n", { "t.tasks:1: place:", "\"../etc\"" } },
 	{ "a 1ms 10ms 10ms work=1ms work=2ms\n", { "t.tasks:1: work:", "twice" } },
+	{ "a 1ms 10ms 10ms work=6ms spin=5ms\n", { "t.tasks:1: spin:", "5ms after a work of 6ms", "period 10ms", "fit in its period" } },
+	{ "a 1ms 10ms 10ms spin=11ms\n", { "t.tasks:1: spin:", "11ms is longer", "period 10ms" } },
+	{ "a 1ms 10ms 10ms spin=soon\n", { "t.tasks:1: spin:", "\"soon\"" } },
 	{ "a 1ms 10ms 10ms speed=2\n", { "t.tasks:1:", "\"speed=2\"", "KEY=VALUE" } },
 	{ "a 1ms 10ms 10ms extra\n", { "t.tasks:1:", "\"extra\"", "-- before a command" } },
 	{ "a 1ms 10ms 10ms --\n", { "t.tasks:1: command:", "nothing after --" } },
