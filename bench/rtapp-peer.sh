@@ -12,8 +12,10 @@
 # is installed for this), chrooted in a mount namespace of its own, on
 # this host's kernel; dl-load is BUILDDIR's.  Both release every thread
 # at one common instant and then on an absolute grid (the file's timers
-# are "absolute"), both run the whole machine, both burn each job's work
-# as a spin (rt-app's "runtime" event; dl-load's work).
+# are "absolute"), both run the whole machine, both spin through each
+# job's "runtime" event until that much wall-clock time has passed,
+# preempted or not (rt-app reads CLOCK_MONOTONIC around its loop;
+# dl-load reads the event as spin=, libdl-taskset(5)).
 #
 # Per job, from each tool's own records (rt-app's log files, dl-load
 # --csv), by one rule: a miss is a job that ended after its deadline

@@ -13,14 +13,16 @@
 #   sched:sched_migrate_task     a thread moved to another CPU
 # for every thread of the machine, and writes OUT, one line per thread of
 # COMMAND's process tree (the processes it forked and their threads):
-#   pid comm dl faults rt_faults wakeups switches migrations rt_wakeups
+#   pid comm dl faults rt_faults wakeups switches migrations rt_wakeups cpu_us
 # dl: 1 when the thread ran under SCHED_DEADLINE (prio -1 in a
 # sched_switch); faults: its page faults; rt_faults: those taken between
 # its first and its last switch-in under SCHED_DEADLINE (the periodic
 # phase, set-up and exit left out); wakeups: how often it was woken;
 # switches: how often it left a CPU; migrations: how often it was moved;
 # rt_wakeups: its wake-ups while the tree's deadline threads ran (from the
-# first switch-in under SCHED_DEADLINE of any of them to the last).
+# first switch-in under SCHED_DEADLINE of any of them to the last);
+# cpu_us: the time it was on a CPU, each switch-in to the switch-out that
+# follows (the kernel's timestamps, CLOCK_MONOTONIC), in microseconds.
 # A summary line per kind of thread follows (deadline threads, others).
 #
 # Needs root and tracefs.  The instance is removed on every exit.
@@ -62,13 +64,15 @@ BEGIN { mine[root] = 1 }
 	for (i = 2; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { cur = $(i - 1); sub(/^.*-/, "", cur); break }
 	for (e = i + 1; e <= NF; e++) if ($e ~ /^[a-z_]+:$/) break
 	ev = $e
+	ts = $(e - 1); sub(/:$/, "", ts)
 	if (ev == "sched_process_fork:") { if (mine[field("pid")]) mine[field("child_pid")] = 1; comm[field("child_pid")] = field("child_comm"); next }
 	if (ev == "page_fault_user:") { f[cur]++; at[cur] = at[cur] " " NR; next }
 	if (ev == "sched_wakeup:") { w[field("pid")]++; wat[field("pid")] = wat[field("pid")] " " NR; next }
 	if (ev == "sched_migrate_task:") { m[field("pid")]++; next }
 	if (ev == "sched_switch:") {
 		p = field("prev_pid"); s[p]++; comm[p] = field("prev_comm")
-		n = field("next_pid")
+		if (p in since) { cpu[p] += ts - since[p]; delete since[p] }
+		n = field("next_pid"); since[n] = ts
 		if (field("next_prio") == -1) { dl[n] = 1; if (!(n in first)) first[n] = NR; last[n] = NR }
 	}
 }
@@ -85,10 +89,10 @@ END {
 		if (p in first) { c = split(at[p], v, " "); for (j = 1; j <= c; j++) if (v[j] > first[p] && v[j] < last[p]) k++ }
 		rw = 0
 		c = split(wat[p], v, " "); for (j = 1; j <= c; j++) if (lo != "" && v[j] > lo && v[j] < hi) rw++
-		printf "%s %s %d %d %d %d %d %d %d\n", p, comm[p], dl[p] ? 1 : 0, f[p], k, w[p], s[p], m[p], rw
+		printf "%s %s %d %d %d %d %d %d %d %.0f\n", p, comm[p], dl[p] ? 1 : 0, f[p], k, w[p], s[p], m[p], rw, cpu[p] * 1e6
 	}
 }' "$work/trace" | sort -n >"$out"
-awk '{ k = $3 ? "deadline" : "other"; n[k]++; for (i = 4; i <= 9; i++) t[k, i] += $i }
-END { for (k in n) printf "# %s threads: %d, faults %d, rt_faults %d, wakeups %d, switches %d, migrations %d, rt_wakeups %d\n",
-	k, n[k], t[k, 4], t[k, 5], t[k, 6], t[k, 7], t[k, 8], t[k, 9] }' "$out" >>"$out"
+awk '{ k = $3 ? "deadline" : "other"; n[k]++; for (i = 4; i <= 10; i++) t[k, i] += $i }
+END { for (k in n) printf "# %s threads: %d, faults %d, rt_faults %d, wakeups %d, switches %d, migrations %d, rt_wakeups %d, cpu_us %d\n",
+	k, n[k], t[k, 4], t[k, 5], t[k, 6], t[k, 7], t[k, 8], t[k, 9], t[k, 10] }' "$out" >>"$out"
 exit $rc
