@@ -10,7 +10,9 @@
 #   BENCH_ONLY=launch bench/run.sh          experiment 3 alone (launch.md,
 #                                           launch.csv, launch.png)
 #   SOAK_LAUNCHES=N                         the soak's launches (100000;
-#                                           QUICK: 5000)
+#                                           QUICK: 5000; 0: a whole run
+#                                           without it, whose report keeps
+#                                           the last soak's results, dated)
 #
 # The host is shared and noisy: every experiment alternates libdl and its
 # peer round by round, and the report gives ratios from the same run.
@@ -646,11 +648,24 @@ drift_guard rtapp 1
 # A layout that stays: $soak_launches launches and a dl-load run after every
 # thousand, the state, status, launch, total_bw and a dl-stat --watch
 # followed all along (bench/soak.sh says how; results/soak.md).
-say "8. soak: $soak_launches launches into one layout"
-"$top/bench/soak.sh" "$build" "$out" "$soak_launches" >"$work/soak.out" 2>&1 ||
-	echo "   soak.sh failed: $(tail -1 "$work/soak.out")"
-grep '^   ' "$work/soak.out"
-drift_guard soak 1
+# SOAK_LAUNCHES=0: the soak (26 minutes at its full scale) is left out
+# and the report shows the last one's results with their date.
+soak_from=
+if [ "$soak_launches" = 0 ]; then
+	if [ -r "$out/soak.csv" ] && [ -r "$out/soak.row" ]; then
+		soak_from=$(date -u -r "$out/soak.csv" '+%Y-%m-%d %H:%M UTC')
+		say "8. soak: not run (SOAK_LAUNCHES=0); the report keeps the soak of $soak_from"
+	else
+		say "8. soak: not run (SOAK_LAUNCHES=0), and no earlier soak's results in $out"
+		rm -f "$out/soak.row" "$out/soak.md"
+	fi
+else
+	say "8. soak: $soak_launches launches into one layout"
+	"$top/bench/soak.sh" "$build" "$out" "$soak_launches" >"$work/soak.out" 2>&1 ||
+		echo "   soak.sh failed: $(tail -1 "$work/soak.out")"
+	grep '^   ' "$work/soak.out"
+	drift_guard soak 1
+fi
 
 # ------------------------------------------------------ 9. fair server
 # A deadline task's wake-up latency in a one-CPU partition with its fair
@@ -809,7 +824,8 @@ ${missing:+**Peers missing, their halves not measured:**$missing (\`./bootstrap.
 | 7 | one rt-app file: misses per 1000 jobs | dl-load $(num "$d7_k" %.1f) ($d7_m of $d7_j) | rt-app $(num "$r7_k" %.1f) ($r7_m of $r7_j) | | $(target_cell 'the same within noise' "$v7m") |
 | 7 | response p50 / p99, wake-up p50 / p99 (us) | $(num "$d7_rp" %.0f) / $(num "$d7_rq" %.0f), $(num "$d7_wp" %.0f) / $(num "$d7_wq" %.0f) | $(num "$r7_rp" %.0f) / $(num "$r7_rq" %.0f), $(num "$r7_wp" %.0f) / $(num "$r7_wq" %.0f) | $(ratio "$d7_rp" "$r7_rp") / $(ratio "$d7_rq" "$r7_rq"), $(ratio "$d7_wp" "$r7_wp") / $(ratio "$d7_wq" "$r7_wq") | a result |
 | 7 | CPU per job (us) | dl-load $(num "$d7_c" %.1f) | rt-app $(num "$r7_c" %.1f) | $(ratio "$d7_c" "$r7_c") | $(target_cell '<= 1.00' "$v7c") |
-$(cat "$out/soak.row" 2>/dev/null || echo "| 8 | soak | did not run | | | |")
+$( (cat "$out/soak.row" 2>/dev/null || echo "| 8 | soak | did not run | | | |") |
+	if [ -n "$soak_from" ]; then sed "s/^| 8 | soak/| 8 | soak (not in this run: of $soak_from, run alone)/"; else cat; fi)
 $(cat "$out/server.row" 2>/dev/null || echo "| 9 | fair server on and off | did not run | | | |")
 
 Every check of the kernel's accounting in this run: $drifts_total drifted of $checks_total ([drift.csv](drift.csv)); each drift was repaired by a root-domain rebuild (dl-part repair) before the next experiment.
@@ -1030,6 +1046,7 @@ jobs.  Per round: [rtapp.csv](rtapp.csv); pooled: [rtapp-jobs.csv](rtapp-jobs.cs
 
 ![misses per round](rtapp.png)
 
+$([ -n "$soak_from" ] && printf 'Not run in this make bench (SOAK_LAUNCHES=0): the soak below ran alone (BENCH_ONLY=soak), its results of %s.\n\n' "$soak_from")
 $(cat "$out/soak.md" 2>/dev/null || echo "### 8. Soak: did not run")
 
 ![soak](soak.png)
