@@ -21,8 +21,10 @@
 # switches: how often it left a CPU; migrations: how often it was moved;
 # rt_wakeups: its wake-ups while the tree's deadline threads ran (from the
 # first switch-in under SCHED_DEADLINE of any of them to the last);
-# cpu_us: the time it was on a CPU, each switch-in to the switch-out that
-# follows (the kernel's timestamps, CLOCK_MONOTONIC), in microseconds.
+# cpu_us: the time it was on a CPU under SCHED_DEADLINE, each such
+# switch-in to the switch-out that follows (the kernel's timestamps,
+# CLOCK_MONOTONIC), in microseconds: its jobs and their waits, its set-up
+# before its reservation and its exit after it left out.
 # A summary line per kind of thread follows (deadline threads, others).
 #
 # Needs root and tracefs.  The instance is removed on every exit.
@@ -72,7 +74,7 @@ BEGIN { mine[root] = 1 }
 	if (ev == "sched_switch:") {
 		p = field("prev_pid"); s[p]++; comm[p] = field("prev_comm")
 		if (p in since) { cpu[p] += ts - since[p]; delete since[p] }
-		n = field("next_pid"); since[n] = ts
+		n = field("next_pid"); if (field("next_prio") == -1) since[n] = ts
 		if (field("next_prio") == -1) { dl[n] = 1; if (!(n in first)) first[n] = NR; last[n] = NR }
 	}
 }
