@@ -23,7 +23,9 @@
 # moves only its own processes (dl-part create --no-move), makes and
 # removes only its own layout, whose destroy gives the fair server back,
 # and leaves total_bw as it found it (a drift is reported, then repaired
-# with dl-part repair).
+# with dl-part repair).  POSIX sh, so that the VM suites' busybox runs it
+# too (tests/vm/guest/server.sh: both halves where the kernel lets the
+# server be set).
 set -u
 export LC_ALL=C
 
@@ -87,7 +89,20 @@ for r in $(seq 1 "$rounds"); do
 		if [ "$mode" = off ] && [ "$tb" != 0 ]; then
 			echo "   round $r: the partition counts $tb with its fair server off, not 0"
 		fi
-		taskset -c "$cpu" /bin/sh -c 'while :; do :; done' &
+		# The hog on the partition's CPU.  On cgroup v2 the root cgroup
+		# no longer has that CPU (a partition takes it), so the hog goes
+		# into the partition itself; on v1 it stays where it is.
+		hogcg=""
+		if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+			hogcg=$("$dlpart" list --json | sed -n 's/.*"name":"srv","cgroup":"\([^"]*\)".*/\1/p')
+			hogcg=/sys/fs/cgroup/$hogcg/cgroup.procs
+		fi
+		if [ -n "$hogcg" ]; then
+			# shellcheck disable=SC2016 # the hog's own $$
+			HOGCG=$hogcg /bin/sh -c 'echo $$ >"$HOGCG" && exec /bin/sh -c "while :; do :; done"' &
+		else
+			taskset -c "$cpu" /bin/sh -c 'while :; do :; done' &
+		fi
 		hog=$!
 		"$dlload" -t "${secs}s" --csv "$work/jobs.csv" "$work/wake.tasks" >"$work/load.out" 2>&1 ||
 			echo "   dl-load ($mode) failed: $(tail -1 "$work/load.out")"
@@ -96,8 +111,8 @@ for r in $(seq 1 "$rounds"); do
 		hog=
 		"$dlpart" destroy >/dev/null 2>&1 || echo "   dl-part destroy failed"
 		ours=0
-		awk -F, 'NR > 1 && $6 > 0 {print ($6 - $4) / 1000; n++; if ($9 == 0) x++} END {print n + 0, x + 0 > "/dev/stderr"}' \
-			"$work/jobs.csv" 2>"$work/count" | sort -g >"$work/wake"
+		awk -F, -v count="$work/count" 'NR > 1 && $6 > 0 {print ($6 - $4) / 1000; n++; if ($9 == 0) x++} END {print n + 0, x + 0 > count}' \
+			"$work/jobs.csv" | sort -g >"$work/wake"
 		read -r jobs miss <"$work/count"
 		p=$(awk '{v[NR]=$1} END {if (NR) printf "%.1f,%.1f,%.1f", v[int((NR+1)/2)], v[int(NR*0.99+0.999)], v[NR]; else print "nan,nan,nan"}' "$work/wake")
 		echo "$r,$mode,$jobs,$miss,$p,$tb" >>"$out/server.csv"
@@ -114,8 +129,10 @@ fi
 
 # Pooled over the rounds: p50 / p99 / max of each mode.
 pooled() { [ -s "$work/wake-$1" ] && sort -g "$work/wake-$1" | awk '{v[NR]=$1} END {printf "%.1f %.1f %.1f %d", v[int((NR+1)/2)], v[int(NR*0.99+0.999)], v[NR], NR}' || echo "nan nan nan 0"; }
-read -r on50 on99 onmax onn < <(pooled on)
-read -r off50 off99 offmax offn < <(pooled off)
+pooled on >"$work/pooled-on"
+pooled off >"$work/pooled-off"
+read -r on50 on99 onmax onn <"$work/pooled-on"
+read -r off50 off99 offmax offn <"$work/pooled-off"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || b == 0) print "n/a"; else printf "%.2f", a / b}'; }
 miss_of() { awk -F, -v m="$1" 'NR > 1 && $2 == m {x += $4} END {print x + 0}' "$out/server.csv"; }
 if [ -n "$off_refused" ]; then

@@ -320,10 +320,35 @@ static int show_layout(bool json, struct json *j)
 	return 0;
 }
 
+/* The CPUs of the layout's partition name that are offline now, in
+ * out; false when none is (or the layout has no such partition). */
+static bool partition_offline(const struct dl_layout *l, const char *name, dl_cpus_t *out)
+{
+	dl_cpus_t on;
+
+	if (!l || dl_cpus_online(&on) < 0)
+		return false;
+	for (int i = 0; i < dl_layout_count(l); i++) {
+		dl_cpus_t cpus;
+
+		if (strcmp(dl_layout_member(l, i, &cpus), name) != 0)
+			continue;
+		*out = (dl_cpus_t){ 0 };
+		for (int c = 0; c < DL_CPUS_MAX; c++)
+			if (dl_cpus_isset(&cpus, c) && !dl_cpus_isset(&on, c))
+				dl_cpus_set(out, c);
+		return dl_cpus_count(out) > 0;
+	}
+	return false;
+}
+
 /*
  * Every partition of the layout in place, as the kernel reads it now: one
  * line per partition that is not what create made (gone, invalid, its
  * cpuset files vanished).  Returns how many; -1 when there is no layout.
+ * A partition whose CPUs went offline is invalid while it holds a task
+ * (v2): the kernel makes it a partition again when they come back
+ * (docs/kernel-notes.md, "The deadline servers' settings").
  */
 static int check_partitions(bool print)
 {
@@ -345,11 +370,18 @@ static int check_partitions(bool print)
 			continue;
 		bad++;
 		if (print) {
-			char cg[1100], state[520];
+			char cg[1100], state[520], cpus[DL_CPUS_STRLEN];
+			dl_cpus_t off;
 
-			printf("INVALID: partition %s (/%s): %s; it reads \"%s\": run dl-part destroy, then create again\n",
-			       p->name, dl_str_escape(p->cgroup, cg, sizeof(cg)), why,
+			printf("INVALID: partition %s (/%s): %s; it reads \"%s\": ", p->name,
+			       dl_str_escape(p->cgroup, cg, sizeof(cg)), why,
 			       dl_str_escape(p->state, state, sizeof(state)));
+			if (partition_offline(l, p->name, &off))
+				printf("offline CPUs %s: the kernel makes it a partition again once they are back "
+				       "online (or run dl-part destroy)\n",
+				       dl_cpus_format(&off, cpus, sizeof(cpus)));
+			else
+				printf("run dl-part destroy, then create again\n");
 		}
 	}
 	dl_layout_free(l);
@@ -359,7 +391,7 @@ static int check_partitions(bool print)
 
 /*
  * Every member whose CPUs' deadline servers are not the layout's setting
- * (someone wrote debugfs; a CPU went offline and came back): one line
+ * (someone wrote debugfs): one line
  * each.  Returns how many members.
  */
 static int check_servers(bool print)
@@ -380,7 +412,7 @@ static int check_servers(bool print)
 		bad++;
 		if (print)
 			printf("CHANGED: %s%s: %" PRIu64 " of its CPUs' deadline servers %s not the layout's (%s): "
-			       "someone changed them, or a CPU went offline and back; run dl-part repair to set them again\n",
+			       "someone changed them; run dl-part repair to set them again\n",
 			       info[i].partition ? "partition " : "", info[i].name, info[i].servers_changed,
 			       info[i].servers_changed == 1 ? "is" : "are",
 			       server_settings(l, info[i].name, set, sizeof(set)));

@@ -130,7 +130,7 @@ int dl_layout_servers_apply(struct dl_layout *l);
 int dl_layout_servers_restore(const struct dl_layout *l);
 int dl_layout_servers_differ(const struct dl_layout *l, const char *member, char *buf, size_t len);
 /* The layout's setting given again to each CPU whose server is not it
- * (a hand's change, a CPU taken offline and back): how many. */
+ * (a hand's change): how many. */
 int dl_layout_servers_reapply(const struct dl_layout *l);
 
 /* state.c: the state file (written whole, root's alone) and the lock

@@ -25,7 +25,7 @@ DL_EXPORT int dl_rd_rebuild(void)
 		return lock;
 	err = dl_rd_rebuild_locked();
 	/* The layout's deadline servers too, where they are not its setting
-	 * (someone changed one; a CPU taken offline and back). */
+	 * (someone changed one). */
 	if (!err) {
 		struct dl_layout *l;
 

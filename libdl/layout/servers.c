@@ -241,9 +241,10 @@ int dl_layout_servers_restore(const struct dl_layout *l)
 	return first ? dl_fail(first, "putting the deadline servers back: %s", why) : 0;
 }
 
-/* The CPUs whose server is not the layout's now (someone changed it, or
- * the CPU went offline and came back), "CPU 1's fair server is 50ms every
- * 1s, the layout's off" joined by "; ".  Servers whose files cannot be
+/* The CPUs whose server is not the layout's now (someone changed it: a
+ * CPU taken offline and back keeps it, docs/kernel-notes.md, "The deadline
+ * servers' settings"), "CPU 1's fair server is 50ms every 1s, the layout's
+ * off" joined by "; ".  Servers whose files cannot be
  * read are not judged. */
 int dl_layout_servers_differ(const struct dl_layout *l, const char *member, char *buf, size_t len)
 {
