@@ -33,31 +33,12 @@ build=$(cd "${1:?usage: server.sh BUILDDIR OUTDIR [ROUNDS [SECONDS]]}" && pwd)
 out=${2:?usage: server.sh BUILDDIR OUTDIR [ROUNDS [SECONDS]]}
 rounds=${3:-3}
 secs=${4:-5}
-dlpart=$build/utils/dl-part
-dlload=$build/utils/dl-load
-state=/run/libdl/layout
-debug=/sys/kernel/debug/sched/debug
+me=server
+. "$(dirname "$0")/lib.sh"
 
-die() { echo "server: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || die "needs root"
-for t in "$dlpart" "$dlload"; do
-	[ -x "$t" ] || die "$t is not built: make all"
-done
-[ -r "$debug" ] || die "$debug is not readable: mount debugfs"
-[ -e "$state" ] && die "a layout exists already ($state): the experiment makes its own"
+bench_ready "$out" "make all" "$dlpart" "$dlload"
 ncpu=$(nproc --all)
 [ "$ncpu" -ge 2 ] || die "needs 2 CPUs: a partition and the cluster"
-mkdir -p "$out" || die "cannot make $out"
-work=$(mktemp -d /tmp/libdl-server.XXXXXX) || die "mktemp"
-hog=
-ours=0
-cleanup() {
-	[ -n "$hog" ] && kill "$hog" 2>/dev/null && wait "$hog" 2>/dev/null
-	[ "$ours" = 1 ] && "$dlpart" destroy >/dev/null 2>&1
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
 
 cpu=$((ncpu - 1))
 # CPU N's root domain's total_bw, from sched/debug.
@@ -103,12 +84,12 @@ for r in $(seq 1 "$rounds"); do
 		else
 			taskset -c "$cpu" /bin/sh -c 'while :; do :; done' &
 		fi
-		hog=$!
+		bg=$!
 		"$dlload" -t "${secs}s" --csv "$work/jobs.csv" "$work/wake.tasks" >"$work/load.out" 2>&1 ||
 			echo "   dl-load ($mode) failed: $(tail -1 "$work/load.out")"
-		kill "$hog" 2>/dev/null
-		wait "$hog" 2>/dev/null
-		hog=
+		kill "$bg" 2>/dev/null
+		wait "$bg" 2>/dev/null
+		bg=
 		"$dlpart" destroy >/dev/null 2>&1 || echo "   dl-part destroy failed"
 		ours=0
 		awk -F, -v count="$work/count" 'NR > 1 && $6 > 0 {print ($6 - $4) / 1000; n++; if ($9 == 0) x++} END {print n + 0, x + 0 > count}' \

@@ -43,36 +43,13 @@ build=$(cd "${1:?usage: soak.sh BUILDDIR OUTDIR [LAUNCHES [BATCH]]}" && pwd)
 out=${2:?usage: soak.sh BUILDDIR OUTDIR [LAUNCHES [BATCH]]}
 launches=${3:-${SOAK_LAUNCHES:-100000}}
 batch=${4:-${SOAK_BATCH:-1000}}
-dlpart=$build/utils/dl-part
-dlrun=$build/utils/dl-run
-dlload=$build/utils/dl-load
-dlstat=$build/utils/dl-stat
-bspawn=$build/bench/bench-spawn
-state=/run/libdl/layout
-debug=/sys/kernel/debug/sched/debug
-
-die() { echo "soak: $*" >&2; exit 1; }
-work=$(mktemp -d /tmp/libdl-soak.XXXXXX) || die "mktemp"
-watch=
-ours=0
-cleanup() {
-	[ -n "$watch" ] && kill "$watch" 2>/dev/null && wait "$watch" 2>/dev/null
-	[ "$ours" = 1 ] && "$dlpart" destroy >/dev/null 2>&1
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+me=soak
+. "$(dirname "$0")/lib.sh"
 
 # The measuring (not with --report).
 if [ "$report_only" = 0 ]; then
-	[ "$(id -u)" = 0 ] || die "needs root"
-	for t in "$dlpart" "$dlrun" "$dlload" "$dlstat" "$bspawn"; do
-		[ -x "$t" ] || die "$t is not built: make all bench/bench-spawn"
-	done
-	[ -r "$debug" ] || die "$debug is not readable: mount debugfs"
 	[ "$batch" -ge 2 ] && [ "$launches" -ge "$batch" ] || die "LAUNCHES ($launches) must be at least BATCH ($batch), and BATCH at least 2"
-	[ -e "$state" ] && die "a layout exists already ($state): the soak makes its own"
-	mkdir -p "$out" || die "cannot make $out"
+	bench_ready "$out" "make all bench/bench-spawn" "$dlpart" "$dlrun" "$dlload" "$dlstat" "$bspawn"
 
 	# The drift: each root domain's total_bw less what its fair servers (as
 	# the kernel counts them) and live deadline tasks account for, the
@@ -94,7 +71,7 @@ if [ "$report_only" = 0 ]; then
 	ours=1
 	printf 'rt 1ms 10ms 10ms work=0.2ms place=rt\ncl 1ms 10ms 10ms work=0.2ms place=cluster\n' >"$work/load.tasks"
 	"$dlstat" --watch 1 >/dev/null 2>&1 &
-	watch=$!
+	bg=$! # the watcher
 
 	# One batch's commands for bench-spawn: partition and cluster in turn,
 	# and after every tenth a plain launch through a tool that execs
@@ -127,8 +104,8 @@ if [ "$report_only" = 0 ]; then
 		size=$(stat -c %s "$state")
 		lines=$(wc -l <"$state")
 		drift=$(drift)
-		rss=$(awk '/^VmRSS/ {print $2}' "/proc/$watch/status" 2>/dev/null)
-		fds=$(ls "/proc/$watch/fd" 2>/dev/null | wc -l)
+		rss=$(awk '/^VmRSS/ {print $2}' "/proc/$bg/status" 2>/dev/null)
+		fds=$(ls "/proc/$bg/fd" 2>/dev/null | wc -l)
 		echo "$1,$size,$lines,$status_ms,$2,$3,$4,$5,$drift,${rss:-gone},$fds,$(cut -d' ' -f1 /proc/loadavg),$6" >>"$out/soak.csv"
 	}
 	sample 0 nan nan 0 - nan
@@ -157,9 +134,9 @@ if [ "$report_only" = 0 ]; then
 	done
 	elapsed=$(($(date +%s) - t0))
 	echo "$launches $batch $elapsed" >"$out/soak.run"
-	kill "$watch" 2>/dev/null
-	wait "$watch" 2>/dev/null
-	watch=
+	kill "$bg" 2>/dev/null
+	wait "$bg" 2>/dev/null
+	bg=
 
 	# Leave total_bw as found: a drift is repaired (and is reported below).
 	if [ "$(drift)" != 0 ]; then

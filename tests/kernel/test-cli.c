@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +38,7 @@ static struct row rows[MAX_ROWS];
 static int nrows;
 static char out[65536], err[65536];
 static char cs_before[65536], cs_after[65536], dl_before[16384], dl_after[16384];
-static char bindir[] = "/tmp/libdl-cli-XXXXXX";
+static const char *bindir;
 static uid_t nobody;
 static gid_t nogroup;
 
@@ -78,30 +77,25 @@ static void stage_data(void)
 		tl_skip_all("cannot stage %s in %s", from, staged);
 }
 
+/* The copies, in the folder tl_anyone_dir() removes when the suite exits. */
 static void install_copies(void)
 {
 	static const char *tools[] = { "dl-run", "dl-part", "dl-stat", "dl-load" };
 
-	if (!mkdtemp(bindir) || chmod(bindir, 0755) < 0)
+	bindir = tl_anyone_dir();
+	if (!bindir)
 		tl_skip_all("cannot make a folder for the tools' copies");
 	for (size_t i = 0; i < ARRAY_SIZE(tools); i++) {
 		const char *src = strcmp(tools[i], "dl-run") == 0 ? tl_test_tool("dl-run") : tl_tool(tools[i]);
 		char *plain = tool_for(USER, tools[i]), *cap = tool_for(CAP, tools[i]);
 
-		if (tl_run((char *[]){ "/bin/cp", (char *)src, plain, NULL }, NULL, 0, NULL, 0) ||
-		    tl_run((char *[]){ "/bin/cp", (char *)src, cap, NULL }, NULL, 0, NULL, 0) ||
+		if (!tl_copy_for_anyone(src, strrchr(plain, '/') + 1) || !tl_copy_for_anyone(src, strrchr(cap, '/') + 1) ||
 		    tl_run((char *[]){ "/usr/sbin/setcap", "cap_sys_nice+ep", cap, NULL }, NULL, 0, NULL, 0))
 			tl_skip_all("cannot install setcap copies of the tools (setcap from libcap2-bin)");
 		free(plain);
 		free(cap);
 	}
 	stage_data();
-}
-
-static void remove_copies(void)
-{
-	tl_run((char *[]){ "/bin/rm", "-rf", bindir, NULL }, NULL, 0, NULL, 0);
-	unlink(POLICY);
 }
 
 /* \s blank, \t tab, \e empty, \xNN a byte; a leading @SRC@ is the
@@ -326,6 +320,6 @@ int main(void)
 {
 	int ret = tl_main(make, TL_KERNEL);
 
-	remove_copies();
+	unlink(POLICY);
 	return ret;
 }

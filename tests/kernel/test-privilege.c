@@ -7,34 +7,24 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "testlib.h"
 
 #define CAP_SYS_NICE_BIT (1ULL << 23)
 
-static char dir[] = "/tmp/libdl-priv-XXXXXX";
 static char out[16384], err[16384];
-static char dlrun[256], cat[256];
+static char dlrun[4200], cat[4200];
 
-/* Copies nobody can reach: the build tree may be under a private home. */
+/* Copies nobody can reach, the test's own (setcap changes them): the
+ * build tree may be under a private home. */
 static void setup(void)
 {
-	char *cp[] = { "/bin/cp", (char *)tl_tool("dl-run"), dlrun, NULL };
+	const char *c = tl_copy_for_anyone("/bin/cat", "cat");
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	ck_assert_int_eq(chmod(dir, 0755), 0);
-	snprintf(dlrun, sizeof(dlrun), "%s/dl-run", dir);
-	snprintf(cat, sizeof(cat), "%s/cat", dir);
-	cp[2] = dlrun;
-	ck_assert_int_eq(tl_run(cp, NULL, 0, err, sizeof(err)), 0);
-	ck_assert_int_eq(tl_run((char *[]){ "/bin/cp", "/bin/cat", cat, NULL }, NULL, 0, err, sizeof(err)), 0);
-}
-
-static void teardown(void)
-{
-	tl_run((char *[]){ "/bin/rm", "-rf", dir, NULL }, NULL, 0, NULL, 0);
+	ck_assert_ptr_nonnull(c);
+	snprintf(cat, sizeof(cat), "%s", c);
+	snprintf(dlrun, sizeof(dlrun), "%s", tl_tool_for_anyone("dl-run"));
 }
 
 static int setcap(const char *caps, const char *file)
@@ -151,7 +141,7 @@ static Suite *make(void)
 		tl_skip_all("no user 'nobody' to run unprivileged tests as");
 	if (access("/usr/bin/setpriv", X_OK) || access("/usr/sbin/setcap", X_OK))
 		tl_skip_all("setpriv (util-linux) or setcap (libcap2-bin) is missing: run ./bootstrap.sh as root");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_unprivileged_told_cap_sys_nice);
 	tcase_add_test(tc, test_setcap_dl_run_drops_capabilities);
 	tcase_add_test(tc, test_setcap_dl_run_closes_inheritable_path);

@@ -29,15 +29,18 @@
 #define POLICY "/run/libdl-test-dl-run.conf"
 #define CPUSET "/sys/fs/cgroup/cpuset"
 
-static char dir[] = "/tmp/libdl-sec-XXXXXX";
+static const char *dir;
 static char out[16384], err[16384];
-static char dlrun[256], dlrun_pol[256], dlrun_plain[256];
+static char dlrun[4200], dlrun_pol[4200], dlrun_plain[4200];
 static uid_t nobody;
 static gid_t nogroup;
 
-static void copy(const char *from, const char *to)
+static void copy(const char *from, const char *name, char *to, size_t len)
 {
-	ck_assert_int_eq(tl_run((char *[]){ "/bin/cp", (char *)from, (char *)to, NULL }, NULL, 0, err, sizeof(err)), 0);
+	const char *path = tl_copy_for_anyone(from, name);
+
+	ck_assert_msg(path, "cannot copy %s into %s", from, dir);
+	snprintf(to, len, "%s", path);
 }
 
 static int setcap(const char *file)
@@ -52,14 +55,11 @@ static int setcap(const char *file)
  * file capability makes secure_getenv refuse them). */
 static void setup(void)
 {
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	ck_assert_int_eq(chmod(dir, 0755), 0);
-	snprintf(dlrun, sizeof(dlrun), "%s/dl-run", dir);
-	snprintf(dlrun_pol, sizeof(dlrun_pol), "%s/dl-run-policy", dir);
-	snprintf(dlrun_plain, sizeof(dlrun_plain), "%s/dl-run-plain", dir);
-	copy(tl_tool("dl-run"), dlrun);
-	copy(tl_test_tool("dl-run"), dlrun_pol);
-	copy(tl_test_tool("dl-run"), dlrun_plain);
+	dir = tl_anyone_dir();
+	ck_assert_ptr_nonnull(dir);
+	copy(tl_tool("dl-run"), "dl-run", dlrun, sizeof(dlrun));
+	copy(tl_test_tool("dl-run"), "dl-run-policy", dlrun_pol, sizeof(dlrun_pol));
+	copy(tl_test_tool("dl-run"), "dl-run-plain", dlrun_plain, sizeof(dlrun_plain));
 	ck_assert_int_eq(setcap(dlrun), 0);
 	ck_assert_int_eq(setcap(dlrun_pol), 0);
 	unlink(POLICY);
@@ -68,7 +68,6 @@ static void setup(void)
 static void teardown(void)
 {
 	unlink(POLICY);
-	tl_run((char *[]){ "/bin/rm", "-rf", dir, NULL }, NULL, 0, NULL, 0);
 }
 
 static int as_nobody(char *const argv[])
@@ -413,8 +412,7 @@ START_TEST(test_escaped_names)
 	pid_t pid;
 	int rc;
 
-	snprintf(evil, sizeof(evil), "%s/\033[2J\033]0;x\007", dir);
-	copy("/bin/sleep", evil);
+	copy("/bin/sleep", "\033[2J\033]0;x\007", evil, sizeof(evil));
 	argv[0] = (char *)tl_tool("dl-run");
 	argv[1] = "-r";
 	argv[2] = "1ms";

@@ -98,21 +98,43 @@ static void anyone_remove(void)
 		tl_run((char *[]){ "/bin/rm", "-rf", anyone_dir, NULL }, NULL, 0, NULL, 0);
 }
 
-const char *tl_tool_for_anyone(const char *name)
+const char *tl_anyone_dir(void)
 {
-	static char path[4200];
-
 	if (anyone_owner != getpid()) {
 		strcpy(anyone_dir, "/tmp/libdl-tools-XXXXXX");
-		ck_assert_ptr_nonnull(mkdtemp(anyone_dir));
-		ck_assert_int_eq(chmod(anyone_dir, 0755), 0);
+		if (!mkdtemp(anyone_dir))
+			return NULL;
+		if (chmod(anyone_dir, 0755) < 0) {
+			rmdir(anyone_dir);
+			return NULL;
+		}
 		anyone_owner = getpid();
 		atexit(anyone_remove);
 	}
-	snprintf(path, sizeof(path), "%s/%s", anyone_dir, name);
-	ck_assert_int_eq(tl_run((char *[]){ "/bin/cp", (char *)tl_tool(name), path, NULL }, NULL, 0, NULL, 0), 0);
-	ck_assert_int_eq(chmod(path, 0755), 0);
-	return path;
+	return anyone_dir;
+}
+
+const char *tl_copy_for_anyone(const char *from, const char *name)
+{
+	static __thread char buf[8][4200];
+	static __thread int slot;
+	const char *dir = tl_anyone_dir();
+	char *p = buf[slot++ % 8];
+
+	if (!dir)
+		return NULL;
+	snprintf(p, 4200, "%s/%s", dir, name);
+	if (tl_run((char *[]){ "/bin/cp", (char *)from, p, NULL }, NULL, 0, NULL, 0) != 0 || chmod(p, 0755) < 0)
+		return NULL;
+	return p;
+}
+
+const char *tl_tool_for_anyone(const char *name)
+{
+	const char *p = tl_copy_for_anyone(tl_tool(name), name);
+
+	ck_assert_msg(p, "cannot copy %s where any user can run it", tl_tool(name));
+	return p;
 }
 
 const char *tl_helper(const char *path)

@@ -33,9 +33,15 @@ const char *tl_tool(const char *name);   /* utils/NAME */
 const char *tl_helper(const char *path); /* e.g. "tests/kernel/dl-spin" */
 /* tests/bin/NAME: the tool built with the test hooks (tests/lib/hooks.c). */
 const char *tl_test_tool(const char *name);
-/* utils/NAME copied where any user can run it (the build tree may sit in a
- * folder only root reads, as CI's clone does); removed when the process
- * that copied it exits. */
+/* A folder any user can read and run from (0755, under /tmp), for what an
+ * unprivileged step runs or reads: the build tree may sit in a folder only
+ * root reads, as CI's clone does.  One per process, made at the first call
+ * and removed when that process exits; NULL when it cannot be made. */
+const char *tl_anyone_dir(void);
+/* The file FROM copied into tl_anyone_dir() as NAME, mode 0755: its path,
+ * or NULL when it cannot be copied (no test assertion: make() may call it). */
+const char *tl_copy_for_anyone(const char *from, const char *name);
+/* utils/NAME so copied; in a test, which fails when it cannot be. */
 const char *tl_tool_for_anyone(const char *name);
 
 /* Run argv to completion; its stdout and stderr into the buffers (either

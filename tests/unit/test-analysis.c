@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
+#include "brute.h"
 #include "testlib.h"
 
 #define MS 1000000ULL
@@ -240,44 +241,7 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
-/* ---- brute force, independent of the library's code ---- */
-
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t r = a % b;
-
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
-/* One CPU: U <= 1 and h(t) <= t at every t up to the hyperperiod plus
- * the longest deadline, t by t. */
-static bool brute_edf(const struct dl_an_task *ts, size_t n)
-{
-	uint64_t h = 1, dmax = 0, sum = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		h = h / gcd(h, ts[i].t) * ts[i].t;
-		dmax = ts[i].d > dmax ? ts[i].d : dmax;
-	}
-	for (size_t i = 0; i < n; i++)
-		sum += ts[i].c * (h / ts[i].t);
-	if (sum > h)
-		return false;
-	for (uint64_t t = 1; t <= h + dmax; t++) {
-		uint64_t d = 0;
-
-		for (size_t i = 0; i < n; i++)
-			if (ts[i].d <= t)
-				d += ((t - ts[i].d) / ts[i].t + 1) * ts[i].c;
-		if (d > t)
-			return false;
-	}
-	return true;
-}
+/* ---- against brute force, independent of the library's code (tests/lib/brute.c) ---- */
 
 static void random_set(struct dl_an_task *ts, size_t n, unsigned *seed)
 {
@@ -303,7 +267,7 @@ START_TEST(test_qpa_vs_brute_force)
 
 		random_set(ts, n, &seed);
 		dl_qpa(ts, n, &o);
-		b = brute_edf(ts, n);
+		b = tl_brute_edf(ts, n);
 		ck_assert_msg((o.verdict == DL_SCHEDULABLE) == b, "set %d: QPA %d, brute force %d", k, o.verdict, b);
 		if (!b) {
 			ck_assert_uint_gt(o.fail_demand, o.fail_t);
@@ -320,44 +284,6 @@ START_TEST(test_qpa_vs_brute_force)
 	ck_assert_int_gt(no, 500);
 }
 END_TEST
-
-/* Global EDF on m CPUs, step by step from a synchronous release; 1 on a
- * miss. */
-static bool brute_gedf_misses(const struct dl_an_task *ts, size_t n, int m)
-{
-	uint64_t h = 1, dmax = 0, rem[16] = { 0 }, dl[16] = { 0 };
-
-	for (size_t i = 0; i < n; i++) {
-		h = h / gcd(h, ts[i].t) * ts[i].t;
-		dmax = ts[i].d > dmax ? ts[i].d : dmax;
-	}
-	if (h > 2000000)
-		h = 2000000;
-	for (uint64_t t = 0; t <= h + dmax; t++) {
-		bool ran[16] = { false };
-
-		for (size_t i = 0; i < n; i++) {
-			if (rem[i] && dl[i] <= t)
-				return true;
-			if (t % ts[i].t == 0) {
-				rem[i] = ts[i].c;
-				dl[i] = t + ts[i].d;
-			}
-		}
-		for (int c = 0; c < m; c++) {
-			size_t best = n;
-
-			for (size_t i = 0; i < n; i++)
-				if (rem[i] && !ran[i] && (best == n || dl[i] < dl[best]))
-					best = i;
-			if (best == n)
-				break;
-			ran[best] = true;
-			rem[best]--;
-		}
-	}
-	return false;
-}
 
 /* Whatever a sufficient test accepts never misses in the simulation; a
  * miss the library's simulation reports is one the step-by-step
@@ -382,10 +308,10 @@ START_TEST(test_global_tests_vs_simulation)
 		      dl_bcl(ts, n, m, &lim) | dl_rta(ts, n, m, NULL, &lim);
 		if (any) {
 			accepted++;
-			ck_assert_msg(!brute_gedf_misses(ts, n, m), "set %d accepted but misses", k);
+			ck_assert_msg(!tl_brute_gedf_misses(ts, n, m), "set %d accepted but misses", k);
 		} else if (dl_gedf_sim(ts, n, m, &who, &when)) {
 			proven++;
-			ck_assert(brute_gedf_misses(ts, n, m));
+			ck_assert(tl_brute_gedf_misses(ts, n, m));
 		}
 	}
 	ck_assert_int_gt(accepted, 100);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "brute.h"
 #include "testlib.h"
 
 #define MS 1000000ULL
@@ -173,91 +174,18 @@ START_TEST(test_server_input)
 }
 END_TEST
 
-/* ---- brute force ---- */
+/* ---- plans checked by brute force (tests/lib/brute.c) ---- */
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t r = a % b;
-
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
-struct task {
-	uint64_t c, d, t;
-};
-
-static uint64_t bw(const struct task *t)
+static uint64_t bw(const struct dl_an_task *t)
 {
 	return (uint64_t)(((unsigned __int128)t->c << 20) / t->t);
 }
 
-static bool brute_one_cpu(const struct task *ts, size_t n)
-{
-	uint64_t h = 1, dmax = 0, sum = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		h = h / gcd(h, ts[i].t) * ts[i].t;
-		dmax = ts[i].d > dmax ? ts[i].d : dmax;
-	}
-	for (size_t i = 0; i < n; i++)
-		sum += ts[i].c * (h / ts[i].t);
-	if (sum > h)
-		return false;
-	for (uint64_t t = 1; t <= h + dmax; t++) {
-		uint64_t d = 0;
-
-		for (size_t i = 0; i < n; i++)
-			if (ts[i].d <= t)
-				d += ((t - ts[i].d) / ts[i].t + 1) * ts[i].c;
-		if (d > t)
-			return false;
-	}
-	return true;
-}
-
-static bool brute_gedf_ok(const struct task *ts, size_t n, int m)
-{
-	uint64_t h = 1, dmax = 0, rem[32] = { 0 }, dl[32] = { 0 };
-
-	for (size_t i = 0; i < n; i++) {
-		h = h / gcd(h, ts[i].t) * ts[i].t;
-		dmax = ts[i].d > dmax ? ts[i].d : dmax;
-	}
-	for (uint64_t t = 0; t <= h + dmax && t < 1000000; t++) {
-		bool ran[32] = { false };
-
-		for (size_t i = 0; i < n; i++) {
-			if (rem[i] && dl[i] <= t)
-				return false;
-			if (t % ts[i].t == 0) {
-				rem[i] = ts[i].c;
-				dl[i] = t + ts[i].d;
-			}
-		}
-		for (int c = 0; c < m; c++) {
-			size_t best = n;
-
-			for (size_t i = 0; i < n; i++)
-				if (rem[i] && !ran[i] && (best == n || dl[i] < dl[best]))
-					best = i;
-			if (best == n)
-				break;
-			ran[best] = true;
-			rem[best]--;
-		}
-	}
-	return true;
-}
-
 /* A root domain of the plan: its tasks plus one small server per CPU. */
-static void check_domain(const struct dl_plan_part *part, const struct task *all,
-			 const struct task *sv, uint64_t cap, int *seen)
+static void check_domain(const struct dl_plan_part *part, const struct dl_an_task *all,
+			 const struct dl_an_task *sv, uint64_t cap, int *seen)
 {
-	struct task ts[32];
+	struct dl_an_task ts[32];
 	uint64_t load = 0;
 	size_t n = 0;
 
@@ -277,9 +205,9 @@ static void check_domain(const struct dl_plan_part *part, const struct task *all
 	for (int s = 0; s < part->ncpus; s++)
 		ts[n++] = *sv;
 	if (part->ncpus == 1)
-		ck_assert(brute_one_cpu(ts, n));
+		ck_assert(tl_brute_edf(ts, n));
 	else
-		ck_assert(brute_gedf_ok(ts, n, part->ncpus));
+		ck_assert(!tl_brute_gedf_misses(ts, n, part->ncpus));
 }
 
 START_TEST(test_random_plans_rechecked)
@@ -291,7 +219,7 @@ START_TEST(test_random_plans_rechecked)
 		int m = 2 + (int)(rand_r(&seed) % 3);
 		size_t n = 1 + (size_t)(rand_r(&seed) % 8);
 		struct dl_params p[8];
-		struct task ts[8], sv = { 1, 24, 24 };
+		struct dl_an_task ts[8], sv = { 1, 24, 24 };
 		struct dl_platform *pf = platform(m);
 		struct dl_plan *plan = NULL;
 		int seen[8] = { 0 };

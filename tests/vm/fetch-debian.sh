@@ -73,14 +73,7 @@
 # already does); 1 with one line on stderr saying why otherwise.
 set -eu
 
-me=fetch-debian.sh
-here=$(cd "$(dirname "$0")" && pwd)
-cache=${LIBDL_VM_CACHE:-$here/cache}
-
-die() {
-	echo "$me: $*" >&2
-	exit 1
-}
+. "$(dirname "$0")/fetch-lib.sh"
 
 check=no
 if [ "${1:-}" = --check ]; then
@@ -127,13 +120,8 @@ have_build() {
 [ $check = no ] || exit 1
 
 [ "$(id -u)" = 0 ] || die "fetching $name needs root (apt as root, mmdebstrap --mode=root)"
-for tool in apt-get apt-cache dpkg-deb mmdebstrap cpio gzip unshare; do
-	command -v "$tool" >/dev/null 2>&1 || die "$tool not found: bootstrap.sh installs it"
-done
-mkdir -p "$out" 2>/dev/null || die "cannot create the cache folder $out"
-work=$(mktemp -d "$cache/.$suite.XXXXXX") || die "cannot create a temporary folder in $cache"
-trap 'rm -rf --one-file-system "$work"' EXIT
-trap 'exit 1' HUP INT TERM
+need_tools "bootstrap.sh installs it" apt-get apt-cache dpkg-deb mmdebstrap cpio gzip unshare
+work_in "$out" "$suite"
 
 # The mirror of this host's Debian: the one its own suite comes from.
 mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |

@@ -43,14 +43,7 @@
 # (CONFIG_DEVTMPFS_MOUNT is not set: the VM's /init mounts /dev itself.)
 set -eu
 
-me=fetch-kernel.sh
-here=$(cd "$(dirname "$0")" && pwd)
-cache=${LIBDL_VM_CACHE:-$here/cache}
-
-die() {
-	echo "$me: $*" >&2
-	exit 1
-}
+. "$(dirname "$0")/fetch-lib.sh"
 
 # Unpack the xz payload of a bzImage into $2.  The payload's place is in
 # the boot protocol's setup header (Documentation/arch/x86/boot.rst):
@@ -79,17 +72,8 @@ if [ -r "$cache/vmlinuz" ] && [ -x "$cache/busybox" ]; then
 fi
 [ "${1:-}" = --check ] && exit 1
 
-for tool in apt-get apt-cache dpkg-deb; do
-	command -v "$tool" >/dev/null 2>&1 ||
-		die "$tool not found: the VM kernel comes from Debian's packages"
-done
-
-mkdir -p "$cache" 2>/dev/null || die "cannot create the cache folder $cache"
-# The work folder lives inside the cache so the final renames are atomic
-# and two runs at once cannot leave a half-written file behind.
-work=$(mktemp -d "$cache/.fetch.XXXXXX") || die "cannot create a temporary folder in $cache"
-trap 'rm -rf "$work"' EXIT
-trap 'exit 1' HUP INT TERM
+need_tools "the VM kernel comes from Debian's packages" apt-get apt-cache dpkg-deb
+work_in "$cache" fetch
 
 is_root=no
 [ "$(id -u)" = 0 ] && is_root=yes

@@ -28,25 +28,13 @@
 # 1 with one line on stderr saying why otherwise.
 set -eu
 
-me=fetch-prometheus.sh
-here=$(cd "$(dirname "$0")" && pwd)
-cache=${LIBDL_VM_CACHE:-$here/cache}
+. "$(dirname "$0")/fetch-lib.sh"
 out=$cache/prometheus
-
-die() {
-	echo "$me: $*" >&2
-	exit 1
-}
 
 [ -x "$out/promtool" ] && [ -x "$out/prometheus" ] && [ -x "$out/prometheus-node-exporter" ] && exit 0
 [ "${1:-}" = --check ] && exit 1
-for tool in apt-get dpkg-deb; do
-	command -v "$tool" >/dev/null 2>&1 || die "$tool not found: this needs Debian's apt"
-done
-mkdir -p "$cache" 2>/dev/null || die "cannot create the cache folder $cache"
-work=$(mktemp -d "$cache/.prometheus.XXXXXX") || die "cannot create a temporary folder in $cache"
-trap 'rm -rf "$work"' EXIT
-trap 'exit 1' HUP INT TERM
+need_tools "this needs Debian's apt" apt-get dpkg-deb
+work_in "$cache" prometheus
 
 # As root, apt's download sandbox user cannot write into the cache.
 (cd "$work" && apt-get download -q -o APT::Sandbox::User=root prometheus prometheus-node-exporter) \

@@ -31,30 +31,19 @@
 # does); 1 with one line on stderr saying why otherwise.
 set -eu
 
-me=fetch-systemd-rootfs.sh
-here=$(cd "$(dirname "$0")" && pwd)
-cache=${LIBDL_VM_CACHE:-$here/cache}
+. "$(dirname "$0")/fetch-lib.sh"
 suite=${LIBDL_VM_SUITE:-bookworm}
 image=$cache/systemd-rootfs.cpio.gz
 pkgs=systemd,systemd-sysv,udev,procps,libcgroup2,libcap2,libcap2-bin
 
-die() {
-	echo "$me: $*" >&2
-	exit 1
-}
-
 [ -s "$image" ] && [ "$(cat "$image.stamp" 2>/dev/null)" = "$pkgs" ] && exit 0
 [ "${1:-}" = --check ] && exit 1
 
-command -v mmdebstrap >/dev/null 2>&1 ||
-	die "mmdebstrap not found: install the Debian package mmdebstrap (bootstrap.sh does)"
-command -v cpio >/dev/null 2>&1 || die "cpio not found: install the Debian package cpio"
+need_tools "install the Debian package mmdebstrap (bootstrap.sh does)" mmdebstrap
+need_tools "install the Debian package cpio" cpio
 [ "$(id -u)" = 0 ] || die "building the systemd image needs root (mmdebstrap --mode=root)"
 
-mkdir -p "$cache" 2>/dev/null || die "cannot create the cache folder $cache"
-work=$(mktemp -d "$cache/.systemd.XXXXXX") || die "cannot create a temporary folder in $cache"
-trap 'rm -rf "$work"' EXIT
-trap 'exit 1' HUP INT TERM
+work_in "$cache" systemd
 
 if ! mmdebstrap --variant=minbase \
 	--include="$pkgs" \

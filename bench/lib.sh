@@ -1,0 +1,43 @@
+# bench/lib.sh: the start of the experiments that make a layout of their
+# own (soak.sh, server.sh), sourced once they have set $me (the name
+# their messages begin with) and $build (the build tree).
+#
+# Sets the tools' paths, $state and $debug, die, and $work, a temporary
+# folder; and whatever ends the script (an error, the end, INT or TERM):
+# the experiment's background process ($bg, once set) killed, its layout
+# destroyed while $ours is 1, $work removed.
+dlpart=$build/utils/dl-part
+dlrun=$build/utils/dl-run
+dlload=$build/utils/dl-load
+dlstat=$build/utils/dl-stat
+bspawn=$build/bench/bench-spawn
+state=/run/libdl/layout
+debug=/sys/kernel/debug/sched/debug
+
+die() { echo "$me: $*" >&2; exit 1; }
+
+work=$(mktemp -d "/tmp/libdl-$me.XXXXXX") || die "mktemp"
+bg=
+ours=0
+cleanup() {
+	[ -n "$bg" ] && kill "$bg" 2>/dev/null && wait "$bg" 2>/dev/null
+	[ "$ours" = 1 ] && "$dlpart" destroy >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# bench_ready OUTDIR HINT TOOL...: what a measurement needs, or die: root,
+# each TOOL built (HINT says how), sched/debug readable, no layout (the
+# experiment makes its own), OUTDIR made.
+bench_ready() {
+	local out=$1 hint=$2 t
+	shift 2
+	[ "$(id -u)" = 0 ] || die "needs root"
+	for t in "$@"; do
+		[ -x "$t" ] || die "$t is not built: $hint"
+	done
+	[ -r "$debug" ] || die "$debug is not readable: mount debugfs"
+	[ -e "$state" ] && die "a layout exists already ($state): the experiment makes its own"
+	mkdir -p "$out" || die "cannot make $out"
+}
