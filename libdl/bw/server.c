@@ -234,7 +234,7 @@ static int old_counted(int cpu, int kind, uint64_t old_rt, uint64_t old_per)
 		       "total_bw when a root-domain rebuild keeps the domain, as systemd's cgroup writes do), and the "
 		       "kernel would take this server's %s every %s out of that count all the same: refused, or "
 		       "total_bw left short; make that root domain again first, which counts its servers (its cgroup "
-		       "v2 partition set to member and back: dl-part does it for a layout's servers), then set it",
+		       "v2 partition set isolated and back to root: dl-part does it for a layout's servers), then set it",
 		       cpu, rel, t1, t2);
 }
 
