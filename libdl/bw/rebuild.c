@@ -78,6 +78,7 @@ struct name_walk {
 	char *out;
 	size_t len;
 	bool found;
+	int cpu; /* holder_visit's */
 };
 
 /* The top-most load-balanced cpuset with CPUs below `name`: a sched
@@ -422,17 +423,11 @@ DL_EXPORT int dl_rd_leftovers(char *buf, size_t len)
 	return (int)w.count;
 }
 
-/* The innermost root partition whose CPUs (cpuset.cpus.effective) hold a CPU. */
-struct holder_walk {
-	int cpu;
-	char *out;
-	size_t len;
-	bool found;
-};
-
+/* The innermost root partition whose CPUs (cpuset.cpus.effective) hold
+ * the CPU w->cpu. */
 static int holder_visit(const char *child, int depth, void *arg)
 {
-	struct holder_walk *w = arg;
+	struct name_walk *w = arg;
 	char state[256];
 	dl_cpus_t eff;
 
@@ -461,7 +456,7 @@ static int holder_visit(const char *child, int depth, void *arg)
 int dl_rd_remake_locked(int cpu)
 {
 	char name[4096] = "", state[256];
-	struct holder_walk w = { .cpu = cpu, .out = name, .len = sizeof(name) };
+	struct name_walk w = { .out = name, .len = sizeof(name), .cpu = cpu };
 	sigset_t sigs;
 	int err, e;
 
