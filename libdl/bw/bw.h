@@ -157,6 +157,9 @@ int dl_wait_quiet(unsigned int timeout_ms);
  * probe is gone; remove the probes of repairs killed with SIGKILL
  * (their pid gone), how many. */
 int dl_rd_rebuild_locked(void);
+/* rebuild.c: a rebuild that makes CPU cpu's root domain again (the
+ * caller holds the layout lock). */
+int dl_rd_remake_locked(int cpu);
 int dl_rd_sweep_probes(void);
 
 #endif

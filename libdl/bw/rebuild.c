@@ -78,6 +78,7 @@ struct name_walk {
 	char *out;
 	size_t len;
 	bool found;
+	int cpu; /* holder_visit's */
 };
 
 /* The top-most load-balanced cpuset with CPUs below `name`: a sched
@@ -420,6 +421,63 @@ DL_EXPORT int dl_rd_leftovers(char *buf, size_t len)
 			 (int)pid);
 	}
 	return (int)w.count;
+}
+
+/* The innermost root partition whose CPUs (cpuset.cpus.effective) hold
+ * the CPU w->cpu. */
+static int holder_visit(const char *child, int depth, void *arg)
+{
+	struct name_walk *w = arg;
+	char state[256];
+	dl_cpus_t eff;
+
+	(void)depth;
+	if (dl_cs_read(child, "cpuset.cpus.partition", state, sizeof(state)) == 0 && strcmp(state, "root") == 0 &&
+	    dl_cs_effective(child, &eff) == 0 && dl_cpus_isset(&eff, w->cpu)) {
+		snprintf(w->out, w->len, "%s", child);
+		w->found = true;
+	}
+	return DL_CS_DESCEND;
+}
+
+/*
+ * A rebuild that makes CPU cpu's root domain again, so that the kernel
+ * counts its fair servers (docs/kernel-notes.md, "The fair server"): on
+ * cgroup v2 the root partition that holds the CPU set isolated and back
+ * to root.  Isolated, its CPUs leave every sched domain for the default
+ * root domain, and root again makes them a root domain of their own;
+ * a member and back would not do for a partition whose parent partition
+ * has the same CPUs (a layout's partition in libdl.slice): the domain
+ * stays the same CPUs throughout, which the kernel keeps.  The root
+ * cgroup's own domain changes its CPUs in any rebuild, as does every
+ * domain of v1 that its probe touches.  The caller holds the layout
+ * lock.
+ */
+int dl_rd_remake_locked(int cpu)
+{
+	char name[4096] = "", state[256];
+	struct name_walk w = { .out = name, .len = sizeof(name), .cpu = cpu };
+	sigset_t sigs;
+	int err, e;
+
+	if (dl_cpuset_version() != 2)
+		return dl_rd_rebuild_locked();
+	dl_cs_walk("", holder_visit, &w);
+	if (!w.found)
+		return dl_rd_rebuild_locked();
+	dl_wait_quiet(5000);
+	dl_sig_hold(&sigs);
+	err = dl_cs_write(name, "cpuset.cpus.partition", "isolated");
+	e = dl_cs_write(name, "cpuset.cpus.partition", "root");
+	if (!err)
+		err = e;
+	if (!err && (dl_cs_read(name, "cpuset.cpus.partition", state, sizeof(state)) < 0 || strcmp(state, "root") != 0))
+		err = -EPROTO;
+	dl_sig_release(&sigs);
+	if (err)
+		return dl_fail(err, "cannot make the root domain of CPU %d again (the partition %s set isolated and "
+			       "back to root): %s", cpu, name, dl_cg_why(err));
+	return 0;
 }
 
 int dl_rd_rebuild_locked(void)

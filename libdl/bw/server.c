@@ -209,6 +209,36 @@ bool dl_server_runtime_first(uint64_t old_runtime, uint64_t old_period, uint64_t
 }
 
 /*
+ * On 6.12 and 6.13 a root domain may not count its fair servers now (a
+ * rebuild that kept it: docs/kernel-notes.md, "The fair server"), and the
+ * kernel's dl_server_apply_params() takes a server's old bandwidth out of
+ * the count all the same: a change to less is refused (EBUSY: the count
+ * less the old wraps round) and one to more leaves the count short by the
+ * old ("The deadline servers' settings").  Such a change is refused here
+ * with -EAGAIN, before any write: a rebuild that makes the root domain
+ * again counts its servers, and the change is then right.
+ */
+static int old_counted(int cpu, int kind, uint64_t old_rt, uint64_t old_per)
+{
+	char rel[65], t1[DL_TIME_STRLEN], t2[DL_TIME_STRLEN];
+	struct dl_rd rd;
+
+	if (kind != DL_SERVER_FAIR || old_rt == 0 || !dl_fair_droppable() || dl_rd_of_cpu(cpu, &rd) < 0 ||
+	    rd.uncounted_fair_bw == 0)
+		return 0;
+	release_has_fair(rel, sizeof(rel));
+	dl_time_format(old_rt, t1, sizeof(t1));
+	dl_time_format(old_per, t2, sizeof(t2));
+	return dl_fail(-EAGAIN,
+		       "the root domain of CPU %d does not count its fair servers now (Linux %s drops them from "
+		       "total_bw when a root-domain rebuild keeps the domain, as systemd's cgroup writes do), and the "
+		       "kernel would take this server's %s every %s out of that count all the same: refused, or "
+		       "total_bw left short; make that root domain again first, which counts its servers (its cgroup "
+		       "v2 partition set isolated and back to root: dl-part does it for a layout's servers), then set it",
+		       cpu, rel, t1, t2);
+}
+
+/*
  * The change is whole or not at all: SIGINT, SIGTERM, SIGHUP and SIGQUIT
  * are held back while it is made (sys/signals.c); a second write that
  * fails puts the first back, and what the kernel holds afterwards is
@@ -260,6 +290,9 @@ DL_EXPORT int dl_server_set(int cpu, int kind, uint64_t runtime, uint64_t period
 			       "runtime <= period", name, t1, t2);
 	if (runtime == old_rt && period == old_per)
 		return 0;
+	err = old_counted(cpu, kind, old_rt, old_per);
+	if (err)
+		return err;
 	rt_first = dl_server_runtime_first(old_rt, old_per, runtime, period);
 	dl_sig_hold(&old);
 	if (rt_first) {

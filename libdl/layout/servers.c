@@ -134,6 +134,30 @@ int dl_layout_servers_check(const struct dl_layout *l)
 	return 0;
 }
 
+/*
+ * dl_server_set() under the layout lock, the CPU's root domain made again
+ * first where the kernel does not count its fair servers now (-EAGAIN:
+ * bw/server.c says why).  Tried three times: a cgroup write of someone
+ * else's (systemd's, a moment after a partition is made) may drop the
+ * count again in between.
+ */
+static int set_counted(int cpu, int kind, uint64_t runtime, uint64_t period)
+{
+	int err = dl_server_set(cpu, kind, runtime, period);
+
+	for (int i = 0; err == -EAGAIN && i < 3; i++) {
+		char why[1024];
+		int e;
+
+		snprintf(why, sizeof(why), "%s", dl_errmsg());
+		e = dl_rd_remake_locked(cpu);
+		if (e)
+			return dl_fail(err, "%s; and %s", why, dl_errmsg());
+		err = dl_server_set(cpu, kind, runtime, period);
+	}
+	return err;
+}
+
 static int add_orig(struct dl_layout *l, int cpu, int kind, const struct dl_server *now)
 {
 	struct dl_server_orig *n;
@@ -191,7 +215,7 @@ int dl_layout_servers_apply(struct dl_layout *l)
 		for (int c = 0; c < DL_CPUS_MAX; c++) {
 			if (!dl_cpus_isset(&cpus, c))
 				continue;
-			err = dl_server_set(c, s->kind, s->runtime, s->period);
+			err = set_counted(c, s->kind, s->runtime, s->period);
 			if (err)
 				return dl_fail_ctx(err, "the %s of %s", dl_server_name(s->kind), s->member);
 		}
@@ -232,7 +256,7 @@ int dl_layout_servers_restore(const struct dl_layout *l)
 
 		if (cpu_left(l, o->cpu))
 			continue;
-		err = dl_server_set(o->cpu, o->kind, o->runtime, o->period);
+		err = set_counted(o->cpu, o->kind, o->runtime, o->period);
 		if (err && !first) {
 			first = err;
 			snprintf(why, sizeof(why), "%s", dl_errmsg());
@@ -298,7 +322,7 @@ int dl_layout_servers_reapply(const struct dl_layout *l)
 
 			if (!dl_cpus_isset(&cpus, c) || !not_as_set(s, c))
 				continue;
-			err = dl_server_set(c, s->kind, s->runtime, s->period);
+			err = set_counted(c, s->kind, s->runtime, s->period);
 			if (err)
 				return dl_fail_ctx(err, "setting the %s of %s again", dl_server_name(s->kind),
 						   s->member);
