@@ -35,7 +35,7 @@ if [ "${1:-}" = --report ]; then
 	report_only=1
 	out=${2:?usage: soak.sh --report OUTDIR}
 	[ -r "$out/soak.csv" ] && [ -r "$out/soak.run" ] || { echo "soak: no soak.csv and soak.run in $out: run the soak first" >&2; exit 1; }
-	read -r launches batch elapsed <"$out/soak.run"
+	read -r launches batch elapsed ended <"$out/soak.run"
 	set -- . "$out"
 fi
 
@@ -133,7 +133,8 @@ if [ "$report_only" = 0 ]; then
 		[ $((done_ % (batch * 10))) = 0 ] && echo "   $done_ launches, $(($(date +%s) - t0)) s: $(tail -1 "$out/soak.csv")"
 	done
 	elapsed=$(($(date +%s) - t0))
-	echo "$launches $batch $elapsed" >"$out/soak.run"
+	ended=$(date -u '+%Y-%m-%d %H:%M UTC')
+	echo "$launches $batch $elapsed $ended" >"$out/soak.run"
 	kill "$bg" 2>/dev/null
 	wait "$bg" 2>/dev/null
 	bg=
@@ -228,7 +229,7 @@ fi
 	echo "by bench-spawn, each tenth followed by a plain launch as the control (\`chrt -o 0 /bin/true\`, no libdl: the"
 	echo "machine's own cost of a launch at that moment, which a busier machine raises as much as libdl's),"
 	echo "a \`dl-load -t 0.2s\` of one task in each member after every batch, and one"
-	echo "\`dl-stat --watch 1\` running all along; $elapsed s in all.  After every batch: the state's size,"
+	echo "\`dl-stat --watch 1\` running all along; $elapsed s in all${ended:+, ended $ended}.  After every batch: the state's size,"
 	echo "the time of \`dl-part status\`, the kernel's total_bw against its fair servers and live tasks,"
 	echo "the watcher's RSS and descriptors (results/soak.csv, results/soak.png)."
 	echo
