@@ -653,7 +653,9 @@ drift_guard rtapp 1
 soak_from=
 if [ "$soak_launches" = 0 ]; then
 	if [ -r "$out/soak.csv" ] && [ -r "$out/soak.row" ]; then
-		soak_from=$(date -u -r "$out/soak.csv" '+%Y-%m-%d %H:%M UTC')
+		# When it ended (soak.run says; an older one, the file's date).
+		soak_from=$(awk 'NF > 3 {$1 = $2 = $3 = ""; sub(/^ +/, ""); print}' "$out/soak.run" 2>/dev/null)
+		[ -n "$soak_from" ] || soak_from=$(date -u -r "$out/soak.csv" '+%Y-%m-%d %H:%M UTC')
 		say "8. soak: not run (SOAK_LAUNCHES=0); the report keeps the soak of $soak_from"
 	else
 		say "8. soak: not run (SOAK_LAUNCHES=0), and no earlier soak's results in $out"
