@@ -103,7 +103,7 @@ cpu_of() { # OUTFILE COMMAND...
 
 run_rtapp() { # ROUND
 	rm -rf "$root$logs" && mkdir -p "$root$logs"
-	cp "$out/rtapp-peer.json" "$root/tmp/rtapp-peer.json"
+	cp "$json" "$root/tmp/rtapp-peer.json"
 	# shellcheck disable=SC2016
 	cpu=$(cpu_of "$work/rtapp.out" unshare --mount --propagation private sh -c '
 		r=$1
@@ -112,27 +112,42 @@ run_rtapp() { # ROUND
 	# One line a job: slack, c_period, wu_lat (us), from every thread's log.
 	cat "$root$logs"/rt-*.log 2>/dev/null | awk '!/^#/ && NF >= 11 {print $8, $10, $11}' >"$work/rtapp.jobs"
 	awk -v r="$1" -v cpu="$cpu" '{n++; if ($1 < 0) m++; print "resp", $2 - $1; if ($1 > 0) print "wake", $3}
-		END {printf "%s,rt-app,%d,%d,%s\n", r, n, m, cpu > "/dev/stderr"}' "$work/rtapp.jobs" 2>>"$work/rounds" >>"$work/rt-app.dist"
+		END {printf "%s,rt-app,%d,%d,%s\n", r, n, m, cpu > "/dev/stderr"}' "$work/rtapp.jobs" 2>>"$rounds_file" >>"$work/rt-app.dist$dist_tag"
 }
 
 run_dlload() { # ROUND
-	cpu=$(cpu_of "$work/dl.out" "$dlload" --csv "$work/dl.csv" "$out/rtapp-peer.json")
+	cpu=$(cpu_of "$work/dl.out" "$dlload" --csv "$work/dl.csv" "$json")
 	# task,pid,index,release,deadline,start,end,response,met,...
 	awk -F, -v r="$1" -v cpu="$cpu" 'NR > 1 {n++; if ($9 == 0) m++; print "resp", $8 / 1000
 		if (!($1 in last) || last[$1] < $4) print "wake", ($6 - $4) / 1000; last[$1] = $7}
-		END {printf "%s,dl-load,%d,%d,%s\n", r, n, m, cpu > "/dev/stderr"}' "$work/dl.csv" 2>>"$work/rounds" >>"$work/dl-load.dist"
+		END {printf "%s,dl-load,%d,%d,%s\n", r, n, m, cpu > "/dev/stderr"}' "$work/dl.csv" 2>>"$rounds_file" >>"$work/dl-load.dist$dist_tag"
 }
 
-: >"$work/rounds" >"$work/rt-app.dist" >"$work/dl-load.dist"
-for r in $(seq 1 "$rounds"); do
-	if [ $((r % 2)) = 1 ]; then
-		[ "$have_rtapp" = 1 ] && run_rtapp "$r"
-		run_dlload "$r" || exit 1
-	else
-		run_dlload "$r" || exit 1
-		[ "$have_rtapp" = 1 ] && run_rtapp "$r"
-	fi
-done
+: >"$work/rounds"
+: >"$work/rt-app.dist"
+: >"$work/dl-load.dist"
+all_rounds() { # first round's number
+	local r
+	for r in $(seq "$1" $(($1 + rounds - 1))); do
+		if [ $((r % 2)) = 1 ]; then
+			[ "$have_rtapp" = 1 ] && run_rtapp "$r"
+			run_dlload "$r" || exit 1
+		else
+			run_dlload "$r" || exit 1
+			[ "$have_rtapp" = 1 ] && run_rtapp "$r"
+		fi
+	done
+}
+json=$out/rtapp-peer.json rounds_file=$work/rounds dist_tag=
+all_rounds 1
+# The same rounds again, 1 s each: a tool's CPU is a part paid once a run
+# (starting, allocating, writing its records) and a part paid per job;
+# two durations split them, by tool: the slope between the medians of the
+# short and the long rounds is the CPU of one more job.
+sed 's/"duration" : [0-9]*/"duration" : 1/' "$out/rtapp-peer.json" >"$work/short.json"
+json=$work/short.json rounds_file=$work/short-rounds dist_tag=.short
+: >"$work/short-rounds"
+all_rounds $((rounds + 1))
 
 pct() { # KIND P FILE: nearest-rank percentile
 	awk -v k="$1" '$1 == k {print $2}' "$3" | sort -g | awk -v p="$2" '{v[NR] = $1} END {if (!NR) print "nan"; else {r = int((NR * p + 99) / 100); print v[r ? r : 1]}}'
@@ -146,4 +161,24 @@ for tool in rt-app dl-load; do
 	line="$tool,$jobs,$misses,$(awk -v j="$jobs" -v m="$misses" 'BEGIN {printf "%.2f", j ? 1000 * m / j : 0}'),$(pct resp 50 "$work/$tool.dist"),$(pct resp 99 "$work/$tool.dist"),$(pct wake 50 "$work/$tool.dist"),$(pct wake 99 "$work/$tool.dist"),$(awk -v j="$jobs" -v c="$cpu" 'BEGIN {printf "%.1f", j ? 1000 * c / j : 0}')"
 	echo "$line" >>"$out/rtapp-jobs.csv"
 	echo "$line" | tr ',' ' '
+done
+
+# The split: per tool, the medians of the long and the short rounds'
+# jobs and CPU; the CPU of one more job (us) is the slope between them,
+# the part paid once a run (ms) what is left at 0 jobs.
+echo "round,tool,jobs,misses,cpu_ms" >"$out/rtapp-short.csv"
+cat "$work/short-rounds" >>"$out/rtapp-short.csv"
+echo "tool,once_per_run_ms,per_job_us" >"$out/rtapp-split.csv"
+med() { sort -g | awk '{v[NR] = $1} END {if (!NR) print "nan"; else print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
+for tool in rt-app dl-load; do
+	[ "$tool" = rt-app ] && [ "$have_rtapp" = 0 ] && continue
+	jl=$(awk -F, -v t="$tool" '$2 == t {print $3}' "$work/rounds" | med)
+	cl=$(awk -F, -v t="$tool" '$2 == t {print $5}' "$work/rounds" | med)
+	js=$(awk -F, -v t="$tool" '$2 == t {print $3}' "$work/short-rounds" | med)
+	cs=$(awk -F, -v t="$tool" '$2 == t {print $5}' "$work/short-rounds" | med)
+	split=$(awk -v jl="$jl" -v cl="$cl" -v js="$js" -v cs="$cs" 'BEGIN {
+		if (jl == "nan" || js == "nan" || jl == js) {print "nan nan"; exit}
+		k = (cl - cs) / (jl - js); printf "%.1f %.1f", cs - k * js, 1000 * k}')
+	echo "$tool,${split/ /,}" >>"$out/rtapp-split.csv"
+	echo "split $tool $split"
 done
