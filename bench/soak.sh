@@ -79,15 +79,21 @@ if [ "$report_only" = 0 ]; then
 	# libdl), the control: the machine's own cost of a launch at that
 	# moment, for the ratio that a busier machine does not move.  kinds
 	# says which figure of bench-spawn's line is which.
+	# 4 ms / 10 ms: what follows the launch's sched_setattr (the exec of
+	# true, the loader, its exit) takes about 1 ms of CPU here; under a
+	# 1 ms runtime two launches in three were throttled to their next
+	# period and a batch's median fell on one side of a 10 ms step or the
+	# other (bench/README, experiment 3); at 4 ms 2 to 4 in 100 were.  Two
+	# such reservations, one exiting while the next starts, fit a CPU.
 	control=$(command -v chrt)
 	args=()
 	kinds=
 	for j in $(seq 1 "$batch"); do
 		[ "$j" -gt 1 ] && args+=(--)
 		if [ $((j % 2)) = 1 ]; then
-			args+=("$dlrun" --partition rt -r 1ms -p 10ms /bin/true)
+			args+=("$dlrun" --partition rt -r 4ms -p 10ms /bin/true)
 		else
-			args+=("$dlrun" --cluster -r 1ms -p 10ms /bin/true)
+			args+=("$dlrun" --cluster -r 4ms -p 10ms /bin/true)
 		fi
 		kinds="$kinds d"
 		if [ -n "$control" ] && [ $((j % 10)) = 0 ]; then
@@ -225,7 +231,7 @@ fi
 	echo "### 8. Soak: $launches launches into one layout"
 	echo
 	echo "One layout (\`dl-part create --partition rt=0 --no-move\`), then $launches launches of /bin/true"
-	echo "by \`dl-run --partition rt\` and \`dl-run --cluster\` in turn (1 ms / 10 ms), in batches of $batch timed"
+	echo "by \`dl-run --partition rt\` and \`dl-run --cluster\` in turn (4 ms / 10 ms), in batches of $batch timed"
 	echo "by bench-spawn, each tenth followed by a plain launch as the control (\`chrt -o 0 /bin/true\`, no libdl: the"
 	echo "machine's own cost of a launch at that moment, which a busier machine raises as much as libdl's),"
 	echo "a \`dl-load -t 0.2s\` of one task in each member after every batch, and one"
