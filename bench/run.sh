@@ -234,6 +234,20 @@ count_faults() { # LANG CMD... -> page faults of one launch, the median of $N3F
 		awk -F, '$3 == "page-faults" {print $1}' "$work/perf.out"
 	done | grep -E '^[0-9]+$' | median
 }
+# bench-spawn's arguments, into args: N launches of each TOOL, the tools
+# alternating one by one (bench-spawn splits commands on --, so a tool's
+# own -- before its command is left out).
+spawn_args() { # N TOOL...
+	local n=$1 t
+	shift
+	args=()
+	for _ in $(seq 1 "$n"); do
+		for t in "$@"; do
+			# shellcheck disable=SC2207 # the command's words
+			args+=($(launch_cmd "$t" | sed 's/ -- / /') --)
+		done
+	done
+}
 launch_rounds() {
 	local r tool cmd row counts order hf
 	local -a args
@@ -249,13 +263,7 @@ launch_rounds() {
 		# one bench-spawn (posix_spawn, from the spawn to the exit, as
 		# hyperfine -N), after 3 of each not counted, so that what the
 		# machine does meanwhile falls on both alike.
-		args=()
-		for _ in $(seq 1 $((N3 + 3))); do
-			for tool in $order; do
-				# shellcheck disable=SC2207 # the command's words; bench-spawn splits on --
-				args+=($(launch_cmd "$tool" | sed 's/ -- / /') --)
-			done
-		done
+		spawn_args $((N3 + 3)) $order
 		in_locale "$launch_lang" "$bspawn" "${args[@]}" >"$work/pairs.out" 2>"$work/pairs.err" ||
 			echo "   bench-spawn: $(tail -1 "$work/pairs.err")"
 		tr ',' '\n' <"$work/pairs.out" | awk -v o="$order" 'BEGIN {n = split(o, t, " ")}
@@ -274,11 +282,7 @@ launch_rounds() {
 					echo "   hyperfine ($tool) failed: $(tail -1 "$work/hf.err")"
 				hf=$(awk -F, 'NR == 2 {printf "%.3f", $4 * 1e3}' "$work/hf.csv")
 			else
-				args=()
-				for _ in $(seq 1 "$N3"); do
-					# shellcheck disable=SC2207
-					args+=($(launch_cmd "$tool" | sed 's/ -- / /') --)
-				done
+				spawn_args "$N3" "$tool"
 				in_locale "$launch_lang" "$bspawn" "${args[@]}" >/dev/null 2>&1
 			fi
 			drift_guard "launch-$tool" "$r"
