@@ -27,7 +27,8 @@
 # system, every process and thread, as bash's times reports its waited
 # children) over its jobs.
 #
-# Writes OUTDIR/rtapp.csv (a line per round and tool) and
+# Writes OUTDIR/rtapp.csv (a line per round and tool),
+# OUTDIR/rtapp-short.csv (the same rounds again, 1 s each) and
 # OUTDIR/rtapp-jobs.csv (pooled distributions), and prints one summary
 # line per tool: TOOL jobs misses per1000 resp_p50_us resp_p99_us
 # wake_p50_us wake_p99_us cpu_per_job_us.  Needs root; the caller holds
@@ -163,22 +164,7 @@ for tool in rt-app dl-load; do
 	echo "$line" | tr ',' ' '
 done
 
-# The split: per tool, the medians of the long and the short rounds'
-# jobs and CPU; the CPU of one more job (us) is the slope between them,
-# the part paid once a run (ms) what is left at 0 jobs.
+# The short rounds, beside rtapp.csv's long ones: bench/run.sh splits
+# each tool's CPU between the two (rtapp-split.csv).
 echo "round,tool,jobs,misses,cpu_ms" >"$out/rtapp-short.csv"
 cat "$work/short-rounds" >>"$out/rtapp-short.csv"
-echo "tool,once_per_run_ms,per_job_us" >"$out/rtapp-split.csv"
-med() { sort -g | awk '{v[NR] = $1} END {if (!NR) print "nan"; else print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
-for tool in rt-app dl-load; do
-	[ "$tool" = rt-app ] && [ "$have_rtapp" = 0 ] && continue
-	jl=$(awk -F, -v t="$tool" '$2 == t {print $3}' "$work/rounds" | med)
-	cl=$(awk -F, -v t="$tool" '$2 == t {print $5}' "$work/rounds" | med)
-	js=$(awk -F, -v t="$tool" '$2 == t {print $3}' "$work/short-rounds" | med)
-	cs=$(awk -F, -v t="$tool" '$2 == t {print $5}' "$work/short-rounds" | med)
-	split=$(awk -v jl="$jl" -v cl="$cl" -v js="$js" -v cs="$cs" 'BEGIN {
-		if (jl == "nan" || js == "nan" || jl == js) {print "nan nan"; exit}
-		k = (cl - cs) / (jl - js); printf "%.1f %.1f", cs - k * js, 1000 * k}')
-	echo "$tool,${split/ /,}" >>"$out/rtapp-split.csv"
-	echo "split $tool $split"
-done

@@ -170,16 +170,17 @@ plot_rounds() {
 }
 
 # ------------------------------------------- 3. launch: how it is measured
-# hyperfine -N (no shell) times one launch from fork to the exit of
-# `true`: the tool parses its options, sets SCHED_DEADLINE 5 ms / 10 ms and
-# executes true.  Not 1 ms: the rest of a launch after the tool's
+# One launch, timed from its spawn to the exit of `true` (bench-spawn, the
+# two tools alternating launch by launch; hyperfine -N of each alone as
+# the peer's check): the tool parses its options, sets SCHED_DEADLINE
+# 5 ms / 10 ms and executes true.  Not 1 ms: the rest of a launch after the tool's
 # sched_setattr (the exec, the loader, true, its exit) takes about 1 ms of
 # CPU here, and under a 1 ms runtime two launches in three of either tool
 # were throttled to their next period (the kernel's sched_switch: the
 # launched task switched out runnable under SCHED_DEADLINE, 68 and 67 of
 # 103 launches; none with 5 ms), so that a round's median measured the
-# period, not the tool.  Each round is $N3 launches back to back by one tool;
-# after each round dl-part status checks total_bw (after the 0-lag time
+# period, not the tool.  After each tool's hyperfine block of $N3 launches
+# back to back, dl-part status checks total_bw (after the 0-lag time
 # of the exited tasks) and any drift is counted and repaired.  Beside each
 # round's times, the work of one launch counted, which the machine's load
 # does not move: the instructions the tool runs up to its exec of true
@@ -833,9 +834,27 @@ have gnuplot || missing="$missing gnuplot (no plots)"
 # Experiment 7: TOOL jobs misses per1000 resp_p50 resp_p99 wake_p50 wake_p99 cpu_per_job.
 read -r _ r7_j r7_m r7_k r7_rp r7_rq r7_wp r7_wq r7_c < <(grep '^rt-app ' "$work/rtapp.out" || echo "rt-app 0 0 nan nan nan nan nan nan")
 read -r _ d7_j d7_m d7_k d7_rp d7_rq d7_wp d7_wq d7_c < <(grep '^dl-load ' "$work/rtapp.out" || echo "dl-load 0 0 nan nan nan nan nan nan")
-# CPU split into a part paid once a run (ms) and one per job (us).
-read -r _ _ r7_f r7_p < <(grep '^split rt-app ' "$work/rtapp.out" || echo "split rt-app nan nan")
-read -r _ _ d7_f d7_p < <(grep '^split dl-load ' "$work/rtapp.out" || echo "split dl-load nan nan")
+# Each tool's CPU split into a part paid once a run (ms) and one per job
+# (us): between the medians of its long rounds (rtapp.csv) and its 1 s
+# ones (rtapp-short.csv), the slope is the CPU of one more job, what is
+# left at 0 jobs the part paid once.
+cpu_split() { # TOOL -> once_per_run_ms per_job_us
+	local jl cl js cs
+	jl=$(awk -F, -v t="$1" 'NR > 1 && $2 == t {print $3}' "$out/rtapp.csv" 2>/dev/null | median)
+	cl=$(awk -F, -v t="$1" 'NR > 1 && $2 == t {print $5}' "$out/rtapp.csv" 2>/dev/null | median)
+	js=$(awk -F, -v t="$1" 'NR > 1 && $2 == t {print $3}' "$out/rtapp-short.csv" 2>/dev/null | median)
+	cs=$(awk -F, -v t="$1" 'NR > 1 && $2 == t {print $5}' "$out/rtapp-short.csv" 2>/dev/null | median)
+	awk -v jl="$jl" -v cl="$cl" -v js="$js" -v cs="$cs" 'BEGIN {
+		if (jl == "nan" || js == "nan" || jl == js) {print "nan nan"; exit}
+		k = (cl - cs) / (jl - js); printf "%.1f %.1f", cs - k * js, 1000 * k}'
+}
+read -r r7_f r7_p < <(cpu_split rt-app)
+read -r d7_f d7_p < <(cpu_split dl-load)
+{
+	echo "tool,once_per_run_ms,per_job_us"
+	echo "rt-app,$r7_f,$r7_p"
+	echo "dl-load,$d7_f,$d7_p"
+} >"$out/rtapp-split.csv"
 
 # Each target's judgement, for the table: the bound, met or not, the noise
 # band it was judged against (spread: the peer's own rounds), and for a
