@@ -7,7 +7,8 @@
 #   trace-wake.sh --summary JOBS.CSV
 #
 # The first form runs COMMAND (its exit status is returned) while a tracefs
-# instance of this script's own records, for the threads named COMM:
+# instance of this script's own records, for the threads named COMM (or,
+# with COMM "*", for every SCHED_DEADLINE thread, whatever its name):
 #   timer:hrtimer_start         the timer a thread arms before it blocks:
 #                               hrtimer_wakeup (clock_nanosleep) or the
 #                               deadline timer dl_task_timer (throttled by
@@ -25,7 +26,8 @@
 #                               leaves the machine's own buffer alone)
 # and writes one line per job of every SCHED_DEADLINE thread (prio -1 in
 # sched_switch) to JOBS.CSV:
-#   tid,timer,release_ns,fired_ns,run_ns,oncpu_ns,fired_cpu,run_cpu,job_ns
+#   tid,timer,release_ns,fired_ns,run_ns,oncpu_ns,fired_cpu,run_cpu,job_ns,
+#   cpu_ns,slices,comm
 # release: the timer's programmed expiry, the instant the kernel was asked
 # to make the thread runnable (the grid point a sleep loop slept to; for
 # the deadline timer, the replenishment, the start of the next period);
@@ -33,8 +35,13 @@
 # thread after that; oncpu: from there to the next switch away from it
 # (the job's time on the CPU, the loop's own code included); the CPUs the
 # timer fired on and the thread ran on; job: the first marker the thread
-# wrote after run (empty without one).  Times are CLOCK_MONOTONIC ns
-# (trace clock mono, the clock both timers run on).
+# wrote after run (empty without one); cpu: the job's whole time on a
+# CPU, by the same switch events, from run to the switch away at which
+# the thread blocks (its sleep: a state other than R), every slice
+# summed, and slices their number (1: the job ran unpreempted, in one
+# piece; a thread throttled by its runtime is in R too, and its job goes
+# on after the replenishment); comm: the thread's name.  Times are
+# CLOCK_MONOTONIC ns (trace clock mono, the clock both timers run on).
 #
 # Wake-up latency, as this script defines it for a SCHED_DEADLINE thread:
 # from the release of the timer that makes it runnable to the thread on a
@@ -121,8 +128,12 @@ mkdir "$inst" || { echo "trace-wake: cannot make $inst" >&2; exit 1; }
 ev=$inst/events
 if ! { echo mono >"$inst/trace_clock" &&
 	echo 4096 >"$inst/buffer_size_kb" &&
-	echo "comm == \"$comm\"" >"$ev/timer/hrtimer_start/filter" &&
-	echo "next_comm == \"$comm\" || prev_comm == \"$comm\"" >"$ev/sched/sched_switch/filter" &&
+	if [ "$comm" = "*" ]; then
+		echo "prev_prio == -1 || next_prio == -1" >"$ev/sched/sched_switch/filter"
+	else
+		echo "comm == \"$comm\"" >"$ev/timer/hrtimer_start/filter" &&
+			echo "next_comm == \"$comm\" || prev_comm == \"$comm\"" >"$ev/sched/sched_switch/filter"
+	fi &&
 	echo 1 >"$ev/timer/hrtimer_start/enable" &&
 	echo 1 >"$ev/timer/hrtimer_expire_entry/enable" &&
 	echo 1 >"$ev/sched/sched_switch/enable"; }; then
@@ -131,7 +142,11 @@ if ! { echo mono >"$inst/trace_clock" &&
 fi
 # Without the addresses (no kallsyms) every expiry is kept: more to read.
 [ -n "$a_dl" ] && [ -n "$a_wake" ] &&
-	echo "function == 0x$a_dl || function == 0x$a_wake" >"$ev/timer/hrtimer_expire_entry/filter"
+	echo "function == 0x$a_dl || function == 0x$a_wake" >"$ev/timer/hrtimer_expire_entry/filter" &&
+	if [ "$comm" = "*" ]; then
+		# Any thread's timers: only the two kinds, by what they run.
+		echo "function == 0x$a_dl || function == 0x$a_wake" >"$ev/timer/hrtimer_start/filter"
+	fi
 
 # The private mount namespace: the instance over debugfs' tracing/ for
 # programs that find their trace_marker there.  Without unshare(1), or
@@ -162,7 +177,12 @@ paste "$tmp/raw" "$tmp/text" | awk -F'\t' -v out="$jobs" '
 		for (i = 1; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2)
 		return ""
 	}
-	BEGIN { print "tid,timer,release_ns,fired_ns,run_ns,oncpu_ns,fired_cpu,run_cpu,job_ns" >out }
+	# A job is printed once the thread blocks (or at its next job, or the end).
+	function close_job(p) {
+		print line_of[p] oncpu[p] "," cpus[p] "," job[p] "," used[p] "," slices[p] "," name[p] >out
+		delete acc[p]; delete job[p]; delete oncpu[p]
+	}
+	BEGIN { print "tid,timer,release_ns,fired_ns,run_ns,oncpu_ns,fired_cpu,run_cpu,job_ns,cpu_ns,slices,comm" >out }
 	{
 		split($1, r, " "); pid = r[1]; cpu = r[2]; ts = r[3]
 		line = $2
@@ -176,7 +196,7 @@ paste "$tmp/raw" "$tmp/text" | awk -F'\t' -v out="$jobs" '
 		ev = f[i]; sub(/:$/, "", ev)
 		$0 = ""; for (j = i + 1; j <= n; j++) $(j - i) = f[j]
 		if (ev == "tracing_mark_write") {
-			if (pid in open && !(pid in job)) job[pid] = ts
+			if (pid in acc && !(pid in job)) job[pid] = ts
 		} else if (ev == "hrtimer_start") {
 			fn = field("function")
 			if (fn != "dl_task_timer" && fn != "hrtimer_wakeup") next
@@ -187,19 +207,23 @@ paste "$tmp/raw" "$tmp/text" | awk -F'\t' -v out="$jobs" '
 			p = armed[t]; delete armed[t]
 			if (!(p in fired)) { fired[p] = ts; release[p] = expires[t]; timer[p] = kind[t]; fcpu[p] = cpu + 0 }
 		} else {
-			if (field("prev_prio") + 0 == -1 && (p = field("prev_pid")) in open) {
-				print line_of[p] (ts - start[p]) "," cpus[p] "," job[p] >out
-				delete open[p]; delete job[p]
+			if (field("prev_prio") + 0 == -1 && (p = field("prev_pid")) in on) {
+				used[p] += ts - on[p]; slices[p]++; delete on[p]
+				if (!(p in oncpu)) oncpu[p] = ts - start[p]
+				if (field("prev_state") !~ /^R/) close_job(p)
 			}
 			if (field("next_prio") + 0 == -1 && (p = field("next_pid")) in fired) {
+				if (p in acc) close_job(p)
 				line_of[p] = p "," timer[p] "," release[p] "," fired[p] "," ts ","
-				open[p] = 1; start[p] = ts; cpus[p] = fcpu[p] "," cpu + 0
+				acc[p] = 1; on[p] = ts; start[p] = ts; used[p] = 0; slices[p] = 0
+				cpus[p] = fcpu[p] "," cpu + 0; name[p] = field("next_comm")
 				delete fired[p]
-			}
+			} else if (field("next_prio") + 0 == -1 && (p = field("next_pid")) in acc)
+				on[p] = ts
 		}
 	}
 	END {
-		for (p in open) print line_of[p] "," cpus[p] "," job[p] >out
+		for (p in acc) close_job(p)
 		if (bad) printf "trace-wake: %d trace lines did not pair up (skipped)\n", bad >"/dev/stderr"
 	}'
 exit $rc
