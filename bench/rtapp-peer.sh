@@ -2,7 +2,7 @@
 # bench/rtapp-peer.sh: experiment 7 of make bench (bench/README): one
 # rt-app workload file run by rt-app and by dl-load, alternating.
 #
-#   rtapp-peer.sh BUILDDIR OUTDIR [ROUNDS [SECONDS]]
+#   rtapp-peer.sh BUILDDIR OUTDIR [ROUNDS [SECONDS [TRACED_ROUNDS]]]
 #
 # The file (OUTDIR/rtapp-peer.json, written here) describes three
 # periodic deadline threads in rt-app's format; dl-load reads the very
@@ -27,11 +27,26 @@
 # system, every process and thread, as bash's times reports its waited
 # children) over its jobs.
 #
+# The kernel's view of the same CPU: more rounds of each tool, run
+# under bench/trace-wake.sh (every SCHED_DEADLINE thread's sched_switch
+# and timers).  Per job, its time on a CPU from the switch-in after its
+# release to the switch away at which it sleeps again, every slice
+# summed.  In a job that ran in one slice (no preemption, no move) that
+# time is the spin plus what the tool itself does for a job (waking,
+# its clock reads, its records, going back to sleep; rt-app's spin also
+# overshoots, as it reads the clock every 32 us of its calibrated loop):
+# that job's time less the file's runtime for its thread is the tool's
+# own cost, which no preemption of the spin moves.  These rounds are kept
+# out of the others' figures (the trace costs both tools a little).
+#
 # Writes OUTDIR/rtapp.csv (a line per round and tool),
-# OUTDIR/rtapp-short.csv (the same rounds again, 1 s each) and
-# OUTDIR/rtapp-jobs.csv (pooled distributions), and prints one summary
-# line per tool: TOOL jobs misses per1000 resp_p50_us resp_p99_us
-# wake_p50_us wake_p99_us cpu_per_job_us.  Needs root; the caller holds
+# OUTDIR/rtapp-short.csv (the same rounds again, 1 s each),
+# OUTDIR/rtapp-trace.csv (the traced rounds, TRACED_ROUNDS of each tool,
+# default 3: a line per round and tool) and OUTDIR/rtapp-jobs.csv (pooled
+# distributions), and prints one summary line per tool: TOOL jobs misses
+# per1000 resp_p50_us resp_p99_us wake_p50_us wake_p99_us cpu_per_job_us;
+# then one per tool for the traced rounds' jobs pooled: trace TOOL jobs
+# cpu_per_job_us one_slice_jobs own_p50_us own_p25_us own_p75_us.  Needs root; the caller holds
 # the kernel-test lock (bench/run.sh does).  Exit 1 when dl-load could
 # not run; rt-app missing is said, and its half skipped.
 set -u
@@ -41,6 +56,7 @@ build=$(cd "$1" && pwd)
 out=$2
 rounds=${3:-4}
 secs=${4:-6}
+trace_rounds=${5:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${LIBDL_VM_CACHE:-$here/../tests/vm/cache}
 root=$cache/trixie/build
@@ -102,24 +118,28 @@ cpu_of() { # OUTFILE COMMAND...
 		END {printf "%.3f", (c[ARGV[2]] - c[ARGV[1]]) * 1000}' "$work/t0" "$work/t1"
 }
 
-run_rtapp() { # ROUND
+run_rtapp() { # ROUND [TRACER...]
+	local r=$1
+	shift
 	rm -rf "$root$logs" && mkdir -p "$root$logs"
 	cp "$json" "$root/tmp/rtapp-peer.json"
 	# shellcheck disable=SC2016
-	cpu=$(cpu_of "$work/rtapp.out" unshare --mount --propagation private sh -c '
+	cpu=$(cpu_of "$work/rtapp.out" "$@" unshare --mount --propagation private sh -c '
 		r=$1
 		mount -t proc proc "$r/proc" && mount --rbind /sys "$r/sys" && mount --rbind /dev "$r/dev" &&
 		chroot "$r" /usr/bin/rt-app /tmp/rtapp-peer.json' sh "$root")
 	# One line a job: slack, c_period, wu_lat (us), from every thread's log.
 	cat "$root$logs"/rt-*.log 2>/dev/null | awk '!/^#/ && NF >= 11 {print $8, $10, $11}' >"$work/rtapp.jobs"
-	awk -v r="$1" -v cpu="$cpu" '{n++; if ($1 < 0) m++; print "resp", $2 - $1; if ($1 > 0) print "wake", $3}
+	awk -v r="$r" -v cpu="$cpu" '{n++; if ($1 < 0) m++; print "resp", $2 - $1; if ($1 > 0) print "wake", $3}
 		END {printf "%s,rt-app,%d,%d,%s\n", r, n, m, cpu > "/dev/stderr"}' "$work/rtapp.jobs" 2>>"$rounds_file" >>"$work/rt-app.dist$dist_tag"
 }
 
-run_dlload() { # ROUND
-	cpu=$(cpu_of "$work/dl.out" "$dlload" --csv "$work/dl.csv" "$json")
+run_dlload() { # ROUND [TRACER...]
+	local r=$1
+	shift
+	cpu=$(cpu_of "$work/dl.out" "$@" "$dlload" --csv "$work/dl.csv" "$json")
 	# task,pid,index,release,deadline,start,end,response,met,...
-	awk -F, -v r="$1" -v cpu="$cpu" 'NR > 1 {n++; if ($9 == 0) m++; print "resp", $8 / 1000
+	awk -F, -v r="$r" -v cpu="$cpu" 'NR > 1 {n++; if ($9 == 0) m++; print "resp", $8 / 1000
 		if (!($1 in last) || last[$1] < $4) print "wake", ($6 - $4) / 1000; last[$1] = $7}
 		END {printf "%s,dl-load,%d,%d,%s\n", r, n, m, cpu > "/dev/stderr"}' "$work/dl.csv" 2>>"$rounds_file" >>"$work/dl-load.dist$dist_tag"
 }
@@ -150,6 +170,65 @@ json=$work/short.json rounds_file=$work/short-rounds dist_tag=.short
 : >"$work/short-rounds"
 all_rounds $((rounds + 1))
 
+# The traced rounds, alternating as the others do, their figures kept
+# apart: a line per round and tool in rtapp-trace.csv, and every round's
+# jobs pooled for the summary lines.
+trace_wake=$here/trace-wake.sh
+json=$out/rtapp-peer.json rounds_file=$work/traced-rounds dist_tag=.traced
+: >"$work/traced-rounds"
+echo "round,tool,jobs,cpu_per_job_us,one_slice_jobs,own_p50_us,own_p25_us,own_p75_us,trace_note" >"$out/rtapp-trace.csv"
+# The file's spin (runtime event) of each thread, by its name's start.
+spins=$(awk '/^\t\t"[a-z]+" : \{/ {gsub(/[\t": {]/, ""); t = $0} /"runtime" : [0-9]/ && t != "" {v = $0; gsub(/[^0-9]/, "", v); print t "=" v; t = ""}' "$out/rtapp-peer.json" | paste -s -d ' ' -)
+# Jobs of the workload's threads (the file's names, with or without an
+# instance's suffix), a line each: cpu_us and, for a job run in one
+# slice, own_us = cpu - the thread's spin (else empty).
+own_of() { # JOBS.CSV
+	awk -F, -v spins="$spins" '
+		BEGIN {n = split(spins, s, " "); for (i = 1; i <= n; i++) {split(s[i], kv, "="); spin[kv[1]] = kv[2] * 1000}}
+		NR > 1 && $11 > 0 {
+			name = $12; sub(/[-_.]?[0-9]+$/, "", name)
+			if (!(name in spin)) next
+			printf "%.3f %s\n", $10 / 1e3, $11 == 1 ? sprintf("%.3f", ($10 - spin[name]) / 1e3) : ""
+		}' "$1"
+}
+# jobs cpu_per_job_us one_slice_jobs own_p50 own_p25 own_p75, of own_of's lines
+own_summary() {
+	awk '{j++; c += $1; if (NF > 1) print $2 > "/dev/stderr"} END {printf "%d %.1f ", j, j ? c / j : 0}' 2>"$work/own.tmp"
+	sort -g "$work/own.tmp" | awk '{v[NR] = $1}
+		function p(q,   r) {if (!NR) return "nan"; r = int((NR * q + 99) / 100); return v[r ? r : 1]}
+		END {printf "%d %s %s %s\n", NR, p(50), p(25), p(75)}'
+}
+traced() { # ROUND TOOL: the traced round's line
+	local r=$1 tool=$2 jobs=$work/trace-$1-$2.csv said
+	# The tool's output, trace-wake.sh's messages among it.
+	if [ "$tool" = rt-app ]; then
+		run_rtapp "T$r" "$trace_wake" "*" "$jobs" --
+		said=$work/rtapp.out
+	else
+		run_dlload "T$r" "$trace_wake" "*" "$jobs" --
+		said=$work/dl.out
+	fi
+	if ! [ -s "$jobs" ]; then
+		echo "$r,$tool,0,nan,0,nan,nan,nan,no trace: $(grep -m1 '^trace-wake:' "$said" | tr ',' ';')"
+		return
+	fi
+	own_of "$jobs" | tee -a "$work/own-$tool" | own_summary | {
+		read -r j c k o50 o25 o75
+		echo "$r,$tool,$j,$c,$k,$o50,$o25,$o75,$(grep -h '^trace-wake:' "$said" | tr ',\n' '; ')"
+	}
+}
+: >"$work/own-rt-app"
+: >"$work/own-dl-load"
+for r in $(seq 1 "$trace_rounds"); do
+	if [ $((r % 2)) = 1 ]; then
+		[ "$have_rtapp" = 1 ] && traced "$r" rt-app
+		traced "$r" dl-load
+	else
+		traced "$r" dl-load
+		[ "$have_rtapp" = 1 ] && traced "$r" rt-app
+	fi
+done >>"$out/rtapp-trace.csv"
+
 pct() { # KIND P FILE: nearest-rank percentile
 	awk -v k="$1" '$1 == k {print $2}' "$3" | sort -g | awk -v p="$2" '{v[NR] = $1} END {if (!NR) print "nan"; else {r = int((NR * p + 99) / 100); print v[r ? r : 1]}}'
 }
@@ -162,6 +241,11 @@ for tool in rt-app dl-load; do
 	line="$tool,$jobs,$misses,$(awk -v j="$jobs" -v m="$misses" 'BEGIN {printf "%.2f", j ? 1000 * m / j : 0}'),$(pct resp 50 "$work/$tool.dist"),$(pct resp 99 "$work/$tool.dist"),$(pct wake 50 "$work/$tool.dist"),$(pct wake 99 "$work/$tool.dist"),$(awk -v j="$jobs" -v c="$cpu" 'BEGIN {printf "%.1f", j ? 1000 * c / j : 0}')"
 	echo "$line" >>"$out/rtapp-jobs.csv"
 	echo "$line" | tr ',' ' '
+done
+# The traced rounds' jobs pooled, a line per tool: trace TOOL jobs
+# cpu_per_job_us one_slice_jobs own_p50_us own_p25_us own_p75_us.
+for tool in rt-app dl-load; do
+	[ -s "$work/own-$tool" ] && echo "trace $tool $(own_summary <"$work/own-$tool")"
 done
 
 # The short rounds, beside rtapp.csv's long ones: bench/run.sh splits
