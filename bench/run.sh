@@ -131,10 +131,9 @@ drift_guard() { # EXPERIMENT ROUND
 
 # Medians and ratios in awk: one column of numbers on stdin.
 median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || b == 0) print "n/a"; else printf "%.2f", a/b}'; }
-# The same, unrounded, for a verdict: 1.003 is not <= 1.00, whatever its
-# two decimals say.
-xratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || b == 0) print "n/a"; else printf "%.6f", a/b}'; }
+# ratio A B [FORMAT]: two decimals for the table; a verdict takes it
+# unrounded (%.6f: 1.003 is not <= 1.00, whatever its two decimals say).
+ratio() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN {if (a == "nan" || b == "nan" || b == 0) print "n/a"; else printf f, a/b}'; }
 num() { awk -v a="$1" -v f="${2:-%.2f}" 'BEGIN {if (a == "nan" || a == "" || a == "n/a") print "n/a"; else printf f, a}'; }
 gp() { have gnuplot && gnuplot -e "$1" 2>>"$work/gnuplot.err"; }
 col() { # TOOL COLUMN FILE -> median over rounds
@@ -339,7 +338,7 @@ launch_figures() {
 		END {for (r = 1; r in d; r++) printf "%s%s", (r > 1 ? " " : ""), (r in c && c[r] > 0 ? sprintf("%.6f", d[r] / c[r]) : "n/a")}' \
 		"$out/launch.csv")
 	l_met=$(echo "$l_rounds" | tr ' ' '\n' | awk '$1 != "n/a" {n++; if ($1 <= 1.00) m++} END {printf "%d of %d", m, n}')
-	l_verdict=$(verdict "$(xratio "$l_d" "$l_c")" "<=" 1.00 "$l_band")
+	l_verdict=$(verdict "$(ratio "$l_d" "$l_c" %.6f)" "<=" 1.00 "$l_band")
 	case $l_met in
 	"0 of 0") ;;
 	*) [ "${l_met%% *}" = "${l_met##* }" ] || l_verdict="${l_verdict/#met/not met in every round}" ;;
@@ -840,6 +839,7 @@ read -r _ d7_j d7_m d7_k d7_rp d7_rq d7_wp d7_wq d7_c < <(grep '^dl-load ' "$wor
 # Its traced rounds, pooled: trace TOOL jobs cpu_per_job one_slice own_p50 own_p25 own_p75.
 read -r _ _ r7t_j r7t_c r7t_k r7t_o r7t_o25 r7t_o75 < <(grep '^trace rt-app ' "$work/rtapp.out" || echo "trace rt-app 0 nan 0 nan nan nan")
 read -r _ _ d7t_j d7t_c d7t_k d7t_o d7t_o25 d7t_o75 < <(grep '^trace dl-load ' "$work/rtapp.out" || echo "trace dl-load 0 nan 0 nan nan nan")
+r7t_rounds=$(awk -F, 'NR > 1 && $2 == "rt-app"' "$out/rtapp-trace.csv" 2>/dev/null | wc -l)
 # Each tool's CPU split into a part paid once a run (ms) and one per job
 # (us): between the medians of its long rounds (rtapp.csv) and its 1 s
 # ones (rtapp-short.csv), the slope is the CPU of one more job, what is
@@ -888,16 +888,16 @@ pair_verdict() { # RATIO_A BAND_A RATIO_B BAND_B: both <= 1.05
 	a=$(verdict "$1" "<=" 1.05 "$2") b=$(verdict "$3" "<=" 1.05 "$4")
 	echo "$a / $b"
 }
-v2s=$(pair_verdict "$(xratio "$t_swp" "$t_cwp")" "$bw50" "$(xratio "$t_swq" "$t_cwq")" "$bw99")
-v2y=$(pair_verdict "$(xratio "$t_ywp" "$t_cwp")" "$bw50" "$(xratio "$t_ywq" "$t_cwq")" "$bw99")
-v2j=$(pair_verdict "$(xratio "$t_sjp" "$t_cjp")" "$bj50" "$(xratio "$t_yjp" "$t_cjp")" "$bj50")
+v2s=$(pair_verdict "$(ratio "$t_swp" "$t_cwp" %.6f)" "$bw50" "$(ratio "$t_swq" "$t_cwq" %.6f)" "$bw99")
+v2y=$(pair_verdict "$(ratio "$t_ywp" "$t_cwp" %.6f)" "$bw50" "$(ratio "$t_ywq" "$t_cwq" %.6f)" "$bw99")
+v2j=$(pair_verdict "$(ratio "$t_sjp" "$t_cjp" %.6f)" "$bj50" "$(ratio "$t_yjp" "$t_cjp" %.6f)" "$bj50")
 # 4: against cset's own rounds.
 band4=$(awk -F, 'NR > 1 && $2 == "cset" {print $5}' "$out/partition.csv" | spread)
-v4=$(verdict "$(xratio "$p_d" "$p_c")" "<=" 0.15 "$band4")
+v4=$(verdict "$(ratio "$p_d" "$p_c" %.6f)" "<=" 0.15 "$band4")
 # 5: against ps's fastest and slowest runs (bench-scan's range).
 band5=$(awk '/ps -eLo/ {for (i = 1; i < NF; i++) if ($i == "range") {split($(i + 1), r, "-")
 	if ($4 > 0) printf "%.1f", 50 * (r[2] - r[1]) / $4}}' "$work/scan.out")
-v5=$(verdict "$(xratio "$scan_dl" "$scan_ps")" "<=" 1.00 "${band5:-n/a}")
+v5=$(verdict "$(ratio "$scan_dl" "$scan_ps" %.6f)" "<=" 1.00 "${band5:-n/a}")
 v5a=$(verdict "$(plan_worst 1000)" "<" 100 "a bound: no band") v5b=$(verdict "$(plan_worst 10000)" "<" 1000 "a bound: no band")
 # 6: no more drifted rounds than chrt.
 v6=$(verdict "$(awk -F, 'NR > 1 && $2 == "dl-run" && $7 == "yes"' "$out/launch.csv" | wc -l)" "<=" \
@@ -911,7 +911,7 @@ v7m=$(awk -v x="$d7_k" -v w="$r7_worst" -v b="$r7_best" 'BEGIN {if (x == "nan" |
 # CPU per job: the kernel's (the traced rounds), against rt-app's own
 # traced rounds.
 band7=$(awk -F, 'NR > 1 && $2 == "rt-app" && $3 > 0 {print $4}' "$out/rtapp-trace.csv" 2>/dev/null | spread)
-v7c=$(verdict "$(xratio "$d7t_c" "$r7t_c")" "<=" 1.00 "$band7")
+v7c=$(verdict "$(ratio "$d7t_c" "$r7t_c" %.6f)" "<=" 1.00 "$band7")
 
 {
 cat <<EOF
@@ -941,7 +941,7 @@ ${missing:+**Peers missing, their halves not measured:**$missing (\`./bootstrap.
 | 6 | launch rounds leaving total_bw drifted | dl-run $(drift_runs dl-run) | chrt $(drift_runs chrt) | | $(target_cell 'no more drifted rounds than chrt' "$v6") |
 | 7 | one rt-app file: misses per 1000 jobs | dl-load $(num "$d7_k" %.1f) ($d7_m of $d7_j) | rt-app $(num "$r7_k" %.1f) ($r7_m of $r7_j) | | $(target_cell 'the same within noise' "$v7m") |
 | 7 | response p50 / p99, wake-up p50 / p99 (us) | $(num "$d7_rp" %.0f) / $(num "$d7_rq" %.0f), $(num "$d7_wp" %.0f) / $(num "$d7_wq" %.0f) | $(num "$r7_rp" %.0f) / $(num "$r7_rq" %.0f), $(num "$r7_wp" %.0f) / $(num "$r7_wq" %.0f) | $(ratio "$d7_rp" "$r7_rp") / $(ratio "$d7_rq" "$r7_rq"), $(ratio "$d7_wp" "$r7_wp") / $(ratio "$d7_wq" "$r7_wq") | a result |
-| 7 | CPU per job by the kernel's trace (us): the workload threads' time on a CPU, switch-in to sleep, over their jobs, $(awk -F, 'NR > 1 && $2 == "rt-app"' "$out/rtapp-trace.csv" 2>/dev/null | wc -l) traced rounds of each | dl-load $(num "$d7t_c" %.1f) ($d7t_j jobs) | rt-app $(num "$r7t_c" %.1f) ($r7t_j jobs) | $(num "$(xratio "$d7t_c" "$r7t_c")" %.3f) | $(target_cell '<= 1.00' "$v7c" "a job's CPU is mostly its wall-clock spin, which a preemption shortens; the tool's own part is the next row") |
+| 7 | CPU per job by the kernel's trace (us): the workload threads' time on a CPU, switch-in to sleep, over their jobs, $r7t_rounds traced rounds of each | dl-load $(num "$d7t_c" %.1f) ($d7t_j jobs) | rt-app $(num "$r7t_c" %.1f) ($r7t_j jobs) | $(ratio "$d7t_c" "$r7t_c" %.3f) | $(target_cell '<= 1.00' "$v7c" "a job's CPU is mostly its wall-clock spin, which a preemption shortens; the tool's own part is the next row") |
 | 7 | CPU per job beyond the spin (us), the kernel's: in the jobs run in one slice, the slice less the file's runtime, median (p25 to p75) | dl-load $(num "$d7t_o" %.1f) ($(num "$d7t_o25" %.1f) to $(num "$d7t_o75" %.1f); $d7t_k jobs) | rt-app $(num "$r7t_o" %.1f) ($(num "$r7t_o25" %.1f) to $(num "$r7t_o75" %.1f); $r7t_k jobs) | $(ratio "$d7t_o" "$r7t_o") | a result |
 | 7 | CPU per job as each process's times report it, startup included (us); split by two durations (rtapp-split.csv): per job, and once a run (ms) | dl-load $(num "$d7_c" %.1f); $(num "$d7_p" %.1f), $(num "$d7_f" %.1f) | rt-app $(num "$r7_c" %.1f); $(num "$r7_p" %.1f), $(num "$r7_f" %.1f) | $(ratio "$d7_c" "$r7_c"); $(ratio "$d7_p" "$r7_p") | a cross-check of the trace's |
 $( (cat "$out/soak.row" 2>/dev/null || echo "| 8 | soak | did not run | | | |") |
@@ -1178,7 +1178,7 @@ three threads fall on the two CPUs as much as with either tool's own
 work, of which dl-load makes two system calls a job that rt-app does not
 (its CPU clock and getrusage, about 1.3 and 1.1 us here).
 
-The kernel's view, the target's measure: $(awk -F, 'NR > 1 && $2 == "rt-app"' "$out/rtapp-trace.csv" 2>/dev/null | wc -l) more rounds of each tool,
+The kernel's view, the target's measure: $r7t_rounds more rounds of each tool,
 alternating, under bench/trace-wake.sh (sched_switch of every
 SCHED_DEADLINE thread, and the timers that wake them).  A job's CPU is
 its threads' time on a CPU from the switch-in after its release to the
