@@ -170,6 +170,10 @@ json=$work/short.json rounds_file=$work/short-rounds dist_tag=.short
 : >"$work/short-rounds"
 all_rounds $((rounds + 1))
 
+pct() { # KIND P FILE: nearest-rank percentile
+	awk -v k="$1" '$1 == k {print $2}' "$3" | sort -g | awk -v p="$2" '{v[NR] = $1} END {if (!NR) print "nan"; else {r = int((NR * p + 99) / 100); print v[r ? r : 1]}}'
+}
+
 # The traced rounds, alternating as the others do, their figures kept
 # apart: a line per round and tool in rtapp-trace.csv, and every round's
 # jobs pooled for the summary lines.
@@ -180,23 +184,22 @@ echo "round,tool,jobs,cpu_per_job_us,one_slice_jobs,own_p50_us,own_p25_us,own_p7
 # The file's spin (runtime event) of each thread, by its name's start.
 spins=$(awk '/^\t\t"[a-z]+" : \{/ {gsub(/[\t": {]/, ""); t = $0} /"runtime" : [0-9]/ && t != "" {v = $0; gsub(/[^0-9]/, "", v); print t "=" v; t = ""}' "$out/rtapp-peer.json" | paste -s -d ' ' -)
 # Jobs of the workload's threads (the file's names, with or without an
-# instance's suffix), a line each: cpu_us and, for a job run in one
-# slice, own_us = cpu - the thread's spin (else empty).
+# instance's suffix), as pct's lines: "cpu US" for each and, for a job
+# run in one slice, "own US" = its cpu less the thread's spin.
 own_of() { # JOBS.CSV
 	awk -F, -v spins="$spins" '
 		BEGIN {n = split(spins, s, " "); for (i = 1; i <= n; i++) {split(s[i], kv, "="); spin[kv[1]] = kv[2] * 1000}}
 		NR > 1 && $11 > 0 {
 			name = $12; sub(/[-_.]?[0-9]+$/, "", name)
 			if (!(name in spin)) next
-			printf "%.3f %s\n", $10 / 1e3, $11 == 1 ? sprintf("%.3f", ($10 - spin[name]) / 1e3) : ""
+			printf "cpu %.3f\n", $10 / 1e3
+			if ($11 == 1) printf "own %.3f\n", ($10 - spin[name]) / 1e3
 		}' "$1"
 }
-# jobs cpu_per_job_us one_slice_jobs own_p50 own_p25 own_p75, of own_of's lines
+# FILE of own_of's lines -> jobs cpu_per_job_us one_slice_jobs own_p50 own_p25 own_p75
 own_summary() {
-	awk '{j++; c += $1; if (NF > 1) print $2 > "/dev/stderr"} END {printf "%d %.1f ", j, j ? c / j : 0}' 2>"$work/own.tmp"
-	sort -g "$work/own.tmp" | awk '{v[NR] = $1}
-		function p(q,   r) {if (!NR) return "nan"; r = int((NR * q + 99) / 100); return v[r ? r : 1]}
-		END {printf "%d %s %s %s\n", NR, p(50), p(25), p(75)}'
+	awk '$1 == "cpu" {j++; c += $2} $1 == "own" {k++} END {printf "%d %.1f %d ", j, j ? c / j : 0, k}' "$1"
+	echo "$(pct own 50 "$1") $(pct own 25 "$1") $(pct own 75 "$1")"
 }
 traced() { # ROUND TOOL: the traced round's line
 	local r=$1 tool=$2 jobs=$work/trace-$1-$2.csv said
@@ -212,10 +215,9 @@ traced() { # ROUND TOOL: the traced round's line
 		echo "$r,$tool,0,nan,0,nan,nan,nan,no trace: $(grep -m1 '^trace-wake:' "$said" | tr ',' ';')"
 		return
 	fi
-	own_of "$jobs" | tee -a "$work/own-$tool" | own_summary | {
-		read -r j c k o50 o25 o75
-		echo "$r,$tool,$j,$c,$k,$o50,$o25,$o75,$(grep -h '^trace-wake:' "$said" | tr ',\n' '; ')"
-	}
+	own_of "$jobs" >"$work/own-round"
+	cat "$work/own-round" >>"$work/own-$tool"
+	echo "$r,$tool,$(own_summary "$work/own-round" | tr ' ' ','),$(grep -h '^trace-wake:' "$said" | tr ',\n' '; ')"
 }
 : >"$work/own-rt-app"
 : >"$work/own-dl-load"
@@ -229,9 +231,6 @@ for r in $(seq 1 "$trace_rounds"); do
 	fi
 done >>"$out/rtapp-trace.csv"
 
-pct() { # KIND P FILE: nearest-rank percentile
-	awk -v k="$1" '$1 == k {print $2}' "$3" | sort -g | awk -v p="$2" '{v[NR] = $1} END {if (!NR) print "nan"; else {r = int((NR * p + 99) / 100); print v[r ? r : 1]}}'
-}
 echo "round,tool,jobs,misses,cpu_ms" >"$out/rtapp.csv"
 cat "$work/rounds" >>"$out/rtapp.csv"
 echo "tool,jobs,misses,per1000,resp_p50_us,resp_p99_us,wake_p50_us,wake_p99_us,cpu_per_job_us" >"$out/rtapp-jobs.csv"
@@ -245,7 +244,7 @@ done
 # The traced rounds' jobs pooled, a line per tool: trace TOOL jobs
 # cpu_per_job_us one_slice_jobs own_p50_us own_p25_us own_p75_us.
 for tool in rt-app dl-load; do
-	[ -s "$work/own-$tool" ] && echo "trace $tool $(own_summary <"$work/own-$tool")"
+	[ -s "$work/own-$tool" ] && echo "trace $tool $(own_summary "$work/own-$tool")"
 done
 
 # The short rounds, beside rtapp.csv's long ones: bench/run.sh splits
