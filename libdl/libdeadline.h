@@ -315,10 +315,11 @@ int dl_taskset_set_place(struct dl_taskset *ts, size_t i, const char *place);
 #define DL_LOAD_IGNORE_PLACE 0x2 /* run every task where the caller is */
 #define DL_LOAD_NO_PUBLISH   0x4 /* the tasks publish no counters (DL_PERIODIC_PUBLISH) */
 #define DL_LOAD_NO_MLOCK     0x8 /* the tasks lock no memory (their pages are touched all the same) */
+#define DL_LOAD_PROCESSES    0x10 /* every task in a process of its own, not a thread */
 struct dl_load; /* opaque */
 struct dl_load_task {                    /* allocated by the library: fields may be added at the end */
 	const struct dl_taskspec *spec;  /* the task (the set's) */
-	pid_t pid;                       /* the process that ran it */
+	pid_t pid;                       /* the thread that ran it (a process's own for a place or a command) */
 	int err;                         /* 0, or how its run failed (negative errno) */
 	const char *errmsg;              /* why, when err */
 	int status;                      /* its process's wait status */

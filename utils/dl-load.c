@@ -28,6 +28,7 @@ struct dl_loadctl {
 	bool ignore_place;
 	bool no_publish;
 	bool no_mlock;
+	bool processes;
 	bool plan;    /* --plan: the set runs in the layout libdl's plan makes */
 	bool no_move; /* with --plan: leave the root cpuset's tasks (v1) */
 	bool print;   /* --print-taskset: print the set in the line form, run nothing */
@@ -60,6 +61,8 @@ static noreturn void usage(void)
 	       "     --ignore-place      run every task here, ignoring place=\n"
 	       "     --no-publish        publish no counters for dl-stat (jobs, misses)\n"
 	       "     --no-mlock          lock no memory (it is still touched before the start)\n"
+	       "     --processes         each task in a process of its own (default: the\n"
+	       "                         tasks without place= or a command are threads of one)\n"
 	       "     --plan              run the set in the layout of libdl's plan for it\n"
 	       "                         (dl-part plan), made first and destroyed after\n"
 	       "     --no-move           with --plan: leave the root cpuset's tasks (v1)\n"
@@ -80,7 +83,8 @@ static noreturn void usage(void)
 	exit(EXIT_SUCCESS);
 }
 
-enum { OPT_JSON = 0x100, OPT_CSV, OPT_IGNORE_PLACE, OPT_PLAN, OPT_NO_MOVE, OPT_PRINT, OPT_NO_PUBLISH, OPT_NO_MLOCK };
+enum { OPT_JSON = 0x100, OPT_CSV, OPT_IGNORE_PLACE, OPT_PLAN, OPT_NO_MOVE, OPT_PRINT, OPT_NO_PUBLISH, OPT_NO_MLOCK,
+       OPT_PROCESSES };
 
 static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 {
@@ -93,6 +97,7 @@ static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 		{ "ignore-place", no_argument, NULL, OPT_IGNORE_PLACE },
 		{ "no-publish", no_argument, NULL, OPT_NO_PUBLISH },
 		{ "no-mlock", no_argument, NULL, OPT_NO_MLOCK },
+		{ "processes", no_argument, NULL, OPT_PROCESSES },
 		{ "plan", no_argument, NULL, OPT_PLAN },
 		{ "no-move", no_argument, NULL, OPT_NO_MOVE },
 		{ "print-taskset", no_argument, NULL, OPT_PRINT },
@@ -136,6 +141,9 @@ static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 			break;
 		case OPT_NO_MLOCK:
 			ctl->no_mlock = true;
+			break;
+		case OPT_PROCESSES:
+			ctl->processes = true;
 			break;
 		case OPT_PLAN:
 			ctl->plan = true;
@@ -489,6 +497,8 @@ int main(int argc, char **argv)
 		flags |= DL_LOAD_NO_PUBLISH;
 	if (ctl.no_mlock)
 		flags |= DL_LOAD_NO_MLOCK;
+	if (ctl.processes)
+		flags |= DL_LOAD_PROCESSES;
 	made = ctl.plan && apply_plan(&ctl, ts);
 	if (dl_load_run(ts, ctl.mode, ctl.duration, ctl.jobs, flags, &l) < 0) {
 		char why[1024];

@@ -1,9 +1,16 @@
 /*
  * load.c: run a task set (dl_load_run(3), the engine of dl-load(1)).
  *
- * One process per task: a reservation belongs to a thread, a cgroup v2
- * cpuset move takes a whole process, and SIGXCPU goes to a process, so a
- * process per task keeps each task's placement and overruns its own.
+ * A task with a place or a command runs in a process of its own: a
+ * cgroup v2 cpuset move takes a whole process, and a command is exec'd.
+ * The others run as threads of one process (unless DL_LOAD_PROCESSES):
+ * a switch between two of them keeps the address space, where a switch
+ * between two processes changes it, which flushes the TLB on a CPU
+ * without PCID (bench/README, experiment 7: 0.4 more flushes a job, and
+ * the job's memory walked again after each); rt-app runs its tasks so.
+ * A reservation, a name and a SIGXCPU count are each thread's own
+ * (docs/kernel-notes.md, "The overrun signal goes to the thread that
+ * overran"), so nothing else changes.
  * Every task is set up (placed, admitted) before any starts; then all
  * are released from one common start time plus their offsets.  Results
  * come back through shared memory, so a job's loop makes no system call
@@ -15,6 +22,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <stdnoreturn.h>
@@ -34,10 +42,16 @@
 /* The stack a task's loop may use, touched before its first release:
  * the loop itself needs a few KiB (a job's work, dl_periodic_next(3)). */
 #define TASK_STACK_BYTES (128 * 1024)
+/* A task thread's whole stack: the part touched, dl_prefault(3)'s margin
+ * below it, and room above for what glibc keeps at its top (the thread's
+ * descriptor and static TLS, the library's error message among it: 72
+ * KiB here, so 256 KiB left 184, too little for 128 plus 64). */
+#define THREAD_STACK_BYTES (384 * 1024)
 
-/* What a task's process shares with the parent. */
+/* What a task's thread shares with the parent. */
 struct shared {
 	int err;
+	pid_t tid;           /* the thread that ran it */
 	char msg[1024];
 	struct dl_periodic_stats stats;
 	uint64_t njobs;
@@ -82,21 +96,35 @@ static noreturn void child_fail(struct shared *sh, int ready_fd, int err)
 	snprintf(sh->msg, sizeof(sh->msg), "%s", dl_errmsg());
 	if (write(ready_fd, "x", 1) < 0)
 		_exit(1);
-	_exit(1);
+	_exit(1); /* the whole process: a task of it failed its set-up */
 }
 
-/* The task's process: place and admit it, say so, wait for the common
- * start, run.  Never returns. */
-static noreturn void child(const struct dl_taskspec *t, int mode, uint64_t duration, uint64_t jobs,
-			   unsigned int flags, struct shared *sh, int ready_fd, int go_fd)
+/* One task, in the thread that runs it. */
+struct task_arg {
+	const struct dl_taskspec *t;
+	int mode;
+	uint64_t duration, jobs;
+	unsigned int flags;
+	struct shared *sh;
+	int ready_fd, go_fd;
+	bool threaded; /* one of several threads of a process */
+	int ret;       /* the thread's exit code */
+};
+
+/* The task's thread: place and admit it, say so, wait for the common
+ * start, run.  Returns the process's exit code (a command's thread does
+ * not return); a set-up that fails ends the process. */
+static int task_body(const struct task_arg *a)
 {
+	const struct dl_taskspec *t = a->t;
+	struct shared *sh = a->sh;
 	struct dl_periodic *pt;
 	const struct dl_job *job;
 	uint64_t t0, end_time;
 	int err;
 
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_NAME, t->name);
+	sh->tid = gettid();
 	if (!t->argv) {
 		/* Locked and touched before the reservation: populating a
 		 * large job record under a small runtime would take long.
@@ -106,23 +134,26 @@ static noreturn void child(const struct dl_taskspec *t, int mode, uint64_t durat
 		 * job that first writes it. */
 		size_t page = (size_t)sysconf(_SC_PAGESIZE), size = shared_size(sh->cap);
 
-		err = dl_prefault(TASK_STACK_BYTES, 0, flags & DL_LOAD_NO_MLOCK ? DL_PREFAULT_NO_LOCK : 0);
+		err = dl_prefault(TASK_STACK_BYTES, 0, a->flags & DL_LOAD_NO_MLOCK ? DL_PREFAULT_NO_LOCK : 0);
 		if (err)
-			child_fail(sh, ready_fd, err);
+			child_fail(sh, a->ready_fd, err);
 		for (size_t off = 0; off < size; off += page)
 			((volatile char *)sh)[off] = ((volatile char *)sh)[off];
 	}
-	if (t->place && !(flags & DL_LOAD_IGNORE_PLACE))
+	if (t->place && !(a->flags & DL_LOAD_IGNORE_PLACE))
 		err = dl_part_set(t->place, 0, &t->params);
 	else
 		err = dl_set(0, &t->params);
 	if (err)
-		child_fail(sh, ready_fd, err);
-	if (write(ready_fd, "r", 1) != 1 || read(go_fd, &t0, sizeof(t0)) != sizeof(t0))
+		child_fail(sh, a->ready_fd, err);
+	if (write(a->ready_fd, "r", 1) != 1 || read(a->go_fd, &t0, sizeof(t0)) != sizeof(t0))
 		_exit(1); /* the parent gave up */
-	close(ready_fd);
-	close(go_fd);
-	end_time = duration ? t0 + t->offset + duration : UINT64_MAX;
+	if (!a->threaded) {
+		/* The process's own; its sibling threads' reads need them. */
+		close(a->ready_fd);
+		close(a->go_fd);
+	}
+	end_time = a->duration ? t0 + t->offset + a->duration : UINT64_MAX;
 	if (t->argv) {
 		if (dl_caps_drop() < 0)
 			_exit(126);
@@ -133,16 +164,17 @@ static noreturn void child(const struct dl_taskspec *t, int mode, uint64_t durat
 	/* Publish for dl-stat unless told not to; a task that cannot (no
 	 * /run/libdl-tasks for a user that is not root) runs all the same. */
 	err = -1;
-	if (!(flags & DL_LOAD_NO_PUBLISH))
-		err = dl_periodic_start(&pt, NULL, mode | DL_PERIODIC_PUBLISH, t0 + t->offset);
+	if (!(a->flags & DL_LOAD_NO_PUBLISH))
+		err = dl_periodic_start(&pt, NULL, a->mode | DL_PERIODIC_PUBLISH, t0 + t->offset);
 	if (err)
-		err = dl_periodic_start(&pt, NULL, mode, t0 + t->offset);
+		err = dl_periodic_start(&pt, NULL, a->mode, t0 + t->offset);
 	if (err) {
 		sh->err = err;
 		snprintf(sh->msg, sizeof(sh->msg), "%s", dl_errmsg());
-		_exit(1);
+		dl_clear(0);
+		return 1;
 	}
-	while ((!jobs || sh->njobs < jobs) && dl_now_ns() < end_time) {
+	while ((!a->jobs || sh->njobs < a->jobs) && dl_now_ns() < end_time) {
 		if (t->work)
 			burn(t->work);
 		if (t->spin)
@@ -164,7 +196,54 @@ static noreturn void child(const struct dl_taskspec *t, int mode, uint64_t durat
 	 * after a deadline exit"); libdl's own root-domain changes wait for
 	 * it (dl_wait_quiet). */
 	dl_clear(0);
-	_exit(0);
+	return 0;
+}
+
+/* A task's own process.  Never returns. */
+static noreturn void task_process(struct task_arg *a)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	_exit(task_body(a));
+}
+
+static void *task_thread(void *arg)
+{
+	struct task_arg *a = arg;
+
+	a->ret = task_body(a);
+	return NULL;
+}
+
+/* The process whose threads run the tasks of a[] marked threaded (one
+ * at least): it exits when they are done, 1 when one of them failed.
+ * Never returns. */
+static noreturn void task_threads(struct task_arg *a, size_t n)
+{
+	pthread_t *th = calloc(n, sizeof(*th));
+	pthread_attr_t attr;
+	int ret = 0, err = 0;
+	size_t first = 0;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	while (!a[first].threaded)
+		first++;
+	if (!th || (err = pthread_attr_init(&attr)) || (err = pthread_attr_setstacksize(&attr, THREAD_STACK_BYTES))) {
+		dl_fail(-ENOMEM, "cannot start its thread: out of memory");
+		child_fail(a[first].sh, a[first].ready_fd, -ENOMEM);
+	}
+	for (size_t i = first; i < n; i++) {
+		if (a[i].threaded && (err = pthread_create(&th[i], &attr, task_thread, &a[i]))) {
+			dl_fail(-err, "cannot start its thread: pthread_create: %s", strerror(err));
+			child_fail(a[i].sh, a[i].ready_fd, -err);
+		}
+	}
+	for (size_t i = first; i < n; i++) {
+		if (a[i].threaded) {
+			pthread_join(th[i], NULL);
+			ret |= a[i].ret;
+		}
+	}
+	_exit(ret);
 }
 
 /* Wait for n "ready" bytes (or fewer, when children die). */
@@ -235,7 +314,7 @@ static uint64_t job_room(const struct dl_taskspec *t, uint64_t duration, uint64_
 }
 
 /* Copy child i's results out of shared memory. */
-static int collect(struct dl_load_task *r, struct shared *sh, bool keep)
+static int collect(struct dl_load_task *r, struct shared *sh, bool keep, bool threaded)
 {
 	struct dl_periodic_stats *st = malloc(sizeof(*st));
 
@@ -243,6 +322,8 @@ static int collect(struct dl_load_task *r, struct shared *sh, bool keep)
 		return -ENOMEM;
 	*st = sh->stats;
 	r->stats = st;
+	if (threaded && sh->tid)
+		r->pid = sh->tid;
 	r->err = sh->err;
 	if (sh->err && !(r->errmsg = strdup(sh->msg)))
 		return -ENOMEM;
@@ -262,10 +343,11 @@ static int collect(struct dl_load_task *r, struct shared *sh, bool keep)
 DL_EXPORT int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t duration, uint64_t jobs,
 			  unsigned int flags, struct dl_load **out)
 {
-	size_t n = dl_taskset_count(ts), started = 0, measured = 0;
+	size_t n = dl_taskset_count(ts), nthreads = 0, measured = 0;
 	int ready[2] = { -1, -1 }, go[2] = { -1, -1 }, err = 0;
 	bool keep = flags & DL_LOAD_KEEP_JOBS;
 	struct shared **sh = NULL;
+	struct task_arg *args = NULL;
 	struct dl_load *l = NULL;
 	uint64_t t0;
 
@@ -277,7 +359,8 @@ DL_EXPORT int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t durati
 		return dl_fail(-EINVAL, "unknown periodic mode %d: use DL_PERIODIC_YIELD or DL_PERIODIC_SLEEP", mode);
 	if (!duration && !jobs)
 		return dl_fail(-EINVAL, "give a duration or a number of jobs: a load runs for one or the other");
-	if (flags & ~(unsigned int)(DL_LOAD_KEEP_JOBS | DL_LOAD_IGNORE_PLACE | DL_LOAD_NO_PUBLISH | DL_LOAD_NO_MLOCK))
+	if (flags & ~(unsigned int)(DL_LOAD_KEEP_JOBS | DL_LOAD_IGNORE_PLACE | DL_LOAD_NO_PUBLISH | DL_LOAD_NO_MLOCK |
+					DL_LOAD_PROCESSES))
 		return dl_fail(-EINVAL, "unknown flags 0x%x", flags);
 	/* A process that may not take a reservation at all (no CAP_SYS_NICE)
 	 * is not locked: its reservation's refusal is what it is told, not
@@ -322,9 +405,43 @@ DL_EXPORT int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t durati
 		err = dl_fail(-errno, "pipe: %s", strerror(errno));
 		goto out;
 	}
+	args = calloc(n, sizeof(*args));
+	if (!args) {
+		err = dl_fail(-ENOMEM, "out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++) {
+		const struct dl_taskspec *t = l->tasks[i].spec;
+
+		args[i] = (struct task_arg){ .t = t, .mode = mode, .duration = duration, .jobs = jobs,
+					     .flags = flags, .sh = sh[i], .ready_fd = ready[1], .go_fd = go[0] };
+		args[i].threaded = !(flags & DL_LOAD_PROCESSES) && !t->argv &&
+				   !(t->place && !(flags & DL_LOAD_IGNORE_PLACE));
+		nthreads += args[i].threaded;
+	}
+	if (nthreads) {
 		pid_t pid = fork();
 
+		if (pid < 0) {
+			err = dl_fail(-errno, "cannot start the tasks' process: fork: %s", strerror(errno));
+			goto out;
+		}
+		if (pid == 0) {
+			close(ready[0]);
+			close(go[1]);
+			task_threads(args, n);
+		}
+		for (size_t i = 0; i < n; i++)
+			if (args[i].threaded)
+				l->tasks[i].pid = pid;
+		measured += nthreads;
+	}
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid;
+
+		if (args[i].threaded)
+			continue;
+		pid = fork();
 		if (pid < 0) {
 			err = dl_fail(-errno, "cannot start task %s: fork: %s", l->tasks[i].spec->name, strerror(errno));
 			goto out;
@@ -332,10 +449,9 @@ DL_EXPORT int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t durati
 		if (pid == 0) {
 			close(ready[0]);
 			close(go[1]);
-			child(l->tasks[i].spec, mode, duration, jobs, flags, sh[i], ready[1], go[0]);
+			task_process(&args[i]);
 		}
 		l->tasks[i].pid = pid;
-		started++;
 		measured += !l->tasks[i].spec->argv;
 	}
 	close(ready[1]);
@@ -387,20 +503,29 @@ DL_EXPORT int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t durati
 out:
 	if (go[1] >= 0)
 		close(go[1]);
-	for (size_t i = 0; l && i < started; i++) {
-		if (l->tasks[i].pid > 0) {
-			/* After a failure the others see go closed and exit;
-			 * one that hangs in its set-up is killed. */
-			if (err == -ETIMEDOUT)
-				kill(l->tasks[i].pid, SIGKILL);
-			while (waitpid(l->tasks[i].pid, &l->tasks[i].status, 0) < 0 && errno == EINTR)
-				;
-		} else {
-			l->tasks[i].pid = -l->tasks[i].pid;
+	for (size_t i = 0; l && i < n; i++) {
+		pid_t pid = l->tasks[i].pid;
+		int status = 0;
+
+		if (pid <= 0)
+			continue; /* reaped, or never started */
+		/* After a failure the others see go closed and exit; one
+		 * that hangs in its set-up is killed. */
+		if (err == -ETIMEDOUT)
+			kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		for (size_t j = i; j < n; j++) {
+			if (l->tasks[j].pid == pid) {
+				l->tasks[j].status = status;
+				l->tasks[j].pid = -pid;
+			}
 		}
 	}
+	for (size_t i = 0; l && i < n; i++)
+		l->tasks[i].pid = -l->tasks[i].pid;
 	for (size_t i = 0; !err && i < n; i++)
-		if (collect(&l->tasks[i], sh[i], keep) < 0)
+		if (collect(&l->tasks[i], sh[i], keep, args && args[i].threaded) < 0)
 			err = dl_fail(-ENOMEM, "out of memory");
 	for (size_t i = 0; sh && i < n; i++)
 		if (sh[i])
@@ -412,6 +537,7 @@ out:
 			close(go[i]);
 	}
 	free(sh);
+	free(args);
 	if (err) {
 		dl_load_free(l);
 		return err;

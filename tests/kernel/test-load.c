@@ -7,12 +7,16 @@
  *    place= says;
  *  - a task whose work exceeds its runtime is throttled by the kernel:
  *    every job waits for a replenishment, its SIGXCPU overruns and its
- *    misses are counted;
+ *    misses are counted, by the thread that overran when the tasks are
+ *    threads of one process;
  *  - work is CPU time and spin wall-clock time (rt-app's run and
  *    runtime): on one CPU, a task preempted by an earlier deadline
  *    burns its whole work in each job, while a spin of the same length
  *    takes less CPU by the time it was preempted;
  *  - a refused task stops the whole load, with the kernel's reason;
+ *  - the tasks without a place run as threads of one process, as the
+ *    kernel lists them while they run (each task its own process with
+ *    DL_LOAD_PROCESSES, and a placed task always);
  *  - rt-app's own examples of deadline tasks run as written;
  *  - memory: dl-load's jobs after the first take no page fault (their
  *    memory locked and touched first), a loop of the public API that
@@ -21,6 +25,7 @@
  *    too low is told so and how to raise it, and --no-mlock runs.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +251,45 @@ START_TEST(test_overrun_yield)
 }
 END_TEST
 
+/* Two threads of one process, each with DL_OVERRUN: the one that burns
+ * 3 ms on a 2 ms runtime receives the SIGXCPU signals and counts them;
+ * the one that stays within its runtime counts none, though the signal
+ * goes to their process (the kernel delivers it to the thread that
+ * overran).  As above, a run without a single signal is tried again. */
+START_TEST(test_overrun_threads)
+{
+	for (int attempt = 1; attempt <= 5; attempt++) {
+		struct dl_taskset *ts = tasks("over 2ms 10ms 10ms work=3ms flags=overrun-signal\n"
+					      "calm 2ms 10ms 10ms work=0.2ms flags=overrun-signal\n");
+		const struct dl_load_task *over, *calm;
+		struct dl_load *l;
+		uint64_t n;
+
+		ck_assert_msg(dl_load_run(ts, DL_PERIODIC_SLEEP, 1000 * MS, 0, 0, &l) == 0, "%s", dl_errmsg());
+		over = task_named(l, "over");
+		calm = task_named(l, "calm");
+		tl_note("try %d: over (thread %d) %llu jobs, %llu overruns; calm (thread %d) %llu jobs, %llu overruns", attempt,
+			(int)over->pid, (unsigned long long)over->stats->jobs, (unsigned long long)over->stats->overruns,
+			(int)calm->pid, (unsigned long long)calm->stats->jobs, (unsigned long long)calm->stats->overruns);
+		ck_assert_int_eq(over->err, 0);
+		ck_assert_int_eq(calm->err, 0);
+		ck_assert_int_ne(over->pid, calm->pid);
+		ck_assert_uint_eq(calm->stats->overruns, 0);
+		ck_assert_uint_ge(calm->stats->jobs, 90);
+		n = over->stats->overruns;
+		ck_assert_uint_le(n, over->stats->jobs + 1);
+		dl_load_free(l);
+		dl_taskset_free(ts);
+		tl_settle();
+		if (n)
+			return;
+		if (attempt < 5)
+			sleep(2);
+	}
+	ck_abort_msg("5 runs without a single SIGXCPU for the overrunning thread: see the notes");
+}
+END_TEST
+
 /* The median of one task's jobs' CPU time (the kernel's CPU clock of
  * its thread, dl_job.cpu), and how many jobs took at least 'atleast'. */
 static uint64_t median_cpu(const struct dl_load_task *t, uint64_t atleast, size_t *n_atleast)
@@ -337,6 +381,102 @@ START_TEST(test_refused)
 	ck_assert_int_eq(dl_load_run(ts, DL_PERIODIC_SLEEP, 100 * MS, 0, 0, &l), -ENOENT);
 	ck_assert_msg(strstr(dl_errmsg(), "task b: "), "%s", dl_errmsg());
 	dl_taskset_free(ts);
+}
+END_TEST
+
+/* A load run in a thread of the test, so that the test can look at its
+ * tasks while they run. */
+struct bg_load {
+	struct dl_taskset *ts;
+	unsigned int flags;
+	struct dl_load *l;
+	int err;
+	char msg[1024];
+};
+
+static void *bg_load_run(void *arg)
+{
+	struct bg_load *b = arg;
+
+	b->err = dl_load_run(b->ts, DL_PERIODIC_SLEEP, 0, 100, b->flags, &b->l);
+	if (b->err)
+		snprintf(b->msg, sizeof(b->msg), "%s", dl_errmsg());
+	return NULL;
+}
+
+/* The parent of process pid, from /proc. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (dl_read_file(path, buf, sizeof(buf)) < 0 || !(p = strstr(buf, "\nPPid:")))
+		return -1;
+	return (pid_t)atoi(p + 6);
+}
+
+/* Two tasks, 100 jobs each: without a place they are two threads of one
+ * process of the load's (neither its main thread), as the kernel lists
+ * its deadline threads while they run; with DL_LOAD_PROCESSES each is a
+ * process's main thread; a task with a place is such a process, beside
+ * the other's thread.  The pid each task reports is the thread the
+ * kernel listed. */
+START_TEST(test_threads)
+{
+	static const struct {
+		const char *text;
+		unsigned int flags;
+		bool thread[2]; /* tm, tn: a thread (else a process's main thread) */
+	} v[] = {
+		{ "tm 1ms 10ms 10ms work=0.2ms\ntn 0.5ms 5ms 5ms work=0.1ms\n", 0, { true, true } },
+		{ "tm 1ms 10ms 10ms work=0.2ms\ntn 0.5ms 5ms 5ms work=0.1ms\n", DL_LOAD_PROCESSES, { false, false } },
+		{ "tm 1ms 10ms 10ms work=0.2ms place=partition0\ntn 0.5ms 5ms 5ms work=0.1ms\n", 0, { false, true } },
+	};
+	static const char *const names[2] = { "tm", "tn" };
+	struct bg_load b = { .ts = tasks(v[_i].text), .flags = v[_i].flags };
+	struct dl_task seen[2];
+	bool got[2] = { false, false };
+	pthread_t th;
+
+	ck_assert_int_eq(pthread_create(&th, NULL, bg_load_run, &b), 0);
+	for (int k = 0; k < 300 && !(got[0] && got[1]); k++) {
+		struct dl_task *t;
+		size_t cnt;
+
+		ck_assert_int_ge(dl_tasks_list(0, &t, &cnt), 0);
+		for (size_t j = 0; j < cnt; j++)
+			for (int m = 0; m < 2; m++)
+				if (!got[m] && strcmp(t[j].comm, names[m]) == 0 && parent_of(t[j].pid) == getpid()) {
+					seen[m] = t[j];
+					got[m] = true;
+				}
+		free(t);
+		usleep(5000);
+	}
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert_msg(b.err == 0, "%s", b.msg);
+	ck_assert_msg(got[0] && got[1], "the kernel did not list both tasks while they ran");
+	tl_note("%s: tm is thread %d of process %d, tn thread %d of process %d", v[_i].text, (int)seen[0].tid,
+		(int)seen[0].pid, (int)seen[1].tid, (int)seen[1].pid);
+	for (int m = 0; m < 2; m++) {
+		const struct dl_load_task *t = task_named(b.l, names[m]);
+
+		ck_assert_int_eq(t->err, 0);
+		ck_assert_uint_eq(t->stats->jobs, 100);
+		ck_assert_int_eq(t->pid, seen[m].tid);
+		ck_assert_msg(WIFEXITED(t->status) && WEXITSTATUS(t->status) == 0, "status 0x%x", t->status);
+		if (v[_i].thread[m])
+			ck_assert_int_ne(seen[m].tid, seen[m].pid);
+		else
+			ck_assert_int_eq(seen[m].tid, seen[m].pid);
+	}
+	if (v[_i].thread[0] && v[_i].thread[1])
+		ck_assert_int_eq(seen[0].pid, seen[1].pid);
+	else
+		ck_assert_int_ne(seen[0].pid, seen[1].pid);
+	dl_load_free(b.l);
+	dl_taskset_free(b.ts);
+	tl_settle();
 }
 END_TEST
 
@@ -608,8 +748,10 @@ static Suite *make(void)
 	tcase_add_test(tc, test_lights_yield);
 	tcase_add_test(tc, test_overrun_sleep);
 	tcase_add_test(tc, test_overrun_yield);
+	tcase_add_test(tc, test_overrun_threads);
 	tcase_add_test(tc, test_work_and_spin);
 	tcase_add_test(tc, test_refused);
+	tcase_add_loop_test(tc, test_threads, 0, 3);
 	tcase_add_test(tc, test_tool);
 	suite_add_tcase(s, tc);
 	/* rt-app's files, as written: on the whole machine, no layout. */
