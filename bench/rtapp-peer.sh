@@ -46,7 +46,9 @@
 # distributions), and prints one summary line per tool: TOOL jobs misses
 # per1000 resp_p50_us resp_p99_us wake_p50_us wake_p99_us cpu_per_job_us;
 # then one per tool for the traced rounds' jobs pooled: trace TOOL jobs
-# cpu_per_job_us one_slice_jobs own_p50_us own_p25_us own_p75_us.  Needs root; the caller holds
+# cpu_per_job_us one_slice_jobs own_p50_us own_p25_us own_p75_us; and,
+# with perf, one per tool for a round counted by perf stat: tlb TOOL
+# jobs tlb_flushes_on_switch switches (OUTDIR/rtapp-tlb.csv).  Needs root; the caller holds
 # the kernel-test lock (bench/run.sh does).  Exit 1 when dl-load could
 # not run; rt-app missing is said, and its half skipped.
 set -u
@@ -231,6 +233,27 @@ for r in $(seq 1 "$trace_rounds"); do
 	fi
 done >>"$out/rtapp-trace.csv"
 
+# One more round of each, counted by perf stat over the whole machine:
+# the TLB flushes the kernel makes at a task switch (tlb:tlb_flush with
+# reason 0, TLB_FLUSH_ON_TASK_SWITCH), the cost of switching between two
+# address spaces on a CPU without PCID, and the switches themselves.
+# Two tasks of one process switch without one (rt-app's threads,
+# dl-load's since it runs its tasks so).  Lines "tlb TOOL jobs flushes
+# switches"; rtapp-tlb.csv.
+if command -v perf >/dev/null 2>&1 && perf list tlb:tlb_flush 2>/dev/null | grep -q 'tlb:tlb_flush'; then
+	json=$out/rtapp-peer.json rounds_file=$work/tlb-rounds dist_tag=.tlb
+	: >"$work/tlb-rounds"
+	echo "tool,jobs,tlb_flushes_on_switch,switches" >"$out/rtapp-tlb.csv"
+	for tool in rt-app dl-load; do
+		[ "$tool" = rt-app ] && [ "$have_rtapp" = 0 ] && continue
+		counted=(perf stat -a -x, -o "$work/perf-$tool" -e tlb:tlb_flush --filter "reason == 0" -e sched:sched_switch --)
+		if [ "$tool" = rt-app ]; then run_rtapp P "${counted[@]}"; else run_dlload P "${counted[@]}"; fi
+		jobs=$(awk -F, -v t="$tool" '$2 == t {print $3}' "$work/tlb-rounds")
+		awk -F, -v t="$tool" -v j="$jobs" '$3 ~ /^tlb:tlb_flush/ {f = $1} $3 ~ /^sched:sched_switch/ {s = $1}
+			END {printf "%s,%d,%d,%d\n", t, j, f, s}' "$work/perf-$tool" >>"$out/rtapp-tlb.csv"
+	done
+fi
+
 echo "round,tool,jobs,misses,cpu_ms" >"$out/rtapp.csv"
 cat "$work/rounds" >>"$out/rtapp.csv"
 echo "tool,jobs,misses,per1000,resp_p50_us,resp_p99_us,wake_p50_us,wake_p99_us,cpu_per_job_us" >"$out/rtapp-jobs.csv"
@@ -246,6 +269,8 @@ done
 for tool in rt-app dl-load; do
 	[ -s "$work/own-$tool" ] && echo "trace $tool $(own_summary "$work/own-$tool")"
 done
+
+[ -s "$out/rtapp-tlb.csv" ] && awk -F, 'NR > 1 {print "tlb", $1, $2, $3, $4}' "$out/rtapp-tlb.csv"
 
 # The short rounds, beside rtapp.csv's long ones: bench/run.sh splits
 # each tool's CPU between the two (rtapp-split.csv).
