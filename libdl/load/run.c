@@ -214,6 +214,19 @@ static void *task_thread(void *arg)
 	return NULL;
 }
 
+/* Task i's thread could not be started: its failure, and a byte for it
+ * and each task after it that has no thread to say so, so that the
+ * parent need not wait for them.  Never returns. */
+static noreturn void threads_fail(struct task_arg *a, size_t n, size_t i, int err, const char *why)
+{
+	a[i].sh->err = err;
+	snprintf(a[i].sh->msg, sizeof(a[i].sh->msg), "cannot start its thread: %s", why);
+	for (size_t j = i; j < n; j++)
+		if (a[j].threaded && write(a[j].ready_fd, "x", 1) < 0)
+			break;
+	_exit(1);
+}
+
 /* The process whose threads run the tasks of a[] marked threaded (one
  * at least): it exits when they are done, 1 when one of them failed.
  * Never returns. */
@@ -227,16 +240,13 @@ static noreturn void task_threads(struct task_arg *a, size_t n)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	while (!a[first].threaded)
 		first++;
-	if (!th || (err = pthread_attr_init(&attr)) || (err = pthread_attr_setstacksize(&attr, THREAD_STACK_BYTES))) {
-		dl_fail(-ENOMEM, "cannot start its thread: out of memory");
-		child_fail(a[first].sh, a[first].ready_fd, -ENOMEM);
-	}
-	for (size_t i = first; i < n; i++) {
-		if (a[i].threaded && (err = pthread_create(&th[i], &attr, task_thread, &a[i]))) {
-			dl_fail(-err, "cannot start its thread: pthread_create: %s", strerror(err));
-			child_fail(a[i].sh, a[i].ready_fd, -err);
-		}
-	}
+	if (!th || (err = pthread_attr_init(&attr)) || (err = pthread_attr_setstacksize(&attr, THREAD_STACK_BYTES)))
+		threads_fail(a, n, first, -ENOMEM, "out of memory");
+	for (size_t i = first; i < n; i++)
+		if (a[i].threaded && (err = pthread_create(&th[i], &attr, task_thread, &a[i])))
+			threads_fail(a, n, i, -err,
+				     err == EAGAIN ? "the user's limit of processes (RLIMIT_NPROC, ulimit -u: threads count) or the system's is reached: raise it, or run fewer tasks"
+						   : strerror(err));
 	for (size_t i = first; i < n; i++) {
 		if (a[i].threaded) {
 			pthread_join(th[i], NULL);

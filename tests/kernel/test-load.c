@@ -22,10 +22,14 @@
  *    memory locked and touched first), a loop of the public API that
  *    touches a fresh page each job counts one in each, and none once
  *    dl_prefault() locked the memory; a user whose RLIMIT_MEMLOCK is
- *    too low is told so and how to raise it, and --no-mlock runs.
+ *    too low is told so and how to raise it, and --no-mlock runs; one
+ *    whose RLIMIT_NPROC leaves no room for the tasks' threads is told
+ *    that at once.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -735,6 +739,67 @@ START_TEST(test_memlock_refused)
 }
 END_TEST
 
+/* The threads whose real user is uid, from /proc: what RLIMIT_NPROC
+ * counts against that user. */
+static int threads_of_user(uid_t uid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		char path[64], buf[4096], *u, *t;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
+		if (dl_read_file(path, buf, sizeof(buf)) < 0 || !(u = strstr(buf, "\nUid:")) ||
+		    !(t = strstr(buf, "\nThreads:")))
+			continue;
+		if ((uid_t)strtoul(u + 5, NULL, 10) == uid)
+			n += atoi(t + 9);
+	}
+	closedir(d);
+	return n;
+}
+
+/* nobody, holding CAP_SYS_NICE, with room under RLIMIT_NPROC for two
+ * more threads than it has: dl-load's process and the one of its tasks'
+ * threads, so the first thread cannot start.  dl-load says so at once
+ * (not after the set-up's 10 s), names the limit, and leaves nothing
+ * running. */
+START_TEST(test_threads_refused)
+{
+	static char out[8192], err[8192];
+	const char *dlload = tl_tool_for_anyone("dl-load");
+	struct passwd *pw = getpwnam("nobody");
+	char path[64], nproc[64];
+	uint64_t t0;
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "/tmp/libdl-test-load.%d.nproc", (int)getpid());
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "t 0.5ms 10ms 10ms work=0.1ms count=2\n");
+	fclose(f);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	ck_assert_ptr_nonnull(pw);
+	snprintf(nproc, sizeof(nproc), "--nproc=%d", threads_of_user(pw->pw_uid) + 2);
+	t0 = dl_now_ns();
+	rc = tl_run((char *[]){ "/usr/bin/prlimit", nproc, "/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup",
+				"--clear-groups", "--inh-caps=-all,+sys_nice", "--ambient-caps=-all,+sys_nice", "--",
+				(char *)dlload, "--jobs", "5", "--no-mlock", path, NULL },
+		    out, sizeof(out), err, sizeof(err));
+	unlink(path);
+	ck_assert_msg(rc == 1, "rc %d: %s%s", rc, out, err);
+	ck_assert_msg(strstr(err, "task t.1: cannot start its thread: ") && strstr(err, "RLIMIT_NPROC"), "%s", err);
+	ck_assert_msg(dl_now_ns() - t0 < 5000 * MS, "dl-load took %.1f s to say so", (dl_now_ns() - t0) / 1e9);
+	tl_settle();
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("load");
@@ -765,9 +830,10 @@ static Suite *make(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_load_jobs_fault_nothing);
 	tcase_add_test(tc, test_prefault_api);
-	if (access("/usr/bin/setpriv", X_OK) == 0 && access("/usr/bin/prlimit", X_OK) == 0)
+	if (access("/usr/bin/setpriv", X_OK) == 0 && access("/usr/bin/prlimit", X_OK) == 0) {
 		tcase_add_test(tc, test_memlock_refused);
-	else
+		tcase_add_test(tc, test_threads_refused);
+	} else
 		tl_note("setpriv or prlimit (util-linux) is missing: RLIMIT_MEMLOCK's message is not tested; run ./bootstrap.sh as root");
 	suite_add_tcase(s, tc);
 	return s;
