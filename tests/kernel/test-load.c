@@ -704,6 +704,25 @@ START_TEST(test_prefault_api)
 }
 END_TEST
 
+/* A task file of the test's own in /tmp, which nobody may read. */
+static void file_for_anyone(char *path, size_t size, const char *tag, const char *text)
+{
+	FILE *f;
+
+	snprintf(path, size, "/tmp/libdl-test-load.%d.%s", (int)getpid(), tag);
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+}
+
+/* The command line's start that runs the rest as nobody holding
+ * CAP_SYS_NICE alone (ambient, as a service given it), under prlimit's
+ * LIMIT. */
+#define AS_NOBODY(limit) "/usr/bin/prlimit", (limit), "/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", \
+			 "--clear-groups", "--inh-caps=-all,+sys_nice", "--ambient-caps=-all,+sys_nice", "--"
+
 /* nobody, holding CAP_SYS_NICE (ambient, as a service given it) but not
  * CAP_IPC_LOCK, under RLIMIT_MEMLOCK 64 KiB: dl-load runs nothing and
  * names the limit and the ways out; with --no-mlock it runs. */
@@ -712,30 +731,22 @@ START_TEST(test_memlock_refused)
 	static char out[8192], err[8192];
 	const char *dlload = tl_tool_for_anyone("dl-load");
 	char path[64];
-	FILE *f;
 	int rc;
 
-	snprintf(path, sizeof(path), "/tmp/libdl-test-load.%d.memlock", (int)getpid());
-	f = fopen(path, "we");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f, "t 0.5ms 10ms 10ms work=0.1ms\n");
-	fclose(f);
-	ck_assert_int_eq(chmod(path, 0644), 0);
-#define AS_NOBODY "/usr/bin/prlimit", "--memlock=65536:65536", "/usr/bin/setpriv", "--reuid=nobody", \
-		  "--regid=nogroup", "--clear-groups", "--inh-caps=-all,+sys_nice", "--ambient-caps=-all,+sys_nice", "--"
-	rc = tl_run((char *[]){ AS_NOBODY, (char *)dlload, "--jobs", "5", path, NULL }, out, sizeof(out), err, sizeof(err));
+	file_for_anyone(path, sizeof(path), "memlock", "t 0.5ms 10ms 10ms work=0.1ms\n");
+	rc = tl_run((char *[]){ AS_NOBODY("--memlock=65536:65536"), (char *)dlload, "--jobs", "5", path, NULL }, out,
+		    sizeof(out), err, sizeof(err));
 	ck_assert_msg(rc == 1, "rc %d: %s%s", rc, out, err);
 	ck_assert_msg(strstr(err, "cannot lock the process's memory") && strstr(err, "RLIMIT_MEMLOCK is 64 KiB") &&
 			      strstr(err, "ulimit -l") && strstr(err, "LimitMEMLOCK=") && strstr(err, "CAP_IPC_LOCK") &&
 			      strstr(err, "--no-mlock"),
 		      "%s", err);
 	tl_settle();
-	rc = tl_run((char *[]){ AS_NOBODY, (char *)dlload, "--jobs", "5", "--no-mlock", path, NULL }, out, sizeof(out), err,
-		    sizeof(err));
+	rc = tl_run((char *[]){ AS_NOBODY("--memlock=65536:65536"), (char *)dlload, "--jobs", "5", "--no-mlock", path, NULL },
+		    out, sizeof(out), err, sizeof(err));
 	unlink(path);
 	ck_assert_msg(rc == 0 && strstr(out, "\nt "), "rc %d: %s%s", rc, out, err);
 	tl_settle();
-#undef AS_NOBODY
 }
 END_TEST
 
@@ -776,22 +787,14 @@ START_TEST(test_threads_refused)
 	struct passwd *pw = getpwnam("nobody");
 	char path[64], nproc[64];
 	uint64_t t0;
-	FILE *f;
 	int rc;
 
-	snprintf(path, sizeof(path), "/tmp/libdl-test-load.%d.nproc", (int)getpid());
-	f = fopen(path, "we");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f, "t 0.5ms 10ms 10ms work=0.1ms count=2\n");
-	fclose(f);
-	ck_assert_int_eq(chmod(path, 0644), 0);
+	file_for_anyone(path, sizeof(path), "nproc", "t 0.5ms 10ms 10ms work=0.1ms count=2\n");
 	ck_assert_ptr_nonnull(pw);
 	snprintf(nproc, sizeof(nproc), "--nproc=%d", threads_of_user(pw->pw_uid) + 2);
 	t0 = dl_now_ns();
-	rc = tl_run((char *[]){ "/usr/bin/prlimit", nproc, "/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup",
-				"--clear-groups", "--inh-caps=-all,+sys_nice", "--ambient-caps=-all,+sys_nice", "--",
-				(char *)dlload, "--jobs", "5", "--no-mlock", path, NULL },
-		    out, sizeof(out), err, sizeof(err));
+	rc = tl_run((char *[]){ AS_NOBODY(nproc), (char *)dlload, "--jobs", "5", "--no-mlock", path, NULL }, out,
+		    sizeof(out), err, sizeof(err));
 	unlink(path);
 	ck_assert_msg(rc == 1, "rc %d: %s%s", rc, out, err);
 	ck_assert_msg(strstr(err, "task t.1: cannot start its thread: ") && strstr(err, "RLIMIT_NPROC"), "%s", err);
