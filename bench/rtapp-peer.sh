@@ -246,7 +246,7 @@ if command -v perf >/dev/null 2>&1 && perf list tlb:tlb_flush 2>/dev/null | grep
 	echo "tool,jobs,tlb_flushes_on_switch,switches" >"$out/rtapp-tlb.csv"
 	for tool in rt-app dl-load; do
 		[ "$tool" = rt-app ] && [ "$have_rtapp" = 0 ] && continue
-		counted=(perf stat -a -x, -o "$work/perf-$tool" -e tlb:tlb_flush --filter "reason == 0" -e sched:sched_switch --)
+		counted=(perf stat -a "-x," -o "$work/perf-$tool" -e tlb:tlb_flush --filter "reason == 0" -e sched:sched_switch --)
 		if [ "$tool" = rt-app ]; then run_rtapp P "${counted[@]}"; else run_dlload P "${counted[@]}"; fi
 		jobs=$(awk -F, -v t="$tool" '$2 == t {print $3}' "$work/tlb-rounds")
 		awk -F, -v t="$tool" -v j="$jobs" '$3 ~ /^tlb:tlb_flush/ {f = $1} $3 ~ /^sched:sched_switch/ {s = $1}
