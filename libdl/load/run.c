@@ -107,7 +107,7 @@ struct task_arg {
 	unsigned int flags;
 	struct shared *sh;
 	int ready_fd, go_fd;
-	bool threaded; /* one of several threads of a process */
+	bool threaded; /* a thread of the process the tasks share, not a process's own */
 	int ret;       /* the thread's exit code */
 };
 
@@ -323,8 +323,25 @@ static uint64_t job_room(const struct dl_taskspec *t, uint64_t duration, uint64_
 	return duration / t->params.period + 2;
 }
 
+/* Process pid was reaped with status: every task it ran is marked so
+ * (its pid negated until the end).  Returns how many of them were
+ * measured (not commands). */
+static size_t reaped(struct dl_load *l, pid_t pid, int status)
+{
+	size_t measured = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->tasks[i].pid == pid) {
+			l->tasks[i].status = status;
+			l->tasks[i].pid = -pid;
+			measured += !l->tasks[i].spec->argv;
+		}
+	}
+	return measured;
+}
+
 /* Copy child i's results out of shared memory. */
-static int collect(struct dl_load_task *r, struct shared *sh, bool keep, bool threaded)
+static int collect(struct dl_load_task *r, struct shared *sh, bool keep)
 {
 	struct dl_periodic_stats *st = malloc(sizeof(*st));
 
@@ -332,8 +349,8 @@ static int collect(struct dl_load_task *r, struct shared *sh, bool keep, bool th
 		return -ENOMEM;
 	*st = sh->stats;
 	r->stats = st;
-	if (threaded && sh->tid)
-		r->pid = sh->tid;
+	if (sh->tid)
+		r->pid = sh->tid; /* a process's own is its main thread */
 	r->err = sh->err;
 	if (sh->err && !(r->errmsg = strdup(sh->msg)))
 		return -ENOMEM;
@@ -499,13 +516,7 @@ DL_EXPORT int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t durati
 			continue;
 		if (pid < 0)
 			break;
-		for (size_t i = 0; i < n; i++) {
-			if (l->tasks[i].pid == pid) {
-				l->tasks[i].status = status;
-				l->tasks[i].pid = -pid; /* reaped */
-				done += !l->tasks[i].spec->argv;
-			}
-		}
+		done += reaped(l, pid, status);
 	}
 	for (size_t i = 0; i < n; i++)
 		if (l->tasks[i].pid > 0 && (duration || measured))
@@ -525,17 +536,12 @@ out:
 			kill(pid, SIGKILL);
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-		for (size_t j = i; j < n; j++) {
-			if (l->tasks[j].pid == pid) {
-				l->tasks[j].status = status;
-				l->tasks[j].pid = -pid;
-			}
-		}
+		reaped(l, pid, status);
 	}
 	for (size_t i = 0; l && i < n; i++)
 		l->tasks[i].pid = -l->tasks[i].pid;
 	for (size_t i = 0; !err && i < n; i++)
-		if (collect(&l->tasks[i], sh[i], keep, args && args[i].threaded) < 0)
+		if (collect(&l->tasks[i], sh[i], keep) < 0)
 			err = dl_fail(-ENOMEM, "out of memory");
 	for (size_t i = 0; sh && i < n; i++)
 		if (sh[i])
