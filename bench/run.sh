@@ -854,14 +854,17 @@ cpu_split() { # TOOL -> once_per_run_ms per_job_us
 		if (jl == "nan" || js == "nan" || jl == js) {print "nan nan"; exit}
 		k = (cl - cs) / (jl - js); printf "%.1f %.1f", cs - k * js, 1000 * k}'
 }
-# Its round under perf stat (rtapp-tlb.csv): the flushes at a task
-# switch per 1000 jobs, and the cell "RATE (FLUSHES in JOBS jobs, SWITCHES
-# switches)".
-tlb_rate() { awk -F, -v t="$1" 'NR > 1 && $1 == t && $2 > 0 {r = 1000 * $3 / $2} END {if (r == "") print "nan"; else printf "%.1f", r}' "$out/rtapp-tlb.csv" 2>/dev/null || echo nan; }
-tlb_cell() {
-	awk -F, -v t="$1" 'NR > 1 && $1 == t && $2 > 0 {c = sprintf("%.1f (%d in %d jobs; %d switches)", 1000 * $3 / $2, $3, $2, $4)}
-		END {print (c == "" ? "not measured (no perf, or no tlb:tlb_flush tracepoint)" : c)}' "$out/rtapp-tlb.csv" 2>/dev/null ||
-		echo "not measured (no perf, or no tlb:tlb_flush tracepoint)"
+# Its round under perf stat (rtapp-tlb.csv), per tool: the flushes at a
+# task switch per 1000 jobs, the flushes, jobs and switches ("nan" when
+# not measured).
+tlb_of() { # TOOL -> rate flushes jobs switches
+	awk -F, -v t="$1" 'NR > 1 && $1 == t && $2 > 0 {c = sprintf("%.1f %d %d %d", 1000 * $3 / $2, $3, $2, $4)}
+		END {print (c == "" ? "nan" : c)}' "$out/rtapp-tlb.csv" 2>/dev/null || echo nan
+}
+read -r d7l_r d7l_f d7l_j d7l_s < <(tlb_of dl-load)
+read -r r7l_r r7l_f r7l_j r7l_s < <(tlb_of rt-app)
+tlb_cell() { # RATE FLUSHES JOBS SWITCHES
+	if [ "$1" = nan ]; then echo "not measured (no perf, or no tlb:tlb_flush tracepoint)"; else echo "$1 ($2 in $3 jobs; $4 switches)"; fi
 }
 read -r r7_f r7_p < <(cpu_split rt-app)
 read -r d7_f d7_p < <(cpu_split dl-load)
@@ -952,7 +955,7 @@ ${missing:+**Peers missing, their halves not measured:**$missing (\`./bootstrap.
 | 7 | response p50 / p99, wake-up p50 / p99 (us) | $(num "$d7_rp" %.0f) / $(num "$d7_rq" %.0f), $(num "$d7_wp" %.0f) / $(num "$d7_wq" %.0f) | $(num "$r7_rp" %.0f) / $(num "$r7_rq" %.0f), $(num "$r7_wp" %.0f) / $(num "$r7_wq" %.0f) | $(ratio "$d7_rp" "$r7_rp") / $(ratio "$d7_rq" "$r7_rq"), $(ratio "$d7_wp" "$r7_wp") / $(ratio "$d7_wq" "$r7_wq") | a result |
 | 7 | CPU per job by the kernel's trace (us): the workload threads' time on a CPU, switch-in to sleep, over their jobs, $r7t_rounds traced rounds of each | dl-load $(num "$d7t_c" %.1f) ($d7t_j jobs) | rt-app $(num "$r7t_c" %.1f) ($r7t_j jobs) | $(ratio "$d7t_c" "$r7t_c" %.3f) | $(target_cell '<= 1.00' "$v7c" "a job's CPU is mostly its wall-clock spin, which a preemption shortens; the tool's own part is the next row") |
 | 7 | CPU per job beyond the spin (us), the kernel's: in the jobs run in one slice, the slice less the file's runtime, median (p25 to p75) | dl-load $(num "$d7t_o" %.1f) ($(num "$d7t_o25" %.1f) to $(num "$d7t_o75" %.1f); $d7t_k jobs) | rt-app $(num "$r7t_o" %.1f) ($(num "$r7t_o25" %.1f) to $(num "$r7t_o75" %.1f); $r7t_k jobs) | $(ratio "$d7t_o" "$r7t_o") | a result |
-| 7 | TLB flushes at a task switch per 1000 jobs: perf stat -a of tlb:tlb_flush with reason 0 over one more round of each, the whole machine's (rtapp-tlb.csv) | dl-load $(tlb_cell dl-load) | rt-app $(tlb_cell rt-app) | $(ratio "$(tlb_rate dl-load)" "$(tlb_rate rt-app)") | a result |
+| 7 | TLB flushes at a task switch per 1000 jobs: perf stat -a of tlb:tlb_flush with reason 0 over one more round of each, the whole machine's (rtapp-tlb.csv) | dl-load $(tlb_cell "$d7l_r" "$d7l_f" "$d7l_j" "$d7l_s") | rt-app $(tlb_cell "$r7l_r" "$r7l_f" "$r7l_j" "$r7l_s") | $(ratio "$d7l_r" "$r7l_r") | a result |
 | 7 | CPU per job as each process's times report it, startup included (us); split by two durations (rtapp-split.csv): per job, and once a run (ms) | dl-load $(num "$d7_c" %.1f); $(num "$d7_p" %.1f), $(num "$d7_f" %.1f) | rt-app $(num "$r7_c" %.1f); $(num "$r7_p" %.1f), $(num "$r7_f" %.1f) | $(ratio "$d7_c" "$r7_c"); $(ratio "$d7_p" "$r7_p") | a cross-check of the trace's |
 $( (cat "$out/soak.row" 2>/dev/null || echo "| 8 | soak | did not run | | | |") |
 	if [ -n "$soak_from" ]; then sed "s/^| 8 | soak/| 8 | soak (not in this run: of $soak_from, run alone)/"; else cat; fi)
