@@ -15,7 +15,7 @@
 #             cyclicdeadline, cpuset's cset, hyperfine; util-linux gives
 #             chrt), and fetch Debian 13's build root, where its rt-app
 #             runs (tests/vm/fetch.sh debian13-build)
-#   --tests   also fetch every test image into the cache (tests/vm/cache,
+#   --tests   also fetch every test image into the cache (~/.cache/libdl,
 #             or LIBDL_VM_CACHE), beside the build
 set -eu
 

@@ -8,7 +8,7 @@
 #
 #   --in debian13   build in Debian 13's build root instead of on this
 #                   host (a chroot; needs root): fetched into the cache
-#                   (LIBDL_VM_CACHE, default tests/vm/cache) the first
+#                   (LIBDL_VM_CACHE, default ~/.cache/libdl) the first
 #                   time, 234 MB to download (tests/vm/fetch.sh
 #                   debian13-build)
 #   --out DIR       where the packages go (default deb/RELEASE, RELEASE
@@ -71,7 +71,7 @@ root=""
 case $in in
 '') ;;
 debian13)
-	cache=${LIBDL_VM_CACHE:-$srcdir/tests/vm/cache}
+	. "$srcdir/tests/vm/cache-dir.sh"
 	root=$cache/trixie/build
 	[ "$(id -u)" = 0 ] || missing "building in Debian 13's build root needs root (chroot)"
 	# Fetched the first time (or waited for, when make check fetches it).

@@ -60,7 +60,7 @@ rounds=${3:-4}
 secs=${4:-6}
 trace_rounds=${5:-3}
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${LIBDL_VM_CACHE:-$here/../tests/vm/cache}
+. "$here/../tests/vm/cache-dir.sh"
 root=$cache/trixie/build
 dlload=$build/utils/dl-load
 work=$(mktemp -d /tmp/libdl-rtapp.XXXXXX) || exit 1

@@ -455,7 +455,7 @@ ver() { if have "$1"; then "$@" 2>&1 | head -1; else echo "not installed"; fi; }
 	echo "launch locale (experiment 3),LANG=$launch_lang"
 	echo "ps (procps),$(ver ps --version)"
 	echo "gnuplot,$(ver gnuplot --version)"
-	echo "rt-app (Debian 13's root),$(sed -n 's/^rt-app //p' "${LIBDL_VM_CACHE:-$top/tests/vm/cache}/trixie/build.stamp" 2>/dev/null | grep . || echo not installed)"
+	echo "rt-app (Debian 13's root),$(sed -n 's/^rt-app //p' "$(. "$top/tests/vm/cache-dir.sh"; echo "$cache")/trixie/build.stamp" 2>/dev/null | grep . || echo not installed)"
 } >"$ledger/environment.csv"
 drift_guard start 0
 

@@ -166,9 +166,10 @@ boot() {
 	fi
 }
 
+. "$src/tests/vm/cache-dir.sh"
 case $release in
 debian12) root=/ ;;
-debian13) root=${LIBDL_VM_CACHE:-$src/tests/vm/cache}/trixie/build ;;
+debian13) root=$cache/trixie/build ;;
 esac
 
 # Debian 12's systemd (252) has no soft reboot: its next boot is the
@@ -177,7 +178,6 @@ esac
 # unit requiring it enabled; the image packed again boots once.
 if [ "$release" = debian12 ]; then
 	start=$(date +%s)
-	cache=${LIBDL_VM_CACHE:-$src/tests/vm/cache}
 	why=$(LIBDL_VM_CACHE=$cache "$src/tests/vm/fetch.sh" systemd)
 	fetched=$?
 	img=$(mktemp -d "${TMPDIR:-/tmp}/libdl-deb-image.XXXXXX")

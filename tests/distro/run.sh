@@ -26,7 +26,7 @@ release=${1:-}
 mode=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 build=${top_builddir:-.}
-cache=${LIBDL_VM_CACHE:-$here/../vm/cache}
+. "$here/../vm/cache-dir.sh"
 case $release in
 debian13) name="Debian 13" dir=trixie ;;
 sid) name="Debian sid" dir=sid ;;
@@ -60,7 +60,17 @@ echo "# $name: $(tr '\n' ' ' <"$cache/$dir/build.stamp")"
 case $mode in
 build)
 	rm -rf "${root:?}$work"
+	# The cache outlives build trees (tests/vm/cache-dir.sh): the build
+	# folders of trees that are gone (each names its tree in host-build)
+	# go, so that it holds one build per live tree, not one per clone.
+	for old in "$root"/root/libdl-*; do
+		[ -d "$old" ] || continue
+		tree=$(cat "$old/host-build" 2>/dev/null)
+		[ -n "$tree" ] && [ -f "$tree/config.status" ] && continue
+		rm -rf "$old"
+	done
 	mkdir -p "$root$work"
+	(cd "$build" && pwd) >"$root$work/host-build"
 	if ! "${MAKE:-make}" -s -C "$build" distdir distdir="$root$dest" >"$root$work/distdir.log" 2>&1; then
 		echo "1..1"
 		echo "not ok 1 - make distdir of the sources into the build root"

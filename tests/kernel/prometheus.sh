@@ -14,7 +14,7 @@
 set -u
 build=${top_builddir:-.}
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${LIBDL_VM_CACHE:-$here/../vm/cache}
+. "$here/../vm/cache-dir.sh"
 promtool=$cache/prometheus/promtool
 dl_stat=$build/utils/dl-stat
 dl_run=$build/utils/dl-run

@@ -62,10 +62,11 @@ static void promtool(const char *text)
 	char tool[4096], path[] = "/tmp/test-stat-out.XXXXXX", cmd[8300];
 	int fd;
 
-	if (cache && *cache)
-		snprintf(tool, sizeof(tool), "%s/prometheus/promtool", cache);
-	else
-		snprintf(tool, sizeof(tool), "%s/tests/vm/cache/prometheus/promtool", tl_srcdir());
+	if (!cache || !*cache) {
+		tl_note("no LIBDL_VM_CACHE (make check sets it): the exposition is not validated by promtool");
+		return;
+	}
+	snprintf(tool, sizeof(tool), "%s/prometheus/promtool", cache);
 	if (access(tool, X_OK) != 0) {
 		tl_note("no promtool at %s: the exposition is not validated by it", tool);
 		return;

@@ -13,7 +13,7 @@
 #                      its systemd and libcgroup as the archive has them)
 #
 # Environment:
-#   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
+#   LIBDL_VM_CACHE   cache folder (default: ~/.cache/libdl, cache-dir.sh)
 #
 # Leaves in $LIBDL_VM_CACHE/RELEASE/:
 #   generic/vmlinuz, generic/config   the kernel linux-image-amd64 names

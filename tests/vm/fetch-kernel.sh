@@ -6,7 +6,7 @@
 #        (--check: fetch nothing; exit 0 when the cache holds both, 1 if not)
 #
 # Environment:
-#   LIBDL_VM_CACHE       cache folder (default: cache/ next to this script)
+#   LIBDL_VM_CACHE       cache folder (default: ~/.cache/libdl, cache-dir.sh)
 #   LIBDL_VM_KERNEL_PKG  kernel package to fetch (default: the 6.1 image
 #                        that `apt-cache depends linux-image-amd64` names)
 #

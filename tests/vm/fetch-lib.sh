@@ -5,11 +5,11 @@
 #   . "$(dirname "$0")/fetch-lib.sh"
 #
 # Sets me (the script's name, which its messages begin with), here (its
-# folder), cache (LIBDL_VM_CACHE, or cache/ beside it) and die, which
+# folder), cache (cache-dir.sh: LIBDL_VM_CACHE, or ~/.cache/libdl) and die, which
 # says why on stderr in one line and exits 1, the status fetch.sh reads.
 me=${0##*/}
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${LIBDL_VM_CACHE:-$here/cache}
+. "$here/cache-dir.sh"
 
 die() {
 	echo "$me: $*" >&2

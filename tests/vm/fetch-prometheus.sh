@@ -10,7 +10,7 @@
 #        (--check: fetch nothing; exit 0 when the cache holds all three, 1 if not)
 #
 # Environment:
-#   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
+#   LIBDL_VM_CACHE   cache folder (default: ~/.cache/libdl, cache-dir.sh)
 #
 # Leaves in $LIBDL_VM_CACHE/prometheus/: promtool, prometheus,
 # prometheus-node-exporter and prometheus.stamp (the packages' versions).

@@ -6,7 +6,7 @@
 #        (--check: fetch nothing; exit 0 when the cache holds it, 1 if not)
 #
 # Environment:
-#   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
+#   LIBDL_VM_CACHE   cache folder (default: ~/.cache/libdl, cache-dir.sh)
 #   LIBDL_VM_SUITE   Debian suite to bootstrap (default bookworm)
 #
 # Leaves in the cache:

@@ -29,7 +29,7 @@
 #   --list       the line per image, missing or not; fetches nothing
 #
 # Environment:
-#   LIBDL_VM_CACHE   cache folder (default: cache/ next to this script)
+#   LIBDL_VM_CACHE   cache folder (default: ~/.cache/libdl, cache-dir.sh)
 #   CI               "true" on CI, where no suite may skip for want of an
 #                    image: a failed fetch is then an error (exit 1)
 #
@@ -45,7 +45,7 @@ set -u
 
 me=fetch.sh
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${LIBDL_VM_CACHE:-$here/cache}
+. "$here/cache-dir.sh"
 ALL="kernel systemd prometheus debian13-kernels debian13-build debian13-systemd sid-kernels sid-build sid-systemd sid-scx"
 
 die() {

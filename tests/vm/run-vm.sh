@@ -101,7 +101,7 @@
 # be called by its path, /bin/NAME, from the script.
 #
 # Environment:
-#   LIBDL_VM_CACHE  the images' cache (default: cache/ next to this script;
+#   LIBDL_VM_CACHE  the images' cache (default: ~/.cache/libdl, cache-dir.sh;
 #                   filled by fetch.sh)
 #   CI              "true": a missing image is an error, not a skip
 #   LIBDL_VM_KERNEL the kernel to boot (default: the cache's vmlinux, the
@@ -117,7 +117,7 @@ set -u
 
 me=run-vm.sh
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${LIBDL_VM_CACHE:-$here/cache}
+. "$here/cache-dir.sh"
 qemu=${LIBDL_VM_QEMU:-qemu-system-x86_64}
 accel=${LIBDL_VM_ACCEL:-tcg}
 marker=LIBDL-VM-EXIT
