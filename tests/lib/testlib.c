@@ -548,6 +548,14 @@ int tl_main(Suite *(*make)(void), enum tl_kind kind)
 			lock = open("/tmp/libdl-kernel-tests.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 		if (lock >= 0 && flock(lock, LOCK_EX) < 0)
 			tl_note("cannot lock %s: %s", KERNEL_LOCK, strerror(errno));
+		/*
+		 * The suites compare the library's figures with the kernel's
+		 * sched/debug, which a freshly booted machine without systemd
+		 * has not mounted yet: mounted as dl-stat and dl-part mount it
+		 * (and leave it), so that the first suite of a boot reads them.
+		 */
+		if (dl_debugfs_mount() < 0)
+			tl_note("debugfs: %s", dl_errmsg());
 		drift_guard("before the suite");
 	}
 	sr = srunner_create(make());
