@@ -1,12 +1,12 @@
 /*
  * analysis.h: what the schedulability analysis files share inside the
- * library (analysis-edf.c, analysis-global.c, plan.c).  Never installed.
+ * library (edf.c, global.c, plan.c, ratio.c).  Never installed.
  *
- * Times are integer nanoseconds.  Ratios (utilization, density) that the
- * tests add up are fixed point with DL_FP_SHIFT fractional bits, always
- * rounded against acceptance: a sum is rounded up, a bound down, so a
- * rounding can only make a test refuse, never accept wrongly.  The
- * demand-based tests (QPA, BCL, the RTA) use exact integers only.
+ * Times are integer nanoseconds.  A sum of ratios (utilization, density)
+ * is compared with its bound exactly (dl_an_sum_cmp()).  Figures given
+ * in fixed point with DL_FP_SHIFT fractional bits are rounded against
+ * acceptance: a sum up, a bound down.  The demand-based tests (QPA, BCL,
+ * the RTA) use exact integers only.
  */
 #ifndef LIBDL_ANALYSIS_H
 #define LIBDL_ANALYSIS_H
@@ -57,7 +57,15 @@ int dl_qpa(const struct dl_an_task *ts, size_t n, struct dl_qpa_out *o);
 /* The same, giving up (DL_NOT_GUARANTEED) after max_steps demand checks. */
 int dl_qpa_limited(const struct dl_an_task *ts, size_t n, struct dl_qpa_out *o, uint64_t max_steps);
 
-/* Total utilization against 1: -1 below, 0 equal, 1 above (exact). */
+/* Term i of a sum of non-negative ratios: *num / *den, *den > 0. */
+typedef void dl_an_term_fn(const void *ctx, size_t i, dl_u128 *num, dl_u128 *den);
+/* The sum of the n terms against the whole number m (below 2^20): -1
+ * below, 0 equal, 1 above, exactly; 2 when the sum is within rounding
+ * of m and its exact fraction needs more than 128 bits (many distinct
+ * denominators), so that it cannot tell: a test then refuses. */
+int dl_an_sum_cmp(dl_an_term_fn *term, const void *ctx, size_t n, uint64_t m);
+
+/* Total utilization against m: dl_an_sum_cmp() of the C/T. */
 int dl_an_util_cmp(const struct dl_an_task *ts, size_t n, uint64_t m);
 uint64_t dl_an_util_up(const struct dl_an_task *ts, size_t n);   /* DL_FP units */
 

@@ -24,49 +24,6 @@
 #include "analysis/analysis.h"
 #include "sys/sys.h"
 
-static uint64_t fp_div(dl_u128 num, dl_u128 den, bool up)
-{
-	dl_u128 q, r, frac = 0;
-
-	if (den == 0)
-		return UINT64_MAX;
-	q = num / den;
-	r = num % den;
-	if (q >> (64 - DL_FP_SHIFT))
-		return UINT64_MAX;
-	if (r < ((dl_u128)1 << (127 - DL_FP_SHIFT))) {
-		dl_u128 s = r << DL_FP_SHIFT;
-
-		frac = s / den;
-		if (up && s % den)
-			frac++;
-	} else {
-		/* Long division, one bit at a time: r < den, so 2r fits. */
-		for (int b = 0; b < DL_FP_SHIFT; b++) {
-			frac <<= 1;
-			if (r >= den - r) {
-				r = r - (den - r);
-				frac |= 1;
-			} else {
-				r <<= 1;
-			}
-		}
-		if (up && r)
-			frac++;
-	}
-	return (uint64_t)((q << DL_FP_SHIFT) + frac);
-}
-
-uint64_t dl_fp_ratio_up(dl_u128 num, dl_u128 den)
-{
-	return fp_div(num, den, true);
-}
-
-uint64_t dl_fp_ratio_down(dl_u128 num, dl_u128 den)
-{
-	return fp_div(num, den, false);
-}
-
 uint64_t dl_an_demand(const struct dl_an_task *ts, size_t n, uint64_t t)
 {
 	dl_u128 h = 0;
@@ -89,64 +46,17 @@ uint64_t dl_an_util_up(const struct dl_an_task *ts, size_t n)
 	return u;
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
+static void util_term(const void *ctx, size_t i, dl_u128 *num, dl_u128 *den)
 {
-	while (b) {
-		uint64_t r = a % b;
+	const struct dl_an_task *ts = ctx;
 
-		a = b;
-		b = r;
-	}
-	return a;
+	*num = ts[i].c;
+	*den = ts[i].t;
 }
 
-/* Sum C/T against m exactly: fixed point both ways first, then, only when
- * the sum is within rounding of m, a reduced fraction in 128 bits. */
 int dl_an_util_cmp(const struct dl_an_task *ts, size_t n, uint64_t m)
 {
-	dl_u128 lo = 0, hi = 0, num = 0, den = 1, lim = (dl_u128)m << DL_FP_SHIFT;
-	double u = 0;
-
-	/* Doubles first: each ratio is within 2^-52 of the truth, so a sum
-	 * more than 1e-9 per task away from m decides. */
-	for (size_t i = 0; i < n; i++)
-		u += (double)ts[i].c / (double)ts[i].t;
-	if (u < (double)m - 1e-9 * (double)(n + 1))
-		return -1;
-	if (u > (double)m + 1e-9 * (double)(n + 1))
-		return 1;
-	for (size_t i = 0; i < n; i++) {
-		lo += dl_fp_ratio_down(ts[i].c, ts[i].t);
-		hi += dl_fp_ratio_up(ts[i].c, ts[i].t);
-	}
-	if (hi < lim)
-		return -1;
-	if (lo > lim)
-		return 1;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t g = gcd64(ts[i].t, (uint64_t)(den % ts[i].t));
-		dl_u128 a, b, nd, x = 0, y;
-
-		if (__builtin_mul_overflow(num, (dl_u128)(ts[i].t / g), &a) ||
-		    __builtin_mul_overflow((dl_u128)ts[i].c, den / g, &b) ||
-		    __builtin_mul_overflow(den / g, (dl_u128)ts[i].t, &nd) ||
-		    __builtin_add_overflow(a, b, &num))
-			return 2; /* cannot tell: too many distinct periods */
-		den = nd;
-		for (x = num, y = den; y;) {
-			dl_u128 r = x % y;
-
-			x = y;
-			y = r;
-		}
-		if (x > 1) {
-			num /= x;
-			den /= x;
-		}
-	}
-	if (num == (dl_u128)m * den)
-		return 0;
-	return num < (dl_u128)m * den ? -1 : 1;
+	return dl_an_sum_cmp(util_term, ts, n, m);
 }
 
 /* The latest absolute deadline <= t (0: none), and the task due then. */
