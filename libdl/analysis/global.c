@@ -23,8 +23,9 @@
  *           D - R fed back into the others' interference until nothing
  *           changes; it bounds each task's response time.
  *
- * GFB and BAK add ratios and are computed in fixed point rounded against
- * acceptance (analysis.h); BCL and the RTA are exact integers.
+ * GFB and BAK add ratios: each sum is compared with its bound exactly
+ * (dl_an_sum_cmp()), so a set on the bound is accepted, as the papers
+ * have it; BCL and the RTA are exact integers.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -53,64 +54,133 @@ DL_EXPORT const char *dl_test_name(int test)
 	return test >= 0 && test < DL_TEST_COUNT ? names[test] : "none";
 }
 
+/* GFB's sum: each density, then (m - 1) times the largest, task k's. */
+struct gfb_sum {
+	const struct dl_an_task *ts;
+	size_t n, k;
+	int m;
+};
+
+static void gfb_term(const void *ctx, size_t i, dl_u128 *num, dl_u128 *den)
+{
+	const struct gfb_sum *g = ctx;
+	const struct dl_an_task *t = &g->ts[i < g->n ? i : g->k];
+
+	*num = i < g->n ? (dl_u128)t->c : (dl_u128)(g->m - 1) * t->c;
+	*den = t->d;
+}
+
 int dl_gfb(const struct dl_an_task *ts, size_t n, int m, int64_t *margin, ssize_t *limit)
 {
-	uint64_t sum = 0, dmax = 0;
-	int64_t bound;
+	struct gfb_sum g = { .ts = ts, .n = n, .m = m };
+	uint64_t sum = 0;
+	int64_t fp;
+	bool ok;
 
 	*limit = -1;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t d = dl_fp_ratio_up(ts[i].c, ts[i].d);
-
-		sum += d;
-		if (d > dmax) {
-			dmax = d;
-			*limit = (ssize_t)i;
-		}
+	if (n == 0) {
+		if (margin)
+			*margin = (int64_t)((uint64_t)m * DL_FP_ONE);
+		return 1;
 	}
-	bound = (int64_t)((uint64_t)m * DL_FP_ONE) - (int64_t)((uint64_t)(m - 1) * dmax);
-	if (margin)
-		*margin = bound - (int64_t)sum;
-	return (int64_t)sum <= bound;
+	/* The densest task, compared exactly: C_i D_k > C_k D_i. */
+	for (size_t i = 1; i < n; i++)
+		if ((dl_u128)ts[i].c * ts[g.k].d > (dl_u128)ts[g.k].c * ts[i].d)
+			g.k = i;
+	*limit = (ssize_t)g.k;
+	/* sum C/D <= m - (m - 1) max C/D: the left side plus (m - 1) max
+	 * C/D against m. */
+	ok = dl_an_sum_cmp(gfb_term, &g, n + 1, (uint64_t)m) <= 0;
+	if (!margin)
+		return ok;
+	/* The margin in fixed point, rounded against acceptance, yet
+	 * negative exactly when GFB refuses. */
+	for (size_t i = 0; i < n; i++)
+		sum += dl_fp_ratio_up(ts[i].c, ts[i].d);
+	fp = (int64_t)((uint64_t)m * DL_FP_ONE) -
+	     (int64_t)((uint64_t)(m - 1) * dl_fp_ratio_up(ts[g.k].c, ts[g.k].d)) - (int64_t)sum;
+	*margin = ok ? (fp > 0 ? fp : 0) : (fp < 0 ? fp : -1);
+	return ok;
+}
+
+/* Baker's sum for task k: min(1, beta_i) for each task i, each beta_i in
+ * its two parts, then (m - 1) lambda; against m, it is the paper's
+ * sum min(1, beta_i) <= m (1 - lambda) + lambda. */
+struct bak_sum {
+	const struct dl_an_task *ts;
+	size_t n, k, i;
+	int m;
+};
+
+/* beta_i's parts, part 0: U_i (1 + (T_i - D_i)/D_k), and part 1:
+ * max(0, C_i - lambda T_i)/D_k = max(0, C_i D_k - C_k T_i)/D_k^2. */
+static void beta_part(const struct dl_an_task *ts, size_t i, size_t k, size_t part, dl_u128 *num,
+		      dl_u128 *den)
+{
+	const struct dl_an_task *ti = &ts[i], *tk = &ts[k];
+	dl_u128 a = (dl_u128)ti->c * tk->d, b = (dl_u128)tk->c * ti->t;
+
+	if (part == 0) {
+		*num = (dl_u128)ti->c * (tk->d + (ti->t - ti->d));
+		*den = (dl_u128)ti->t * tk->d;
+	} else {
+		*num = b < a ? a - b : 0;
+		*den = (dl_u128)tk->d * tk->d;
+	}
+}
+
+static void beta_term(const void *ctx, size_t part, dl_u128 *num, dl_u128 *den)
+{
+	const struct bak_sum *s = ctx;
+
+	beta_part(s->ts, s->i, s->k, part, num, den);
+}
+
+static void bak_term(const void *ctx, size_t j, dl_u128 *num, dl_u128 *den)
+{
+	const struct bak_sum *s = ctx;
+	struct bak_sum one = *s;
+
+	if (j == 2 * s->n) {
+		*num = (dl_u128)(s->m - 1) * s->ts[s->k].c;
+		*den = s->ts[s->k].d;
+		return;
+	}
+	/* min(1, beta_i) is 1 when beta_i >= 1, and when that cannot be
+	 * told: more than the truth, which can only refuse. */
+	one.i = j / 2;
+	if (dl_an_sum_cmp(beta_term, &one, 2, 1) >= 0) {
+		*num = j % 2 ? 0 : 1;
+		*den = 1;
+		return;
+	}
+	beta_part(s->ts, one.i, s->k, j % 2, num, den);
 }
 
 int dl_bak(const struct dl_an_task *ts, size_t n, int m, ssize_t *limit)
 {
 	*limit = -1;
 	for (size_t k = 0; k < n; k++) {
-		uint64_t lambda = dl_fp_ratio_up(ts[k].c, ts[k].d);
-		int64_t bound = (int64_t)((uint64_t)m * DL_FP_ONE) - (int64_t)((uint64_t)(m - 1) * lambda);
-		uint64_t sum = 0;
+		struct bak_sum s = { .ts = ts, .n = n, .k = k, .m = m };
 		double lk = (double)ts[k].c / (double)ts[k].d, sd = 0, eps = 1e-9 * (double)(n + 1);
+		double bound = (double)m * (1.0 - lk) + lk;
 
-		/* Doubles decide unless the sum is within eps of the bound;
-		 * then the fixed point below, rounded against acceptance. */
+		/* Doubles decide unless the sum is within eps of the bound,
+		 * far above their error (each part's numerator is exact
+		 * before it is rounded); then the exact sum. */
 		for (size_t i = 0; i < n; i++) {
-			double ui = (double)ts[i].c / (double)ts[i].t;
-			double b = ui * (1.0 + (double)(ts[i].t - ts[i].d) / (double)ts[k].d);
-
-			if (lk < ui)
-				b += ((double)ts[i].c - lk * (double)ts[i].t) / (double)ts[k].d;
-			sd += b < 1.0 ? b : 1.0;
-		}
-		if (sd < (double)m * (1.0 - lk) + lk - eps)
-			continue;
-		if (sd > (double)m * (1.0 - lk) + lk + eps) {
-			*limit = (ssize_t)k;
-			return 0;
-		}
-
-		for (size_t i = 0; i < n && (int64_t)sum <= bound; i++) {
-			dl_u128 num = (dl_u128)ts[i].c * (ts[k].d + ts[i].t - ts[i].d);
-			uint64_t beta = dl_fp_ratio_up(num, (dl_u128)ts[i].t * ts[k].d);
 			dl_u128 a = (dl_u128)ts[i].c * ts[k].d, b = (dl_u128)ts[k].c * ts[i].t;
+			double beta = (double)ts[i].c / (double)ts[i].t *
+				      ((double)(ts[k].d + (ts[i].t - ts[i].d)) / (double)ts[k].d);
 
 			/* lambda < U_i exactly: C_k T_i < C_i D_k. */
 			if (b < a)
-				beta += dl_fp_ratio_up(a - b, (dl_u128)ts[k].d * ts[k].d);
-			sum += beta < DL_FP_ONE ? beta : DL_FP_ONE;
+				beta += (double)(a - b) / ((double)ts[k].d * (double)ts[k].d);
+			sd += beta < 1.0 ? beta : 1.0;
 		}
-		if ((int64_t)sum > bound) {
+		if (sd < bound - eps)
+			continue;
+		if (sd > bound + eps || dl_an_sum_cmp(bak_term, &s, 2 * n + 1, (uint64_t)m) > 0) {
 			*limit = (ssize_t)k;
 			return 0;
 		}

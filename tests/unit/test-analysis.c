@@ -12,6 +12,8 @@
 
 #define MS 1000000ULL
 
+#define T(c, d, t) { .runtime = (c), .deadline = (d), .period = (t) }
+
 static const struct dl_params fair = { .runtime = 50 * MS, .deadline = 1000 * MS, .period = 1000 * MS };
 
 static struct dl_edf_result *edf(const struct dl_params *p, size_t n, const struct dl_params *sv)
@@ -126,6 +128,49 @@ START_TEST(test_gfb_equality)
 }
 END_TEST
 
+/* Sets exactly on GFB's bound, sum C/D = m - (m - 1) max C/D, whose
+ * densities (thirds) no binary fraction holds: accepted, as the paper
+ * says, and refused one nanosecond above it. */
+START_TEST(test_gfb_thirds)
+{
+	static const struct {
+		int m;
+		size_t n;
+		struct dl_params p[3];
+	} sets[] = {
+		{ 1, 2, { T(1 * MS, 3 * MS, 3 * MS), T(2 * MS, 3 * MS, 3 * MS) } },
+		{ 2, 3, { T(2 * MS, 3 * MS, 3 * MS), T(1 * MS, 3 * MS, 3 * MS), T(1 * MS, 3 * MS, 3 * MS) } },
+	};
+
+	for (size_t k = 0; k < ARRAY_SIZE(sets); k++) {
+		struct dl_params p[3];
+		struct dl_an_task ts[3];
+		struct dl_global_result *r;
+		int64_t margin;
+		ssize_t lim;
+
+		memcpy(p, sets[k].p, sizeof(p));
+		for (size_t i = 0; i < sets[k].n; i++)
+			ts[i] = (struct dl_an_task){ p[i].runtime / MS, p[i].deadline / MS, p[i].period / MS };
+		ck_assert_msg(dl_gfb(ts, sets[k].n, sets[k].m, NULL, &lim), "set %zu in ns", k);
+		r = global(p, sets[k].n, sets[k].m);
+		ck_assert_msg(r->result[DL_TEST_GFB] == 1, "set %zu: %s", k, r->why);
+		ck_assert_int_eq(r->margin, 0);
+		ck_assert_int_eq(r->verdict, DL_SCHEDULABLE);
+		free(r);
+		/* GFB refuses (on one CPU it does not even run: U > 1). */
+		p[sets[k].n - 1].runtime++;
+		r = global(p, sets[k].n, sets[k].m);
+		ck_assert_msg(r->result[DL_TEST_GFB] != 1, "set %zu plus 1ns", k);
+		free(r);
+		for (size_t i = 0; i < sets[k].n; i++)
+			ts[i] = (struct dl_an_task){ p[i].runtime, p[i].deadline, p[i].period };
+		ck_assert_int_eq(dl_gfb(ts, sets[k].n, sets[k].m, &margin, &lim), 0);
+		ck_assert_int_lt(margin, 0);
+	}
+}
+END_TEST
+
 /* Dhall's effect (sched-deadline.rst 3.3): M tasks (e, P-1, P-1) and one
  * (P, P, P) on M CPUs: utilization barely above 1, and the big task
  * misses at P when all are released together. */
@@ -185,11 +230,10 @@ struct only {
 	struct dl_params p[5];
 };
 
-#define T(c, d, t) { .runtime = (c), .deadline = (d), .period = (t) }
 static const struct only onlies[] = {
 	{ DL_TEST_GFB, 2, 3, { T(2, 4, 6), T(4, 9, 25), T(3, 6, 7) } },
 	{ DL_TEST_GFB, 2, 4, { T(6, 19, 31), T(4, 9, 9), T(2, 6, 9), T(4, 11, 16) } },
-	{ DL_TEST_BAK, 2, 4, { T(2, 9, 11), T(3, 9, 10), T(2, 6, 32), T(5, 9, 23) } },
+	{ DL_TEST_BAK, 2, 4, { T(3, 9, 23), T(3, 13, 13), T(5, 11, 17), T(6, 12, 30) } },
 	{ DL_TEST_BAK, 2, 4, { T(5, 13, 36), T(5, 18, 23), T(8, 15, 23), T(6, 22, 25) } },
 	{ DL_TEST_RTA, 3, 4, { T(1, 25, 31), T(2, 2, 5), T(2, 2, 2), T(1, 2, 3) } },
 	{ DL_TEST_RTA, 3, 4, { T(9, 27, 30), T(1, 1, 8), T(5, 5, 20), T(1, 2, 6) } },
@@ -319,6 +363,236 @@ START_TEST(test_global_tests_vs_simulation)
 }
 END_TEST
 
+/* ---- GFB and Baker's test against the papers' formulas in exact rationals ---- */
+
+typedef __int128 i128;
+
+static i128 mul(i128 a, i128 b)
+{
+	i128 x;
+
+	ck_assert_msg(!__builtin_mul_overflow(a, b, &x), "the reference's numbers pass 127 bits");
+	return x;
+}
+
+static i128 lcm(i128 a, i128 b)
+{
+	i128 x = a, y = b;
+
+	while (y) {
+		i128 r = x % y;
+
+		x = y;
+		y = r;
+	}
+	return mul(a / x, b);
+}
+
+static int sign(i128 lhs, i128 rhs)
+{
+	return lhs < rhs ? -1 : lhs > rhs;
+}
+
+/* GFB (Goossens, Funk, Baruah 2003): sum C/D <= m - (m - 1) max C/D.
+ * Its left side plus (m - 1) max C/D, over *l, the deadlines' common
+ * multiple. */
+static i128 gfb_sum(const struct dl_an_task *ts, size_t n, int m, i128 *l)
+{
+	i128 sum = 0, max = 0;
+
+	*l = 1;
+	for (size_t i = 0; i < n; i++)
+		*l = lcm(*l, ts[i].d);
+	for (size_t i = 0; i < n; i++) {
+		i128 x = mul(ts[i].c, *l / ts[i].d);
+
+		sum += x;
+		max = x > max ? x : max;
+	}
+	return sum + mul(m - 1, max);
+}
+
+/* GFB's verdict: -1 below the bound, 0 on it, 1 above (refused). */
+static int ref_gfb(const struct dl_an_task *ts, size_t n, int m)
+{
+	i128 l, sum = gfb_sum(ts, n, m, &l);
+
+	return sign(sum, mul(m, l));
+}
+
+/* Baker 2005, for task k with lambda = C_k/D_k:
+ * sum_i min(1, beta_i) <= m (1 - lambda) + lambda, where
+ * beta_i = U_i (1 + (T_i - D_i)/D_k) + max(0, C_i - lambda T_i)/D_k,
+ * all over bak_den(k) = D_k lcm(D_k, every T_i). */
+static i128 bak_den(const struct dl_an_task *ts, size_t n, size_t k)
+{
+	i128 l = ts[k].d;
+
+	for (size_t i = 0; i < n; i++)
+		l = lcm(l, ts[i].t);
+	return mul(l, ts[k].d);
+}
+
+/* beta_i times l. */
+static i128 bak_beta(const struct dl_an_task *ts, size_t i, size_t k, i128 l)
+{
+	/* U_i (1 + (T_i - D_i)/D_k) = C_i (D_k + T_i - D_i) / (T_i D_k) */
+	i128 beta = mul(mul(ts[i].c, (i128)ts[k].d + ts[i].t - ts[i].d), l / mul(ts[i].t, ts[k].d));
+	/* (C_i - lambda T_i)/D_k = (C_i D_k - C_k T_i) / D_k^2 */
+	i128 over = mul(ts[i].c, ts[k].d) - mul(ts[k].c, ts[i].t);
+
+	return over > 0 ? beta + mul(over, l / mul(ts[k].d, ts[k].d)) : beta;
+}
+
+/* (m - 1) lambda times l: the bound is m - (m - 1) lambda. */
+static i128 bak_lambdas(const struct dl_an_task *ts, size_t k, int m, i128 l)
+{
+	return mul(mul(m - 1, ts[k].c), l / ts[k].d);
+}
+
+/* The test for every k: the worst k's sign, as ref_gfb's. */
+static int ref_bak(const struct dl_an_task *ts, size_t n, int m)
+{
+	int res = -1;
+
+	for (size_t k = 0; k < n; k++) {
+		i128 l = bak_den(ts, n, k), sum = bak_lambdas(ts, k, m, l);
+
+		for (size_t i = 0; i < n; i++) {
+			i128 beta = bak_beta(ts, i, k, l);
+
+			sum += beta < l ? beta : l;
+		}
+		if (sign(sum, mul(m, l)) > res)
+			res = sign(sum, mul(m, l));
+	}
+	return res;
+}
+
+/* The library's GFB and BAK say what the references say: accepted when
+ * the sum is at most the bound. */
+static void check_gfb_bak(const struct dl_an_task *ts, size_t n, int m, const char *what, int k)
+{
+	ssize_t lim;
+
+	ck_assert_msg(dl_gfb(ts, n, m, NULL, &lim) == (ref_gfb(ts, n, m) <= 0), "%s %d: GFB", what, k);
+	ck_assert_msg(dl_bak(ts, n, m, &lim) == (ref_bak(ts, n, m) <= 0), "%s %d: BAK", what, k);
+}
+
+/* The set with every time times f. */
+static void scaled(struct dl_an_task *to, const struct dl_an_task *ts, size_t n, uint64_t f)
+{
+	for (size_t i = 0; i < n; i++)
+		to[i] = (struct dl_an_task){ ts[i].c * f, ts[i].d * f, ts[i].t * f };
+}
+
+/* Every runtime times p, every deadline and period times q: each ratio
+ * C/D and C/T times p/q.  False when a runtime would pass its deadline
+ * or a period 2^62. */
+static bool stretched(struct dl_an_task *to, const struct dl_an_task *ts, size_t n, i128 p, i128 q)
+{
+	for (size_t i = 0; i < n; i++) {
+		i128 c = mul(ts[i].c, p), d = mul(ts[i].d, q), t = mul(ts[i].t, q);
+
+		if (c > d || t > (i128)1 << 62)
+			return false;
+		to[i] = (struct dl_an_task){ (uint64_t)c, (uint64_t)d, (uint64_t)t };
+	}
+	return true;
+}
+
+/* One nanosecond more runtime for the first task that can take it and
+ * then lies above the bound (by cmp); false when none does. */
+static bool one_above(struct dl_an_task *ts, size_t n, int m, int (*cmp)(const struct dl_an_task *, size_t, int))
+{
+	for (size_t i = 0; i < n; i++) {
+		if (ts[i].c == ts[i].d)
+			continue;
+		ts[i].c++;
+		if (cmp(ts, n, m) > 0)
+			return true;
+		ts[i].c--;
+	}
+	return false;
+}
+
+/*
+ * Random sets in nanoseconds, the same sets in milliseconds, and sets
+ * put exactly on each bound (every runtime stretched by the bound over
+ * the sum) and one nanosecond above it: the library's verdict is the
+ * reference's on every one.  The bound is a linear sum of the runtimes
+ * for GFB, and for Baker's test while no beta_i reaches 1 (the stretched
+ * sets where one does are not on the bound and are checked as they are).
+ */
+START_TEST(test_gfb_bak_vs_exact)
+{
+	unsigned seed = 2003;
+	int on[2] = { 0, 0 }, above[2] = { 0, 0 }, accepted[2] = { 0, 0 }, sets = 400;
+
+	for (int k = 0; k < sets; k++) {
+		struct dl_an_task ts[6], big[6], on_b[6];
+		int m = 1 + (int)(rand_r(&seed) % 4);
+		size_t n = 1 + (size_t)(rand_r(&seed) % 6);
+		i128 lg, sg, lb = 1, sb = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			ts[i].t = 2 + (uint64_t)(rand_r(&seed) % 11);
+			ts[i].d = 1 + (uint64_t)(rand_r(&seed) % ts[i].t);
+			ts[i].c = 1 + (uint64_t)(rand_r(&seed) % ts[i].d);
+		}
+		check_gfb_bak(ts, n, m, "random set", k);
+		scaled(big, ts, n, MS);
+		check_gfb_bak(big, n, m, "random set in ms", k);
+		accepted[0] += ref_gfb(ts, n, m) <= 0;
+		accepted[1] += ref_bak(ts, n, m) <= 0;
+
+		/* GFB: the runtimes times m / S, S its sum, put it on m.  No
+		 * runtime passes its deadline: S >= m max C/D. */
+		sg = gfb_sum(ts, n, m, &lg);
+		ck_assert(stretched(on_b, ts, n, mul(m, lg), sg));
+		ck_assert_int_eq(ref_gfb(on_b, n, m), 0);
+		check_gfb_bak(on_b, n, m, "set on GFB's bound", k);
+		on[0]++;
+		if (one_above(on_b, n, m, ref_gfb)) {
+			check_gfb_bak(on_b, n, m, "set 1ns above GFB's bound", k);
+			above[0]++;
+		}
+
+		/* Baker: the largest sum over k without the min(1, .),
+		 * stretched onto m in the same way: on the bound unless a
+		 * beta_i of that k then passes 1. */
+		for (size_t j = 0; j < n; j++) {
+			i128 l = bak_den(ts, n, j), sum = bak_lambdas(ts, j, m, l);
+
+			for (size_t i = 0; i < n; i++)
+				sum += bak_beta(ts, i, j, l);
+			if (j == 0 || mul(sum, lb) > mul(sb, l)) {
+				sb = sum;
+				lb = l;
+			}
+		}
+		if (!stretched(on_b, ts, n, mul(m, lb), sb))
+			continue;
+		check_gfb_bak(on_b, n, m, "set stretched onto Baker's bound", k);
+		if (ref_bak(on_b, n, m) != 0)
+			continue;
+		on[1]++;
+		if (one_above(on_b, n, m, ref_bak)) {
+			check_gfb_bak(on_b, n, m, "set 1ns above Baker's bound", k);
+			above[1]++;
+		}
+	}
+	tl_note("%d random sets (each in ns and in ms): GFB accepts %d, BAK %d; on the bound: GFB %d, BAK %d; "
+		"1ns above: GFB %d, BAK %d", sets, accepted[0], accepted[1], on[0], on[1], above[0], above[1]);
+	ck_assert_int_gt(accepted[0], 50);
+	ck_assert_int_lt(accepted[0], sets - 50);
+	ck_assert_int_gt(accepted[1], 50);
+	ck_assert_int_gt(on[1], 300);
+	ck_assert_int_gt(above[0], 300);
+	ck_assert_int_gt(above[1], 250);
+}
+END_TEST
+
 /*
  * No set accepts by BCL alone: the response-time analysis (Bertogna and
  * Cirinei 2007) starts from BCL's interference bound over a window of
@@ -357,6 +631,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_exact_boundary);
 	tcase_add_test(tc, test_utilization_one);
 	tcase_add_test(tc, test_gfb_equality);
+	tcase_add_test(tc, test_gfb_thirds);
 	tcase_add_test(tc, test_dhall);
 	tcase_add_test(tc, test_overutilized);
 	tcase_add_test(tc, test_n_le_m);
@@ -368,6 +643,7 @@ static Suite *make(void)
 	tcase_set_timeout(rnd, 120);
 	tcase_add_test(rnd, test_qpa_vs_brute_force);
 	tcase_add_test(rnd, test_global_tests_vs_simulation);
+	tcase_add_test(rnd, test_gfb_bak_vs_exact);
 	suite_add_tcase(s, rnd);
 	return s;
 }
