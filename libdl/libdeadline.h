@@ -566,8 +566,8 @@ int dl_part_predict(const char *name, pid_t pid, bool all_threads, const struct 
  * dl_plan_free().
  */
 #define DL_SCHEDULABLE     1  /* proven to meet every deadline */
-#define DL_NOT_GUARANTEED  0  /* no sufficient test accepted; a miss is not proven */
-#define DL_INFEASIBLE    (-1) /* proven to miss a deadline */
+#define DL_NOT_GUARANTEED  0  /* no sufficient test accepted: a deadline may be missed */
+#define DL_INFEASIBLE    (-1) /* proven that no schedule meets every deadline */
 
 /* What the analysis assumes of the machine (dl_platform_get(3)): the
  * caller's struct, filled in from this host (dl_platform_get) or with
@@ -622,7 +622,7 @@ struct dl_global_result { /* allocated by the library: fields may be added at th
 	char why[256];         /* the verdict in a sentence */
 	size_t ntasks;
 	uint64_t *response;    /* RTA: each task's response-time bound (ns), 0 = none */
-	uint64_t miss_at;      /* infeasible by simulation: the missed deadline */
+	uint64_t miss_at;      /* not guaranteed: a deadline the simulated schedule misses, 0 none */
 };
 int dl_global_test(const struct dl_params *tasks, size_t n, int ncpus,
 		   const struct dl_params *server, struct dl_global_result **res);

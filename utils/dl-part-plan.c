@@ -57,8 +57,8 @@ static const char *global_why(const struct dl_taskset *set, const struct dl_glob
 {
 	char at[DL_TIME_STRLEN];
 
-	if (g->verdict == DL_INFEASIBLE && g->miss_at && g->limiting >= 0)
-		snprintf(buf, len, "infeasible on %d CPUs under global EDF: with all tasks released together, %s misses its deadline at %s",
+	if (g->miss_at && g->limiting >= 0)
+		snprintf(buf, len, "not guaranteed on %d CPUs under global EDF: no sufficient test accepts, and with all tasks released together and equal deadlines in task order, %s misses its deadline at %s",
 			 g->ncpus, task_name(set, g->limiting), dl_time_format(g->miss_at, at, sizeof(at)));
 	else
 		snprintf(buf, len, "%s", g->why);

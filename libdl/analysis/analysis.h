@@ -76,8 +76,9 @@ int dl_bak(const struct dl_an_task *ts, size_t n, int m, ssize_t *limit);
 int dl_bcl(const struct dl_an_task *ts, size_t n, int m, ssize_t *limit);
 int dl_rta(const struct dl_an_task *ts, size_t n, int m, uint64_t *resp, ssize_t *limit);
 /* Synchronous periodic release, every job its whole runtime, global EDF
- * on m CPUs: 1 when a deadline is missed (task in *who, at *when), 0
- * when none was found within the budget. */
+ * on m CPUs, equal deadlines going to the lower index: 1 when a deadline
+ * is missed (task in *who, at *when), 0 when none was found within the
+ * budget.  A miss is one schedule's: another tie-break may meet it. */
 int dl_gedf_sim(const struct dl_an_task *ts, size_t n, int m, ssize_t *who, uint64_t *when);
 
 /* Critical scaling factors (DL_BW units): the largest alpha with the

@@ -3,9 +3,13 @@
  * constrained deadlines.
  *
  * Each test below is only sufficient: a refusal means "not guaranteed".
- * A set is called infeasible only when that is proven: total utilization
- * above m, or a deadline missed in a simulation of the synchronous
- * periodic arrival sequence with every job using its whole runtime.
+ * A set is called infeasible only when no schedule at all meets its
+ * deadlines: total utilization above m.  A deadline missed in a
+ * simulation of the synchronous periodic arrival sequence (every job its
+ * whole runtime, equal deadlines going to the lower index) shows one
+ * global EDF schedule that misses, not an infeasible set: with the other
+ * order at a tie, or partitioned, the same set may meet every deadline.
+ * It stays "not guaranteed", with the miss as the evidence.
  *
  *   n <= m  every task has a CPU of its own whenever it is ready.
  *   GFB     Goossens, Funk, Baruah 2003, density form:
@@ -544,11 +548,10 @@ DL_EXPORT int dl_global_test(const struct dl_params *tasks, size_t n, int ncpus,
 		if (total <= SIM_TASKS_MAX && dl_gedf_sim(ts, total, ncpus, &who, &when) && who < (ssize_t)n) {
 			char at[DL_TIME_STRLEN];
 
-			r->verdict = DL_INFEASIBLE;
 			r->limiting = who;
 			r->miss_at = when;
 			snprintf(r->why, sizeof(r->why),
-				 "infeasible on %d CPUs under global EDF: with all tasks released together, task %zd misses its deadline at %s",
+				 "not guaranteed on %d CPUs under global EDF: no sufficient test accepts, and with all tasks released together and equal deadlines in task order, task %zd misses its deadline at %s",
 				 ncpus, who, dl_time_format(when, at, sizeof(at)));
 		}
 		mask = total <= 200 ? 0x1f : 1u << DL_TEST_GFB;

@@ -908,7 +908,7 @@ class Plan:
 
     def __repr__(self) -> str:
         if not self.feasible:
-            return f"<Plan infeasible: {self.why}>"
+            return f"<Plan none: {self.why}>"
         parts = ", ".join(repr(p) for p in self.parts + ((self.cluster,) if self.cluster else ()))
         return f"<Plan {self.method} (k={self.k}), margin {format_bw(self.margin)}: {parts}>"
 

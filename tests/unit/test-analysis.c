@@ -173,7 +173,8 @@ END_TEST
 
 /* Dhall's effect (sched-deadline.rst 3.3): M tasks (e, P-1, P-1) and one
  * (P, P, P) on M CPUs: utilization barely above 1, and the big task
- * misses at P when all are released together. */
+ * misses at P when all are released together.  Not infeasible: the big
+ * task alone on a CPU meets every deadline. */
 START_TEST(test_dhall)
 {
 	struct dl_params p[] = {
@@ -183,10 +184,37 @@ START_TEST(test_dhall)
 	};
 	struct dl_global_result *r = global(p, 3, 2);
 
-	ck_assert_int_eq(r->verdict, DL_INFEASIBLE);
+	ck_assert_int_eq(r->verdict, DL_NOT_GUARANTEED);
 	ck_assert_int_eq(r->limiting, 2);
 	ck_assert_uint_eq(r->miss_at, 10 * MS);
 	ck_assert_int_eq(r->accepted_by, -1);
+	ck_assert_ptr_nonnull(strstr(r->why, "task 2 misses its deadline at 10ms"));
+	ck_assert_ptr_null(strstr(r->why, "infeasible"));
+	free(r);
+}
+END_TEST
+
+/* A miss of the simulation is its schedule's: on 2 CPUs, (4, 4, 4) misses
+ * at 8 when equal deadlines go to the lower index, as the simulation
+ * breaks ties, and every deadline is met with the tasks in reverse (the
+ * other tie-break).  Neither is called infeasible; the sentence says
+ * which schedule missed. */
+START_TEST(test_gedf_tie)
+{
+	struct dl_params p[] = { T(2, 5, 8), T(1, 8, 8), T(4, 4, 4), T(1, 2, 2) };
+	struct dl_params rev[] = { T(1, 2, 2), T(4, 4, 4), T(1, 8, 8), T(2, 5, 8) };
+	struct dl_global_result *r = global(p, 4, 2);
+
+	ck_assert_int_eq(r->accepted_by, -1);
+	ck_assert_int_eq(r->verdict, DL_NOT_GUARANTEED);
+	ck_assert_int_eq(r->limiting, 2);
+	ck_assert_uint_eq(r->miss_at, 8);
+	ck_assert_ptr_nonnull(strstr(r->why, "equal deadlines in task order, task 2 misses its deadline at 8ns"));
+	free(r);
+	r = global(rev, 4, 2);
+	ck_assert_int_eq(r->verdict, DL_NOT_GUARANTEED);
+	ck_assert_uint_eq(r->miss_at, 0);
+	ck_assert_ptr_null(strstr(r->why, "misses"));
 	free(r);
 }
 END_TEST
@@ -633,6 +661,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_gfb_equality);
 	tcase_add_test(tc, test_gfb_thirds);
 	tcase_add_test(tc, test_dhall);
+	tcase_add_test(tc, test_gedf_tie);
 	tcase_add_test(tc, test_overutilized);
 	tcase_add_test(tc, test_n_le_m);
 	tcase_add_test(tc, test_only_one_accepts);
