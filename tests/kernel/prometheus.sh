@@ -7,7 +7,7 @@
 # response histogram families are among them), once and with --watch
 # --output; promtool check rules accepts the example alerting rules.
 # node_exporter serving the file and a Prometheus server's query of it are
-# tests/vm/systemd-metrics.vm's, with the package's service.
+# tests/vm/systemd.vm's, with the package's service.
 #
 # promtool comes from tests/vm/fetch.sh prometheus, unpacked, never
 # installed.  Root (deadline threads), under the kernel suites' lock.  TAP.

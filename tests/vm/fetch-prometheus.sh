@@ -20,7 +20,7 @@
 # exporter on port 9100), enabled at every boot, and the prometheus
 # package brings a web interface's JavaScript libraries; the tests need
 # three programs: promtool, run here, and the server and the exporter,
-# which tests/vm/systemd-metrics.vm starts in a VM on its loopback
+# which tests/vm/systemd.vm starts in a VM on its loopback
 # address.  So the packages are downloaded with the host's apt (apt-get
 # download) and unpacked (dpkg-deb -x), as the VM kernels are.  The programs are static Go binaries: nothing else is needed.
 #

@@ -79,7 +79,7 @@ about() {
 	case $1 in
 	kernel) echo "Debian 12's 6.1 kernel and busybox, which every VM suite boots (tests/vm, tests/deb): 71 MB to download, 75 MB in the cache" ;;
 	systemd) echo "Debian 12 with systemd, for tests/vm/systemd-*.vm and tests/deb/debian12.sh: 82 MB to download, 57 MB in the cache" ;;
-	prometheus) echo "promtool, the prometheus server and prometheus-node-exporter, for tests/kernel/prometheus.sh and tests/vm/systemd-metrics.vm: 23 MB to download, 107 MB in the cache" ;;
+	prometheus) echo "promtool, the prometheus server and prometheus-node-exporter, for tests/kernel/prometheus.sh and tests/vm/systemd.vm: 23 MB to download, 107 MB in the cache" ;;
 	debian13-kernels) echo "Debian 13's 6.12 kernels, generic and PREEMPT_RT, for tests/vm/debian13 and tests/deb/debian13.sh: 227 MB to download, 24 MB in the cache" ;;
 	debian13-build) echo "Debian 13's build root (gcc 14, libcgroup 3, debhelper, lintian), for tests/distro/debian13*.sh, tests/vm/debian13, tests/deb/debian13.sh and make deb DEB_IN=debian13: 234 MB to download, 711 MB in the cache" ;;
 	debian13-systemd) echo "Debian 13 with systemd, and with podman, for tests/vm/debian13 and tests/deb/debian13.sh: 150 MB to download, 165 MB in the cache" ;;
