@@ -63,21 +63,55 @@ PyObject *pydl_dict(const char *key, ...)
 	return d;
 }
 
+int pydl_u64(PyObject *obj, const char *name, uint64_t max, uint64_t *out)
+{
+	PyObject *n = PyNumber_Index(obj);
+	unsigned long long v;
+	bool out_of_range = false;
+
+	if (!n)
+		return -1;
+	v = PyLong_AsUnsignedLongLong(n);
+	if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+		/* Negative, or above 2^64 - 1. */
+		if (!PyErr_ExceptionMatches(PyExc_OverflowError)) {
+			Py_DECREF(n);
+			return -1;
+		}
+		PyErr_Clear();
+		out_of_range = true;
+	}
+	if (out_of_range || v > max) {
+		PyErr_Format(PyExc_OverflowError, "%s %S is out of range: it is 0 to %llu", name, n,
+			     (unsigned long long)max);
+		Py_DECREF(n);
+		return -1;
+	}
+	Py_DECREF(n);
+	*out = v;
+	return 0;
+}
+
 int pydl_params(PyObject *tuple, struct dl_params *p)
 {
-	unsigned long long runtime, deadline, period, flags;
-	unsigned int umin, umax;
+	static const char *const names[] = { "runtime", "deadline", "period", "flags", "util_min", "util_max" };
+	uint64_t v[6];
 
 	memset(p, 0, sizeof(*p));
-	if (!PyArg_ParseTuple(tuple, "KKKKII;a reservation is (runtime, deadline, period, flags, util_min, util_max)",
-			      &runtime, &deadline, &period, &flags, &umin, &umax))
+	if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 6) {
+		PyErr_SetString(PyExc_TypeError, "a reservation is (runtime, deadline, period, flags, util_min, util_max)");
 		return -1;
-	p->runtime = runtime;
-	p->deadline = deadline;
-	p->period = period;
-	p->flags = flags;
-	p->util_min = umin;
-	p->util_max = umax;
+	}
+	/* A tuple holds its items: converting one (its __index__) cannot free another. */
+	for (int i = 0; i < 6; i++)
+		if (pydl_u64(PyTuple_GET_ITEM(tuple, i), names[i], i < 4 ? UINT64_MAX : UINT32_MAX, &v[i]) < 0)
+			return -1;
+	p->runtime = v[0];
+	p->deadline = v[1];
+	p->period = v[2];
+	p->flags = v[3];
+	p->util_min = (uint32_t)v[4];
+	p->util_max = (uint32_t)v[5];
 	return 0;
 }
 

@@ -24,7 +24,12 @@ extern PyObject *pydl_error, *pydl_admission_error, *pydl_policy_error;
 enum { PYDL_CALL, PYDL_INPUT, PYDL_ADMIT };
 PyObject *pydl_raise(int err, int kind);
 
-int pydl_params(PyObject *tuple, struct dl_params *p); /* 0, or -1 with an exception */
+/* obj as an int (its __index__) in 0..max, or -1 with OverflowError
+ * naming the field name and its range: nothing is truncated. */
+int pydl_u64(PyObject *obj, const char *name, uint64_t max, uint64_t *out);
+/* A tuple (runtime, deadline, period, flags, util_min, util_max), each in
+ * its field's range: 0, or -1 with an exception. */
+int pydl_params(PyObject *tuple, struct dl_params *p);
 PyObject *pydl_params_tuple(const struct dl_params *p);
 PyObject *pydl_cpus_set(const dl_cpus_t *cpus);
 int pydl_cpus(PyObject *obj, dl_cpus_t *cpus); /* a str or an iterable of ints */

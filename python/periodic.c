@@ -120,12 +120,15 @@ static PyTypeObject JobType = {
 static PyObject *periodic_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
 	static char *keys[] = { "params", "mode", "first_release", "jobs", NULL };
-	unsigned long long first = 0, limit = 0;
-	PyObject *params = Py_None;
+	PyObject *params = Py_None, *firstobj = NULL, *limitobj = NULL;
+	uint64_t first = 0, limit = 0;
 	Periodic *self;
 	int mode = DL_PERIODIC_SLEEP;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OiKK", keys, &params, &mode, &first, &limit))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|OiOO", keys, &params, &mode, &firstobj, &limitobj))
+		return NULL;
+	if ((firstobj && pydl_u64(firstobj, "first_release", UINT64_MAX, &first) < 0) ||
+	    (limitobj && pydl_u64(limitobj, "jobs", UINT64_MAX, &limit) < 0))
 		return NULL;
 	self = (Periodic *)type->tp_alloc(type, 0);
 	if (!self)

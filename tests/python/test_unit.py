@@ -309,3 +309,32 @@ def test_the_loop_holds_no_more_memory_at_job_400_than_at_job_100():
     finally:
         tracemalloc.stop()
     assert held[4] <= held[1], list(held)
+
+
+
+@pytest.mark.parametrize("field, value", [("runtime", 2**64 + 1_000_000), ("deadline", 2**64 + 10_000_000),
+                                          ("period", 2**64 + 10_000_000), ("flags", 2**64 + 1),
+                                          ("flags", -1), ("util_min", 2**32 + 100), ("util_min", -1),
+                                          ("util_max", 2**32 + 100), ("util_max", -1)])
+def test_out_of_range_reservation_fields_are_refused_by_name(field, value):
+    fields = {"runtime": 1_000_000, "deadline": 10_000_000, "period": 10_000_000, "flags": 0, "util_min": 0,
+              "util_max": 0}
+    fields[field] = value
+    top = "4294967295" if field.startswith("util") else "18446744073709551615"
+    with pytest.raises(OverflowError) as e:
+        dl._core.normalize(tuple(fields.values()))
+    assert field in str(e.value) and str(value) in str(e.value) and top in str(e.value)
+    if field in ("flags", "util_min", "util_max"):
+        with pytest.raises(OverflowError, match=field):
+            dl.Params(**fields)
+
+
+def test_huge_times_are_not_truncated():
+    with pytest.raises(OverflowError, match="runtime"):
+        dl.Params(runtime=2**64 + 1_000_000, period="10ms")
+    with pytest.raises(OverflowError, match="runtime"):
+        dl.edf_test([{"runtime": 2**64 + 1_000_000, "period": 10_000_000}])
+    with pytest.raises(OverflowError, match="jobs"):
+        dl.periodic(runtime="1ms", period="10ms", reserve=False, jobs=2**64 + 3)
+    with pytest.raises(OverflowError, match="first_release"):
+        dl.periodic(runtime="1ms", period="10ms", reserve=False, first_release=-1)
