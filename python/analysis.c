@@ -191,23 +191,27 @@ static PyTypeObject TaskSetType = {
 	.tp_new = taskset_new,
 };
 
-/* A list of reservation tuples into an array (free() it). */
+/* A list of reservation tuples into an array (free() it).  The sequence
+ * is copied into a tuple first: a list that an item's __index__ empties
+ * is converted as it was given, every item held until the end. */
 static struct dl_params *params_array(PyObject *list, size_t *n)
 {
-	PyObject *seq = PySequence_Fast(list, "tasks must be a sequence of reservations");
+	PyObject *fast = PySequence_Fast(list, "tasks must be a sequence of reservations"), *seq;
 	struct dl_params *a;
 	Py_ssize_t len;
 
+	seq = fast ? PySequence_Tuple(fast) : NULL;
+	Py_XDECREF(fast);
 	if (!seq)
 		return NULL;
-	len = PySequence_Fast_GET_SIZE(seq);
+	len = PyTuple_GET_SIZE(seq);
 	a = calloc(len ? (size_t)len : 1, sizeof(*a));
 	if (!a) {
 		Py_DECREF(seq);
 		return (struct dl_params *)PyErr_NoMemory();
 	}
 	for (Py_ssize_t i = 0; i < len; i++) {
-		if (pydl_params(PySequence_Fast_GET_ITEM(seq, i), &a[i]) < 0) {
+		if (pydl_params(PyTuple_GET_ITEM(seq, i), &a[i]) < 0) {
 			free(a);
 			Py_DECREF(seq);
 			return NULL;
@@ -236,7 +240,7 @@ int pydl_platform(PyObject *obj, struct dl_platform *pf, struct dl_platform **us
 	PyObject *cpus, *server;
 	int ncpus, unlimited;
 	static char *keys[] = { "ncpus", "cpus", "cpu_bw", "unlimited", "server", "period_min", "period_max", NULL };
-	PyObject *empty;
+	PyObject *empty, *copy;
 	int ok;
 
 	memset(pf, 0, sizeof(*pf));
@@ -247,13 +251,17 @@ int pydl_platform(PyObject *obj, struct dl_platform *pf, struct dl_platform **us
 		PyErr_SetString(PyExc_TypeError, "a platform is a Platform");
 		return -1;
 	}
+	/* A copy holds cpus and server: a value's __index__ or __bool__
+	 * that takes them out of the caller's dict frees nothing in use. */
+	copy = PyDict_Copy(obj);
 	empty = PyTuple_New(0);
-	if (!empty)
-		return -1;
-	ok = PyArg_ParseTupleAndKeywords(empty, obj, "iOLpOKK", keys, &ncpus, &cpus, &cpu_bw, &unlimited, &server,
-					 &pmin, &pmax);
-	Py_DECREF(empty);
-	if (!ok || pydl_cpus(cpus, &pf->cpus) < 0 || pydl_params(server, &pf->server) < 0)
+	ok = copy && empty &&
+	     PyArg_ParseTupleAndKeywords(empty, copy, "iOLpOKK", keys, &ncpus, &cpus, &cpu_bw, &unlimited, &server,
+					 &pmin, &pmax) &&
+	     pydl_cpus(cpus, &pf->cpus) == 0 && pydl_params(server, &pf->server) == 0;
+	Py_XDECREF(empty);
+	Py_XDECREF(copy);
+	if (!ok)
 		return -1;
 	pf->ncpus = ncpus;
 	pf->cpu_bw = cpu_bw;

@@ -109,19 +109,24 @@ static PyObject *layout_result(const struct dl_layout_result *r)
 }
 
 /* A layout from its description: partitions [(name, cpus)], the
- * cluster's CPUs or None, the memory nodes or None, flags. */
+ * cluster's CPUs or None, the memory nodes or None, flags.  The
+ * partitions are copied into a tuple first, which holds each (name,
+ * cpus) and so each name: converting a CPU (its __index__) may change
+ * the caller's list without freeing what is in use. */
 static struct dl_layout *layout_build(PyObject *parts, PyObject *cluster, const char *mems, unsigned int flags)
 {
 	struct dl_layout *l = dl_layout_new();
-	PyObject *seq = NULL;
+	PyObject *fast, *seq;
 	dl_cpus_t cpus;
 	int err = 0;
 
 	if (!l)
 		return (struct dl_layout *)PyErr_NoMemory();
-	seq = PySequence_Fast(parts, "partitions must be a sequence of (name, cpus)");
-	for (Py_ssize_t i = 0; seq && !err && i < PySequence_Fast_GET_SIZE(seq); i++) {
-		PyObject *item = PySequence_Fast_GET_ITEM(seq, i), *cpuobj;
+	fast = PySequence_Fast(parts, "partitions must be a sequence of (name, cpus)");
+	seq = fast ? PySequence_Tuple(fast) : NULL;
+	Py_XDECREF(fast);
+	for (Py_ssize_t i = 0; seq && !err && i < PyTuple_GET_SIZE(seq); i++) {
+		PyObject *item = PyTuple_GET_ITEM(seq, i), *cpuobj;
 		const char *name;
 
 		if (!PyArg_ParseTuple(item, "zO;a partition is (name, cpus)", &name, &cpuobj) ||

@@ -31,14 +31,24 @@ def _stage():
     return _staged
 
 
-def run_python(code, user=None, **kw):
-    """Run code in a fresh python3 with the built package, as user (a name, through setpriv) when given."""
+# Freed memory that a use-after-free would read is poisoned, so that the
+# read fails at once rather than seeing what was there: Python's objects
+# are freed with malloc's free, which fills them with 0xa5 (no per-thread
+# cache, which skips the filling).  Under AddressSanitizer (pytest-tap.sh
+# preloads it) the read is reported instead.
+POISON_FREED = {"PYTHONMALLOC": "malloc", "GLIBC_TUNABLES": "glibc.malloc.tcache_count=0:glibc.malloc.perturb=165"}
+
+
+def run_python(code, user=None, env=None, **kw):
+    """Run code in a fresh python3 with the built package, as user (a name, through setpriv) when given,
+    with env's variables added to the environment."""
     cmd = [PYTHON, "-c", code]
-    env = dict(os.environ)
+    env = dict(os.environ, **(env or {}))
     if user is not None:
         cmd = ["setpriv", "--reuid=" + user, "--regid=" + user, "--clear-groups", "--inh-caps=-all"] + cmd
         staged = _stage()
         env["PYTHONPATH"] = staged
         env["LD_LIBRARY_PATH"] = staged + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
         kw.setdefault("cwd", "/")
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=env, **kw)
+    kw.setdefault("timeout", 60)
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, **kw)

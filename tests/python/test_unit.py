@@ -10,7 +10,7 @@ import threading
 import pytest
 
 import libdeadline as dl
-from conftest import run_python
+from conftest import POISON_FREED, run_python
 
 ARTICLE = os.path.join(os.environ.get("LIBDL_SRC", "."), "demo", "article.tasks")
 
@@ -338,3 +338,56 @@ def test_huge_times_are_not_truncated():
         dl.periodic(runtime="1ms", period="10ms", reserve=False, jobs=2**64 + 3)
     with pytest.raises(OverflowError, match="first_release"):
         dl.periodic(runtime="1ms", period="10ms", reserve=False, first_release=-1)
+
+
+EMPTIER = """
+import libdeadline as dl
+from libdeadline import _core
+
+class Emptier:
+    def __init__(self, target, value, *keys):
+        self.target, self.value, self.keys = target, value, keys
+    def __index__(self):
+        for k in self.keys:
+            del self.target[k]
+        if not self.keys:
+            self.target.clear()
+        return self.value
+"""
+
+
+@pytest.mark.parametrize("case", ["tasks", "platform", "partitions"])
+def test_lists_emptied_during_conversion(case):
+    # An object whose __index__ empties the list being converted (or takes
+    # a value out of the dict), freeing what it held: the extension
+    # converts what the call was given.
+    code = EMPTIER + {
+        "tasks": """
+tasks = []
+tasks += [(1_000_000, 10_000_000, 10_000_000, 0, Emptier(tasks, 0), 0), (1_000_000, 4_000_000, 4_000_000, 0, 0, 0)]
+r = _core.edf_test(tasks)
+assert r["verdict"] == 1 and abs(r["util"] - (1 << 20) * 35 // 100) <= 1, r
+print("ok")
+""",
+        "platform": """
+pf = {"ncpus": 2, "cpus": frozenset(range(2)), "unlimited": False, "server": tuple([0] * 6),
+      "period_min": 0, "period_max": 0}
+pf["cpu_bw"] = Emptier(pf, 1 << 20, "cpus")
+r = _core.plan([(1_000_000, 10_000_000, 10_000_000, 0, 0, 0)], pf)
+assert r["feasible"] and frozenset().union(*(x["cpus"] for x in r["parts"] + (r["cluster"],))) == {0, 1}, r
+print("ok")
+""",
+        # The cluster's CPUs are not CPUs: the layout is never made.
+        "partitions": """
+parts = []
+parts.append(("".join(["py", "rt0"]), [Emptier(parts, 0)]))
+try:
+    _core.layout_create(parts, "no-such-cpus")
+except ValueError as e:
+    assert "no-such-cpus" in str(e), e
+    print("ok")
+""",
+    }[case]
+    r = run_python(code, env=POISON_FREED)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "ok\n", r.stdout
