@@ -4,6 +4,12 @@
  * loop moves on, dl_periodic_next() ends it and its record (release, end,
  * met...) is copied into that Job.  The wait for the next release runs
  * with the GIL released; the step allocates nothing but the Job it yields.
+ *
+ * Another thread may close the loop while its own thread waits in
+ * dl_periodic_next() without the GIL: the loop cannot be freed under that
+ * wait, so close() marks it closing and the waiting thread frees it when
+ * the wait ends, and its next() ends the iteration.  One thread iterates
+ * a loop at a time: the library's loop is its thread's.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -23,6 +29,8 @@ typedef struct {
 	struct dl_periodic *pt;
 	struct dl_params params;
 	bool have_params, started, closed;
+	bool busy;    /* a thread is in dl_periodic_start() or _next(), the GIL released */
+	bool closing; /* close() came while busy: that thread frees the loop */
 	int mode;
 	uint64_t first_release, limit, count;
 	Job *current; /* the job running, or NULL */
@@ -176,30 +184,48 @@ static PyObject *periodic_next(Periodic *self)
 
 	if (self->closed)
 		return NULL;
+	if (self->busy) {
+		PyErr_SetString(PyExc_RuntimeError,
+				"the loop is running in another thread: a periodic loop is iterated by one thread, "
+				"the one it started in");
+		return NULL;
+	}
+	self->busy = true;
 	if (!self->started) {
 		self->started = true;
 		Py_BEGIN_ALLOW_THREADS
 		err = dl_periodic_start(&pt, self->have_params ? &self->params : NULL, self->mode,
 					self->first_release);
 		Py_END_ALLOW_THREADS
+		self->busy = false;
 		if (err < 0) {
 			self->closed = true;
 			return pydl_raise(err, PYDL_ADMIT);
 		}
 		self->pt = pt;
+		if (self->closing) {
+			periodic_free(self);
+			return NULL;
+		}
 	} else {
 		Py_BEGIN_ALLOW_THREADS
 		err = dl_periodic_next(self->pt, &done);
 		Py_END_ALLOW_THREADS
+		self->busy = false;
 		if (err < 0) {
 			periodic_free(self);
 			return pydl_raise(err, PYDL_CALL);
 		}
+		/* done is the loop's: copied before a close() that came during the wait frees it. */
 		if (self->current && done) {
 			self->current->job = *done;
 			self->current->ended = true;
 			Py_XSETREF(self->last, self->current);
 			self->current = NULL;
+		}
+		if (self->closing) {
+			periodic_free(self);
+			return NULL;
 		}
 		self->count++;
 		if (self->limit && self->count >= self->limit) {
@@ -218,11 +244,18 @@ static PyObject *periodic_next(Periodic *self)
 	return (PyObject *)job;
 }
 
+/* True when the loop is freed now; False when its thread waits in it,
+ * and frees it (its next() ending the iteration) when the wait ends. */
 static PyObject *periodic_close(Periodic *self, PyObject *unused)
 {
 	(void)unused;
+	if (self->busy) {
+		self->closed = true;
+		self->closing = true;
+		Py_RETURN_FALSE;
+	}
 	periodic_free(self);
-	Py_RETURN_NONE;
+	Py_RETURN_TRUE;
 }
 
 static PyObject *periodic_stats(Periodic *self, PyObject *unused)
@@ -230,7 +263,7 @@ static PyObject *periodic_stats(Periodic *self, PyObject *unused)
 	const struct dl_periodic_stats *s;
 
 	(void)unused;
-	if (!self->pt)
+	if (!self->pt || self->closing)
 		Py_RETURN_NONE;
 	s = dl_periodic_stats(self->pt);
 	if (!s)
@@ -262,8 +295,16 @@ static PyObject *periodic_started(Periodic *self, void *closure)
 	return PyBool_FromLong(self->started);
 }
 
+static PyObject *periodic_closed(Periodic *self, void *closure)
+{
+	(void)closure;
+	return PyBool_FromLong(self->closed);
+}
+
 static PyMethodDef periodic_methods[] = {
-	{ "close", (PyCFunction)periodic_close, METH_NOARGS, "close(): free the loop (dl_periodic_free)." },
+	{ "close", (PyCFunction)periodic_close, METH_NOARGS,
+	  "close() -> bool: free the loop (dl_periodic_free); False when its thread waits in it and frees it "
+	  "when the wait ends." },
 	{ "stats", (PyCFunction)periodic_stats, METH_NOARGS, "stats() -> dict (dl_periodic_stats), or None." },
 	{ NULL, NULL, 0, NULL },
 };
@@ -271,6 +312,7 @@ static PyMethodDef periodic_methods[] = {
 static PyGetSetDef periodic_getset[] = {
 	{ "last", (getter)periodic_last, NULL, "The last job ended, or None.", NULL },
 	{ "started", (getter)periodic_started, NULL, "Whether the loop has started.", NULL },
+	{ "closed", (getter)periodic_closed, NULL, "Whether the loop has been closed (or failed).", NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

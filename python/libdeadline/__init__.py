@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import errno as _errno
 import os
+import threading
 from typing import Any, Iterable, Iterator, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _core
@@ -254,6 +255,8 @@ class Reservation:
         self.params = params
         self.previous: Optional[Params] = None
         self._policy: Optional[Tuple[int, Any]] = None
+        self._tid = 0
+        self._thread: Optional[threading.Thread] = None
 
     def __enter__(self) -> "Reservation":
         self._save()
@@ -264,6 +267,8 @@ class Reservation:
         self._restore()
 
     def _save(self) -> None:
+        self._tid = threading.get_native_id()
+        self._thread = threading.current_thread()
         policy = os.sched_getscheduler(0)
         if policy & ~_SCHED_RESET_ON_FORK == _SCHED_DEADLINE:
             self.previous = get(0)
@@ -271,13 +276,19 @@ class Reservation:
             self._policy = (policy, os.sched_getparam(0))
 
     def _restore(self) -> None:
-        if self.previous is not None:
-            _core.set(0, self.previous._tuple(), False)
+        # The thread saved, whichever thread restores it (a loop's close()
+        # or __del__ may run on another).  One that has ended took its
+        # policy with it, and its id may be another thread's by now.
+        tid = 0 if threading.get_native_id() == self._tid else self._tid
+        if tid and self._thread is not None and not self._thread.is_alive():
             return
-        _core.clear(0)
+        if self.previous is not None:
+            _core.set(tid, self.previous._tuple(), False)
+            return
+        _core.clear(tid)
         policy, param = self._policy or (os.SCHED_OTHER, None)
         if policy & ~_SCHED_RESET_ON_FORK != os.SCHED_OTHER:
-            os.sched_setscheduler(0, policy, param)
+            os.sched_setscheduler(tid, policy, param)
 
     def __repr__(self) -> str:
         return f"<Reservation {self.params!r}>"
@@ -968,8 +979,14 @@ class Periodic:
     Job as it is released; the body of the for loop is the job's work.  A
     Job's record (release, end, response, met...) is filled in when the loop
     moves on.  The wait for the next release releases the GIL.  Made by
-    periodic(); closing it (or leaving its with block) gives the thread
-    back the policy it had, when the loop set a reservation."""
+    periodic(); closing it (or leaving its with block) gives the loop's
+    thread back the policy it had, when the loop set a reservation.
+
+    One thread iterates a loop: next() from another while it waits raises
+    RuntimeError.  close() may come from any thread; while the loop's
+    thread waits in it, close() returns at once and the loop ends when
+    that wait does (the thread's next() raises StopIteration, its last
+    job filled in, its policy given back)."""
 
     def __init__(self, p: Optional[Params], mode: str, reserve: bool, first_release: int, jobs: int) -> None:
         if mode not in ("sleep", "yield"):
@@ -981,6 +998,7 @@ class Periodic:
         self.params = p
         self._restore = Reservation(p) if reserve and p is not None else None
         self._saved = False
+        self._giving_back = threading.Lock()
         self._loop = _core.Periodic(None if p is None else p._tuple(), flags, first_release, jobs)
 
     def __iter__(self) -> "Periodic":
@@ -991,7 +1009,13 @@ class Periodic:
             # What the thread had, for close(); the loop sets the reservation itself.
             self._restore._save()
             self._saved = True
-        return next(self._loop)
+        try:
+            return next(self._loop)
+        except StopIteration:
+            if self._loop.closed:
+                # Closed by another thread while this one waited in the loop.
+                self._give_back()
+            raise
 
     @property
     def last(self) -> Optional[Job]:
@@ -1004,10 +1028,15 @@ class Periodic:
         return None if d is None else PeriodicStats(**d)
 
     def close(self) -> None:
-        """End the loop and give the thread back its previous policy."""
-        self._loop.close()
-        if self._saved:
-            self._saved = False
+        """End the loop and give its thread back its previous policy: now, or,
+        when that thread waits in the loop, when the wait ends."""
+        if self._loop.close():
+            self._give_back()
+
+    def _give_back(self) -> None:
+        with self._giving_back:
+            saved, self._saved = self._saved, False
+        if saved:
             self._restore._restore()
 
     def __enter__(self) -> "Periodic":

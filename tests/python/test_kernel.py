@@ -167,6 +167,56 @@ def test_periodic_loop_under_its_reservation_gives_the_policy_back():
     assert all(j.release + 10_000_000 == j.deadline for j in jobs)
 
 
+def test_closing_a_loop_from_another_thread_gives_the_loops_thread_its_policy():
+    """A thread runs loops under their reservations and the main thread
+    closes them: one that has ended while its thread waits, alive, and
+    one its thread waits in.  chrt sees the loop's thread SCHED_OTHER
+    again each time, and the main thread's policy is untouched."""
+    tid, errors, loops, after = [], [], [], []
+    ended, leave, running = threading.Event(), threading.Event(), threading.Event()
+
+    def worker():
+        try:
+            tid.append(threading.get_native_id())
+            loops.append(dl.periodic(runtime="1ms", period="10ms", jobs=3))
+            for job in loops[0]:
+                pass
+            ended.set()
+            leave.wait(30)
+            loops.append(dl.periodic(runtime="1ms", period="30ms"))
+            for job in loops[1]:
+                if job.number == 1:
+                    running.set()
+            after.append(os.sched_getscheduler(0))
+        except BaseException as e:
+            errors.append(e)
+        finally:
+            ended.set()
+            running.set()
+
+    mine = os.sched_getscheduler(0)
+    t = threading.Thread(target=worker)
+    t.start()
+    try:
+        assert ended.wait(30) and not errors, errors
+        assert "SCHED_DEADLINE" in chrt(tid[0])
+        loops[0].close()
+        assert "SCHED_OTHER" in chrt(tid[0])
+        assert os.sched_getscheduler(0) == mine
+        leave.set()
+        assert running.wait(30) and not errors, errors
+        assert "SCHED_DEADLINE" in chrt(tid[0])
+        loops[1].close()
+    finally:
+        leave.set()
+        for loop in loops:
+            loop.close()
+        t.join(30)
+    assert not errors, errors
+    assert after == [os.SCHED_OTHER]
+    assert os.sched_getscheduler(0) == mine
+
+
 def dl_run_check(pid, runtime, period):
     r = subprocess.run([DL_RUN, "--check", "-r", runtime, "-p", period, "--pid", str(pid)],
                        capture_output=True, text=True)

@@ -6,6 +6,7 @@ import errno
 import os
 import sys
 import threading
+import time
 
 import pytest
 
@@ -310,6 +311,103 @@ def test_the_loop_holds_no_more_memory_at_job_400_than_at_job_100():
         tracemalloc.stop()
     assert held[4] <= held[1], list(held)
 
+
+
+def test_closing_a_loop_that_another_thread_iterates_ends_it_cleanly():
+    # The worker waits in next() for its next release, the GIL released,
+    # while the main thread closes the loop: the wait ends as planned, the
+    # job it ended keeps its record, and the worker's for loop ends.
+    code = """
+import threading, time, libdeadline as dl
+loop = dl.periodic(runtime="1ms", period="30ms", reserve=False)
+seen, errors, running = [], [], threading.Event()
+def worker():
+    try:
+        for job in loop:
+            seen.append(job)
+            if job.number == 2:
+                running.set()
+    except BaseException as e:
+        errors.append(repr(e))
+    running.set()
+t = threading.Thread(target=worker)
+t.start()
+assert running.wait(10)
+time.sleep(0.01)
+loop.close()
+t.join(10)
+assert not t.is_alive(), "the worker's loop did not end"
+assert not errors, errors
+now = time.monotonic_ns()
+for j in seen:
+    assert j.ended and j.release <= j.end <= now and j.response == j.end - j.release, (j, j.release)
+assert loop.last is seen[-1] and loop.stats() is None
+print(len(seen), "jobs")
+"""
+    r = run_python(code, env=POISON_FREED)
+    assert r.returncode == 0, r.stderr
+    assert "jobs" in r.stdout
+
+
+def test_a_loop_runs_in_one_thread_at_a_time():
+    loop = dl.periodic(runtime="1ms", period="50ms", reserve=False, jobs=3)
+    first = next(loop)
+    errors = []
+
+    def other():
+        try:
+            next(loop)
+        except RuntimeError as e:
+            errors.append(e)
+
+    t = threading.Thread(target=lambda: [j for j in loop])
+    t.start()
+    time.sleep(0.01)  # t waits in next() for the next release
+    o = threading.Thread(target=other)
+    o.start()
+    o.join()
+    t.join()
+    assert len(errors) == 1 and "another thread" in str(errors[0])
+    assert first.ended and loop.stats().jobs == 3
+    loop.close()
+
+
+def test_closing_from_another_thread_restores_the_loops_thread(monkeypatch):
+    # The loop runs as if under a reservation (the extension's loop is
+    # told not to set one, so any user runs it); which thread close() and
+    # the loop's end give the policy back to is what _core.clear sees.
+    real = dl._core.Periodic
+    calls = []
+    monkeypatch.setattr(dl._core, "Periodic", lambda p, mode, first, jobs: real(p, mode | 0x100, first, jobs))
+    monkeypatch.setattr(dl._core, "clear", lambda tid: calls.append((tid, threading.get_native_id())))
+    tids, ran, leave = [], threading.Event(), threading.Event()
+    loops = [dl.periodic(runtime="1ms", period="10ms", jobs=3), dl.periodic(runtime="1ms", period="30ms")]
+
+    def worker():
+        tids.append(threading.get_native_id())
+        for job in loops[0]:
+            pass
+        for job in loops[1]:
+            if job.number == 1:
+                ran.set()
+        leave.wait(10)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    try:
+        assert ran.wait(10)
+        loops[0].close()  # ended, not closed: its thread waits, alive
+        time.sleep(0.01)
+        loops[1].close()  # its thread waits in next()
+        for _ in range(100):
+            if len(calls) == 2:
+                break
+            time.sleep(0.01)
+    finally:
+        leave.set()
+        t.join()
+    targets = [tid if tid else caller for tid, caller in calls]
+    assert targets == [tids[0], tids[0]], (calls, tids)
 
 
 @pytest.mark.parametrize("field, value", [("runtime", 2**64 + 1_000_000), ("deadline", 2**64 + 10_000_000),
