@@ -3,6 +3,10 @@
  * platform the analysis assumes, the schedulability tests and plans.
  * The tests and plans are pure computation but may take a while for a
  * large set: they run with the GIL released too.
+ *
+ * A TaskSet may be shared between threads: a plan or test reads the set
+ * without the GIL while another thread's add() may grow it, so the set
+ * has a lock of its own, held by both (see taskset_lock()).
  */
 #include <errno.h>
 #include <string.h>
@@ -12,6 +16,7 @@
 typedef struct {
 	PyObject_HEAD
 	struct dl_taskset *ts;
+	PyThread_type_lock lock; /* held by what reads ts without the GIL, and by what changes it */
 } TaskSet;
 
 static PyTypeObject TaskSetType;
@@ -26,13 +31,27 @@ static PyObject *str_or_none(const char *s)
 static PyObject *taskset_wrap(struct dl_taskset *ts)
 {
 	TaskSet *self = PyObject_New(TaskSet, &TaskSetType);
+	PyThread_type_lock lock = self ? PyThread_allocate_lock() : NULL;
 
-	if (!self) {
+	if (!lock) {
 		dl_taskset_free(ts);
-		return NULL;
+		PyObject_Free(self);
+		return PyErr_NoMemory();
 	}
 	self->ts = ts;
+	self->lock = lock;
 	return (PyObject *)self;
+}
+
+/* Take the set's lock, holding the GIL.  Its holder may be a plan in
+ * another thread, which needs the GIL to finish: the wait lets it go. */
+static void taskset_lock(TaskSet *self)
+{
+	if (PyThread_acquire_lock(self->lock, NOWAIT_LOCK))
+		return;
+	Py_BEGIN_ALLOW_THREADS
+	PyThread_acquire_lock(self->lock, WAIT_LOCK);
+	Py_END_ALLOW_THREADS
 }
 
 static PyObject *taskset_new(PyTypeObject *type, PyObject *args, PyObject *kw)
@@ -55,6 +74,7 @@ static PyObject *taskset_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 static void taskset_dealloc(TaskSet *self)
 {
 	dl_taskset_free(self->ts);
+	PyThread_free_lock(self->lock);
 	PyObject_Free(self);
 }
 
@@ -101,7 +121,9 @@ static PyObject *taskset_add(TaskSet *self, PyObject *args)
 
 	if (!PyArg_ParseTuple(args, "sO", &name, &tuple) || pydl_params(tuple, &p) < 0)
 		return NULL;
+	taskset_lock(self);
 	err = dl_taskset_add(self->ts, name, &p);
+	PyThread_release_lock(self->lock);
 	if (err < 0)
 		return pydl_raise(err, PYDL_INPUT);
 	Py_RETURN_NONE;
@@ -119,7 +141,9 @@ static PyObject *taskset_set_place(TaskSet *self, PyObject *args)
 		PyErr_SetString(PyExc_IndexError, "no such task in the set");
 		return NULL;
 	}
+	taskset_lock(self);
 	err = dl_taskset_set_place(self->ts, (size_t)i, place);
+	PyThread_release_lock(self->lock);
 	if (err < 0)
 		return pydl_raise(err, PYDL_INPUT);
 	Py_RETURN_NONE;
@@ -371,7 +395,9 @@ static PyObject *global_test(PyObject *self, PyObject *args)
 		if (!PyArg_ParseTuple(args, "O!|O", &TaskSetType, &ts, &sobj) || pydl_platform(sobj, &pf, &pfp) < 0)
 			return NULL;
 		Py_BEGIN_ALLOW_THREADS
+		PyThread_acquire_lock(ts->lock, WAIT_LOCK);
 		err = dl_global_test_taskset(ts->ts, pfp, &r);
+		PyThread_release_lock(ts->lock);
 		Py_END_ALLOW_THREADS
 	} else {
 		if (!PyArg_ParseTuple(args, "Oi|O", &list, &ncpus, &sobj) || server_arg(sobj, &server, &sp) < 0)
@@ -440,10 +466,12 @@ static PyObject *plan(PyObject *self, PyObject *args)
 	if (!PyArg_ParseTuple(args, "O|O", &obj, &pobj) || pydl_platform(pobj, &pf, &pfp) < 0)
 		return NULL;
 	if (PyObject_TypeCheck(obj, &TaskSetType)) {
-		struct dl_taskset *ts = ((TaskSet *)obj)->ts;
+		TaskSet *ts = (TaskSet *)obj;
 
 		Py_BEGIN_ALLOW_THREADS
-		err = dl_plan_taskset(ts, pfp, &pl);
+		PyThread_acquire_lock(ts->lock, WAIT_LOCK);
+		err = dl_plan_taskset(ts->ts, pfp, &pl);
+		PyThread_release_lock(ts->lock);
 		Py_END_ALLOW_THREADS
 	} else {
 		tasks = params_array(obj, &n);

@@ -489,3 +489,49 @@ except ValueError as e:
     r = run_python(code, env=POISON_FREED)
     assert r.returncode == 0, r.stderr
     assert r.stdout == "ok\n", r.stdout
+
+
+def test_a_taskset_planned_while_other_threads_add_to_it():
+    # Every task alike: a result over the first k tasks (k the set's size
+    # when it was read) has k response times and k tasks' utilization over
+    # the empty set's, and a plan places k distinct tasks.
+    code = """
+import threading, time, libdeadline as dl
+one = dl.Params("10us", period="100ms")
+pf = dl.Platform.default(4)
+base = dl.global_test(dl.TaskSet(), platform=pf).util
+bad, plans = [], [0]
+for round in range(10):
+    ts = dl.TaskSet()
+    def adder(name):
+        for i in range(300):
+            ts.add(f"{name}{i}", one)
+            if i % 10 == 0:
+                time.sleep(0)
+    def planner():
+        try:
+            while len(ts) < 600:
+                g = dl.global_test(ts, platform=pf)
+                k = len(g.response)
+                if not g or abs(g.util - base - k * one.utilization * dl.BW_UNIT) > 1:
+                    bad.append(("global", g.why, g.util, k))
+                p = dl.plan(ts, pf)
+                placed = [i for x in p.parts + ((p.cluster,) if p.cluster else ()) for i in x.tasks]
+                if not p or len(set(placed)) != len(placed) or any(i >= len(ts) for i in placed):
+                    bad.append(("plan", p.why, placed))
+                plans[0] += 1
+        except Exception as e:
+            bad.append(repr(e))
+    threads = [threading.Thread(target=planner), threading.Thread(target=planner),
+               threading.Thread(target=adder, args=("a",)), threading.Thread(target=adder, args=("b",))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+assert not bad, bad[:5]
+assert plans[0] > 10, plans
+print("ok")
+"""
+    r = run_python(code, env=POISON_FREED, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout == "ok\n"
