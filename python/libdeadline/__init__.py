@@ -294,17 +294,32 @@ class Reservation:
         return f"<Reservation {self.params!r}>"
 
 
+def _reset_on_fork(p: Params, reset: bool) -> Params:
+    """p with FLAG_RESET_ON_FORK when reset: the kernel refuses a deadline
+    task fork() and pthread_create() (EAGAIN) without it, and Python forks
+    and starts threads behind its caller's back (subprocess, logging
+    handlers, libraries' pools); with it, the children run as normal tasks
+    (docs/kernel-notes.md, "A deadline task cannot fork")."""
+    if not reset or p.flags & FLAG_RESET_ON_FORK:
+        return p
+    return dataclasses.replace(p, flags=p.flags | FLAG_RESET_ON_FORK)
+
+
 def reserve(params: Optional[Params] = None, *, runtime: Optional[Time] = None, deadline: Optional[Time] = None,
             period: Optional[Time] = None, flags: int = 0, util_min: Optional[int] = None,
-            util_max: Optional[int] = None) -> Reservation:
+            util_max: Optional[int] = None, reset_on_fork: bool = True) -> Reservation:
     """A context manager: the calling thread runs the with block under the
     reservation and gets its previous policy back on exit.
 
         with libdeadline.reserve(runtime="2ms", period="10ms"):
             control_loop()
-    """
-    return Reservation(globals()["params"](params, runtime=runtime, deadline=deadline, period=period,
-                                           flags=flags, util_min=util_min, util_max=util_max))
+
+    The reservation carries FLAG_RESET_ON_FORK, so that the block may start
+    processes and threads (they run as normal tasks); reset_on_fork=False
+    leaves it out, and the kernel then refuses them (BlockingIOError)."""
+    p = globals()["params"](params, runtime=runtime, deadline=deadline, period=period, flags=flags,
+                            util_min=util_min, util_max=util_max)
+    return Reservation(_reset_on_fork(p, reset_on_fork))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1054,7 +1069,7 @@ class Periodic:
 
 def periodic(params: Optional[Params] = None, *, runtime: Optional[Time] = None, deadline: Optional[Time] = None,
              period: Optional[Time] = None, flags: int = 0, mode: str = "sleep", reserve: bool = True,
-             first_release: int = 0, jobs: int = 0) -> Periodic:
+             first_release: int = 0, jobs: int = 0, reset_on_fork: bool = True) -> Periodic:
     """A periodic loop of the calling thread (dl_periodic_start(3)):
 
         for job in libdeadline.periodic(runtime="2ms", period="10ms", jobs=1000):
@@ -1066,8 +1081,10 @@ def periodic(params: Optional[Params] = None, *, runtime: Optional[Time] = None,
     reserve=False measures the same releases without a reservation (no
     privilege needed).  mode "sleep" releases on an absolute grid, "yield"
     follows the kernel's replenishments.  jobs=N stops after N jobs (0:
-    never)."""
+    never).  The reservation the loop sets carries FLAG_RESET_ON_FORK, as
+    reserve()'s does, unless reset_on_fork=False."""
     p = None
     if params is not None or runtime is not None:
         p = globals()["params"](params, runtime=runtime, deadline=deadline, period=period, flags=flags)
+        p = _reset_on_fork(p, reset_on_fork and reserve)
     return Periodic(p, mode, reserve, first_release, jobs)

@@ -101,7 +101,7 @@ class Reservation:
 
 def reserve(params: Optional[Params] = ..., *, runtime: Optional[Time] = ..., deadline: Optional[Time] = ...,
             period: Optional[Time] = ..., flags: int = ..., util_min: Optional[int] = ...,
-            util_max: Optional[int] = ...) -> Reservation: ...
+            util_max: Optional[int] = ..., reset_on_fork: bool = ...) -> Reservation: ...
 
 class RootDomain:
     cpus: frozenset[int]
@@ -340,4 +340,4 @@ class Periodic:
 
 def periodic(params: Optional[Params] = ..., *, runtime: Optional[Time] = ..., deadline: Optional[Time] = ...,
              period: Optional[Time] = ..., flags: int = ..., mode: str = ..., reserve: bool = ...,
-             first_release: int = ..., jobs: int = ...) -> Periodic: ...
+             first_release: int = ..., jobs: int = ..., reset_on_fork: bool = ...) -> Periodic: ...

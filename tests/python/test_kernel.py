@@ -127,6 +127,43 @@ def test_reserve_restores_the_previous_policy():
     assert not errors, errors
 
 
+def test_reserve_lets_the_block_start_processes_and_threads():
+    """subprocess.run() and a new thread inside reserve(): the children run
+    as SCHED_OTHER (FLAG_RESET_ON_FORK).  With reset_on_fork=False the
+    kernel refuses the fork (docs/kernel-notes.md, "A deadline task cannot
+    fork"), which is why it is the default."""
+    seen, errors = [], []
+
+    def worker():
+        try:
+            with dl.reserve(runtime="2ms", period="20ms"):
+                assert dl.get().flags & dl.FLAG_RESET_ON_FORK
+                r = subprocess.run(["sh", "-c", "chrt -p $$"], capture_output=True, text=True, timeout=30)
+                seen.append(r.stdout)
+                t = threading.Thread(target=lambda: seen.append(os.sched_getscheduler(0)))
+                t.start()
+                t.join()
+            with dl.reserve(runtime="2ms", period="20ms", reset_on_fork=False):
+                try:
+                    subprocess.run(["true"], timeout=30)
+                    seen.append("forked")
+                except BlockingIOError as e:
+                    seen.append(e.errno)
+            seen.append(os.sched_getscheduler(0))
+        except BaseException as e:
+            errors.append(e)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join(60)
+    assert not errors, errors
+    chrt_out, thread_policy, forked, after = seen
+    assert "SCHED_OTHER" in chrt_out and "DEADLINE" not in chrt_out, chrt_out
+    assert thread_policy == os.SCHED_OTHER
+    assert forked == errno.EAGAIN
+    assert after == os.SCHED_OTHER
+
+
 def test_periodic_loop_under_its_reservation_gives_the_policy_back():
     """A thread runs 20 jobs of libdeadline.periodic() with a reservation:
     chrt sees it while the loop runs, every job is measured, and the thread

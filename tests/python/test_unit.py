@@ -535,3 +535,16 @@ print("ok")
     r = run_python(code, env=POISON_FREED, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout == "ok\n"
+
+
+def test_reservations_of_reserve_and_periodic_reset_on_fork():
+    # So that the thread may start processes and threads under them
+    # (test_kernel.py starts one); reset_on_fork=False leaves the flag out.
+    p = dl.Params("1ms", period="10ms", flags=dl.FLAG_RECLAIM)
+    assert dl.reserve(runtime="1ms", period="10ms").params.flags == dl.FLAG_RESET_ON_FORK
+    assert dl.reserve(p).params == dataclasses.replace(p, flags=dl.FLAG_RECLAIM | dl.FLAG_RESET_ON_FORK)
+    assert dl.reserve(p, reset_on_fork=False).params == p
+    assert dl.periodic(p, jobs=1).params.flags == dl.FLAG_RECLAIM | dl.FLAG_RESET_ON_FORK
+    assert dl.periodic(p, jobs=1, reset_on_fork=False).params == p
+    # No reservation set: the parameters only time the loop.
+    assert dl.periodic(p, jobs=1, reserve=False).params == p
