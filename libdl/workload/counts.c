@@ -39,11 +39,11 @@ int dl_pub_valid(const struct dl_pubrec *r, uid_t uid, pid_t tid)
 		return -EINVAL;
 	if (r->misses > r->jobs || r->response_max > r->response_sum)
 		return -EINVAL;
-	for (unsigned i = 0; i < DL_COUNTS_BUCKETS; i++) {
-		if (r->buckets[i] > r->jobs)
+	/* Summed with overflow checked: buckets of 3 x 2^63 would wrap to a
+	 * sum of 2^63 and pass for that many jobs. */
+	for (unsigned i = 0; i < DL_COUNTS_BUCKETS; i++)
+		if (__builtin_add_overflow(sum, r->buckets[i], &sum))
 			return -EINVAL;
-		sum += r->buckets[i];
-	}
 	if (sum != r->jobs)
 		return -EINVAL;
 	return 0;

@@ -189,7 +189,7 @@ START_TEST(test_corrupt)
 	struct dl_pubrec r;
 	struct dl_task_counts c;
 
-	for (int k = 0; k < 12; k++) {
+	for (int k = 0; k < 13; k++) {
 		good_record(&r, 30, 5000);
 		switch (k) {
 		case 0: r.magic[0] = 'X'; break;
@@ -204,6 +204,12 @@ START_TEST(test_corrupt)
 		case 9: r.tid = gettid() + 1; break;               /* not the file's name */
 		case 10: r.response_max = r.response_sum + 1; break;
 		case 11: r.pid = -1; break;
+		case 12: /* three buckets of 2^63, each within jobs, their sum 2^63 modulo 2^64 */
+			r.jobs = UINT64_C(1) << 63;
+			r.buckets[dl_pub_bucket(5000)] = 0;
+			for (int b = 0; b < 3; b++)
+				r.buckets[b] = r.jobs;
+			break;
 		}
 		write_at(udir, me(), &r, sizeof(r));
 		ck_assert_msg(read_me(&c) == -EINVAL, "mutation %d accepted", k);
@@ -441,7 +447,7 @@ START_TEST(test_random_mutations)
 			uint64_t sum = 0;
 
 			for (int b = 0; b < DL_COUNTS_BUCKETS; b++)
-				sum += c.buckets[b];
+				ck_assert(!__builtin_add_overflow(sum, c.buckets[b], &sum));
 			ck_assert_uint_eq(sum, c.jobs);
 			ck_assert_uint_le(c.misses, c.jobs);
 			ck_assert_int_eq(c.tid, gettid());
