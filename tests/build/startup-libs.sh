@@ -61,11 +61,25 @@ only_libc() {
 check "dl-run needs no library but libc" only_libc "$build/utils/dl-run"
 # The dlopen notes: a JSON string per library, its soname the one built for.
 cgso=$(sed -n 's/^#define LIBCGROUP_SONAME "\(.*\)"$/\1/p' "$build/config.h")
+# The section's bytes, dumped into a file of this test's own.  objcopy
+# replaces its output file (a new file renamed over it), so a device
+# named as its output is unlinked: /dev/stdout, where /proc is not
+# mounted, would become a regular file.  Its output object goes there
+# too: without one, objcopy rewrites the file it reads.
+notedir=$(mktemp -d) || exit 1
+trap 'rm -rf "$notedir"' EXIT
 notes() {
-	objcopy -O binary --only-section=.note.dlopen "$1" /dev/stdout 2>/dev/null | tr -c '[:print:]' '\n'
+	rm -f "$notedir/note" "$notedir/copy"
+	if ! objcopy --dump-section .note.dlopen="$notedir/note" "$1" "$notedir/copy" 2>"$notedir/err"; then
+		sed "s|^|# objcopy: |" "$notedir/err"
+		return 1
+	fi
+	[ -s "$notedir/note" ] || { echo "# $1's .note.dlopen is empty"; return 1; }
+	tr -c '[:print:]' '\n' < "$notedir/note"
 }
 has_note() { # FILE SONAME FEATURE
-	text=$(notes "$1" | grep '^\[')
+	text=$(notes "$1") || { printf '%s\n' "$text"; return 1; }
+	text=$(printf '%s\n' "$text" | grep '^\[')
 	printf '%s\n' "$text" | grep "\"feature\":\"$3\"" | grep -q "\"soname\":\[\"$2\"\]" ||
 		{ printf '%s\n' "$text" | sed "s|^|# $1's .note.dlopen: |"; return 1; }
 }
