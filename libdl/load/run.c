@@ -267,11 +267,15 @@ static int wait_ready(int fd, size_t n)
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		uint64_t now = dl_now_ns();
 		ssize_t r;
+		int ready;
 
 		if (now >= deadline)
 			return dl_fail(-ETIMEDOUT, "the tasks were not all set up after %d s", SETUP_TIMEOUT_MS / 1000);
-		if (poll(&pfd, 1, (int)((deadline - now) / 1000000ULL) + 1) < 0 && errno != EINTR)
+		ready = poll(&pfd, 1, (int)((deadline - now) / 1000000ULL) + 1);
+		if (ready < 0 && errno != EINTR)
 			return dl_fail(-errno, "poll: %s", strerror(errno));
+		if (ready <= 0)
+			continue; /* the pipe is blocking: read only what poll saw */
 		r = read(fd, buf, sizeof(buf) < n - got ? sizeof(buf) : n - got);
 		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
