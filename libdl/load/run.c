@@ -146,13 +146,19 @@ static int task_body(const struct task_arg *a)
 		err = dl_set(0, &t->params);
 	if (err)
 		child_fail(sh, a->ready_fd, err);
-	if (write(a->ready_fd, "r", 1) != 1 || read(a->go_fd, &t0, sizeof(t0)) != sizeof(t0))
-		_exit(1); /* the parent gave up */
-	if (!a->threaded) {
-		/* The process's own; its sibling threads' reads need them. */
+	if (write(a->ready_fd, "r", 1) != 1)
+		_exit(1);
+	/* A process's own task has said all it will: its end closed, the
+	 * pipe ends, and the parent stops waiting, once every other writer
+	 * has spoken or ended; among them a process of threads that one
+	 * failing thread took down, its other threads' bytes unwritten.  A
+	 * thread's end is its siblings' too: kept. */
+	if (!a->threaded)
 		close(a->ready_fd);
+	if (read(a->go_fd, &t0, sizeof(t0)) != sizeof(t0))
+		_exit(1); /* the parent gave up */
+	if (!a->threaded)
 		close(a->go_fd);
-	}
 	end_time = a->duration ? t0 + t->offset + a->duration : UINT64_MAX;
 	if (t->argv) {
 		if (dl_caps_drop() < 0)

@@ -13,7 +13,8 @@
  *    runtime): on one CPU, a task preempted by an earlier deadline
  *    burns its whole work in each job, while a spin of the same length
  *    takes less CPU by the time it was preempted;
- *  - a refused task stops the whole load, with the kernel's reason;
+ *  - a refused task stops the whole load, with the kernel's reason, at
+ *    once when it is a thread beside a task's own process;
  *  - the tasks without a place run as threads of one process, as the
  *    kernel lists them while they run (each task its own process with
  *    DL_LOAD_PROCESSES, and a placed task always);
@@ -385,6 +386,36 @@ START_TEST(test_refused)
 	ck_assert_int_eq(dl_load_run(ts, DL_PERIODIC_SLEEP, 100 * MS, 0, 0, &l), -ENOENT);
 	ck_assert_msg(strstr(dl_errmsg(), "task b: "), "%s", dl_errmsg());
 	dl_taskset_free(ts);
+}
+END_TEST
+
+/* A task with a process of its own (placed, or a command) beside the
+ * threads of the others, one of which the kernel refuses (0.99 of a
+ * CPU, where each root domain is one CPU's 0.95): that refusal ends the
+ * threads' process while the other thread's set-up is still under way
+ * (it touches the room for 300,000 kept jobs first; nothing locked,
+ * which would touch every task's room at once), its byte never
+ * written, and the other process waits to start.  The load fails at
+ * once with the kernel's reason, not after the set-up's 10 s. */
+START_TEST(test_mixed_refused)
+{
+	static const char *const text[] = {
+		"p 1ms 10ms 10ms place=cluster\nbig 9.9ms 10ms 10ms\nok 10us 100us 100us\n",
+		"c 1ms 100ms 100ms -- sleep 10\nbig 9.9ms 10ms 10ms\nok 10us 100us 100us\n",
+	};
+	struct dl_taskset *ts = tasks(text[_i]);
+	struct dl_load *l = NULL;
+	uint64_t t0 = dl_now_ns();
+	int err;
+
+	err = dl_load_run(ts, DL_PERIODIC_SLEEP, 30000 * MS, 0, DL_LOAD_KEEP_JOBS | DL_LOAD_NO_MLOCK, &l);
+	ck_assert_msg(err == -EBUSY, "%d: %s", err, dl_errmsg());
+	ck_assert_ptr_null(l);
+	ck_assert_msg(strstr(dl_errmsg(), "task big: ") && strstr(dl_errmsg(), "admission refused"), "%s", dl_errmsg());
+	tl_note("%s: refused after %.3f s", _i ? "beside a command" : "beside a placed task", (dl_now_ns() - t0) / 1e9);
+	ck_assert_msg(dl_now_ns() - t0 < 3000 * MS, "dl_load_run took %.1f s to fail", (dl_now_ns() - t0) / 1e9);
+	dl_taskset_free(ts);
+	tl_settle();
 }
 END_TEST
 
@@ -819,6 +850,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_overrun_threads);
 	tcase_add_test(tc, test_work_and_spin);
 	tcase_add_test(tc, test_refused);
+	tcase_add_loop_test(tc, test_mixed_refused, 0, 2);
 	tcase_add_loop_test(tc, test_threads, 0, 3);
 	tcase_add_test(tc, test_tool);
 	suite_add_tcase(s, tc);
