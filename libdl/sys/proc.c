@@ -58,12 +58,14 @@ int dl_stat_field_at(int dirfd, int n, unsigned long long *val)
 }
 
 /* A /proc directory name or a user's argument as a pid: digits only,
- * 1..INT_MAX; -1 otherwise.  The one pid parser of the library. */
+ * 1..INT_MAX, written as the kernel writes it (no leading zero, so that
+ * a thread has one name in a folder of names); -1 otherwise.  The one
+ * pid parser of the library. */
 pid_t dl_parse_pid(const char *s)
 {
 	unsigned long long v = 0;
 
-	if (!s || !*s)
+	if (!s || !*s || *s == '0')
 		return -1;
 	for (; *s; s++) {
 		if (*s < '0' || *s > '9')

@@ -206,6 +206,7 @@ struct dl_test_hooks {
 	 * (SIGSTOP) to race it. */
 	void (*at)(const char *point);
 	const char *tasks_dir; /* instead of /run/libdl-tasks (workload/publish.h) */
+	const char *user_run_dir; /* instead of /run/user (workload/publish.h) */
 	/* Counts the steps of the loops whose cost the tests bound (a
 	 * lookup's probes, a table's rehash): work counted, not timed. */
 	unsigned long long *work;

@@ -23,8 +23,6 @@
 
 /* Copies of a record a writer keeps changing before one is stable. */
 #define READ_TRIES 64
-/* Records read at most per user directory, and in all. */
-#define RECORDS_MAX 65536
 
 int dl_pub_valid(const struct dl_pubrec *r, uid_t uid, pid_t tid)
 {
@@ -135,11 +133,14 @@ struct list {
 	size_t n, cap;
 };
 
-/* Every record of directory dirfd, uid's, that passes: into l. */
+/* Every record of directory dirfd, uid's, that passes: into l.  At
+ * most DL_PUB_RECORDS_MAX of them, from the first DL_PUB_SCAN_MAX
+ * entries: what a folder holds costs its own user's listing alone. */
 static int read_user_dir(int dirfd, uid_t uid, struct list *l)
 {
 	struct stat st;
 	struct dirent *d;
+	size_t kept = 0, seen = 0;
 	DIR *dir;
 	int fd;
 
@@ -153,9 +154,11 @@ static int read_user_dir(int dirfd, uid_t uid, struct list *l)
 			close(fd);
 		return 0;
 	}
-	while ((d = readdir(dir)) && l->n < RECORDS_MAX) {
+	while (kept < DL_PUB_RECORDS_MAX && seen < DL_PUB_SCAN_MAX && (d = readdir(dir))) {
 		struct dl_task_counts c;
 
+		seen++;
+		dl_count_work(1);
 		if (dl_parse_pid(d->d_name) <= 0 || dl_pub_read(dirfd, d->d_name, uid, &c))
 			continue;
 		if (l->n == l->cap) {
@@ -170,6 +173,7 @@ static int read_user_dir(int dirfd, uid_t uid, struct list *l)
 			l->cap = cap;
 		}
 		l->v[l->n++] = c;
+		kept++;
 	}
 	closedir(dir);
 	return 0;
@@ -199,13 +203,12 @@ static int read_base(const char *path, const char *sub, struct list *l)
 		return 0;
 	}
 	while (!err && (d = readdir(dir))) {
-		pid_t uid = dl_parse_pid(d->d_name);
+		/* Canonical names only: one folder per uid. */
+		pid_t uid = strcmp(d->d_name, "0") ? dl_parse_pid(d->d_name) : 0;
 		int fd, subfd;
 
-		if (uid < 0 && strcmp(d->d_name, "0"))
+		if (uid < 0)
 			continue;
-		if (!strcmp(d->d_name, "0"))
-			uid = 0;
 		fd = openat(basefd, d->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
@@ -228,9 +231,52 @@ static int read_base(const char *path, const char *sub, struct list *l)
 	return err;
 }
 
+/* Ordered by thread, then by when it was read (arg: the records). */
+static int by_thread(const void *a, const void *b, void *arg)
+{
+	const struct dl_task_counts *v = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	pid_t x = v[i].tid, y = v[j].tid;
+
+	return x != y ? (x > y) - (x < y) : (i > j) - (i < j);
+}
+
+/* One record per thread: a user's two folders (/run/libdl-tasks/UID and
+ * /run/user/UID/libdl-tasks), or the folders of a thread's real and
+ * effective uid, may each name it; the first read is kept.  Sorted by
+ * thread. */
+static int one_per_thread(struct list *l)
+{
+	size_t *order, n = 0;
+	struct dl_task_counts *v;
+
+	if (l->n < 2)
+		return 0;
+	order = calloc(l->n, sizeof(*order));
+	v = calloc(l->n, sizeof(*v));
+	if (!order || !v) {
+		free(order);
+		free(v);
+		return dl_fail(-ENOMEM, "out of memory for the published counters");
+	}
+	for (size_t i = 0; i < l->n; i++)
+		order[i] = i;
+	qsort_r(order, l->n, sizeof(*order), by_thread, l->v);
+	for (size_t i = 0; i < l->n; i++)
+		if (!n || v[n - 1].tid != l->v[order[i]].tid)
+			v[n++] = l->v[order[i]];
+	free(order);
+	free(l->v);
+	l->v = v;
+	l->n = n;
+	l->cap = l->n;
+	return 0;
+}
+
 DL_EXPORT int dl_counts_list(struct dl_task_counts **counts, size_t *count)
 {
 	struct list l = { 0 };
+	bool users = !(dl_test_hooks && dl_test_hooks->tasks_dir) || (dl_test_hooks && dl_test_hooks->user_run_dir);
 	int err;
 
 	if (counts)
@@ -240,8 +286,10 @@ DL_EXPORT int dl_counts_list(struct dl_task_counts **counts, size_t *count)
 	if (!counts || !count)
 		return dl_fail(-EINVAL, "dl_counts_list needs somewhere to put the counters and their count");
 	err = read_base(dl_pub_base(), NULL, &l);
-	if (!err && !(dl_test_hooks && dl_test_hooks->tasks_dir))
-		err = read_base("/run/user", DL_PUB_USER_DIR, &l);
+	if (!err && users)
+		err = read_base(dl_pub_user_base(), DL_PUB_USER_DIR, &l);
+	if (!err)
+		err = one_per_thread(&l);
 	if (err) {
 		free(l.v);
 		return err;

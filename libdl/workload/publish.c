@@ -28,6 +28,11 @@ const char *dl_pub_base(void)
 	return dl_test_hooks && dl_test_hooks->tasks_dir ? dl_test_hooks->tasks_dir : DL_PUB_DIR;
 }
 
+const char *dl_pub_user_base(void)
+{
+	return dl_test_hooks && dl_test_hooks->user_run_dir ? dl_test_hooks->user_run_dir : DL_PUB_USER_BASE;
+}
+
 /* The group that may read the loop's record, from LIBDL_PUBLISH_GROUP
  * (a group's name or number; secure_getenv: a program that runs with
  * more privileges than its caller ignores it): 0 with *gid (gid_t)-1
@@ -71,70 +76,104 @@ static int dir_trusted(int fd, const char *path, uid_t uid)
 	if (fstat(fd, &st) < 0)
 		return dl_fail(-errno, "cannot look at %s: %s", path, strerror(errno));
 	if (st.st_uid != 0 && st.st_uid != uid)
-		return dl_fail(-EPERM, "%s belongs to uid %u, not to root nor to uid %u: remove it (a root-owned %s, mode 1777, is made by the first loop that publishes as root)",
+		return dl_fail(-EPERM, "%s belongs to uid %u, not to root nor to uid %u: remove it (root's %s is made by the first loop that publishes as root, or is the package's mount)",
 			       path, (unsigned)st.st_uid, (unsigned)uid, DL_PUB_DIR);
 	if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
 		return dl_fail(-EPERM, "%s is writable by others and not sticky: make it mode 1777 or 0755", path);
 	return 0;
 }
 
-/* The base directory: /run/libdl-tasks, made by root when missing; else
- * the user's /run/user/UID/libdl-tasks.  Its descriptor. */
-static int open_base(uid_t uid, char *path, size_t len)
+/* Whether the directory fd is a file system of its own (a mount point:
+ * its parent is on another device), so that what users put in it counts
+ * against its limits and never against /run's. */
+static bool own_fs(int fd)
+{
+	struct stat st, up;
+
+	return fstat(fd, &st) == 0 && fstatat(fd, "..", &up, 0) == 0 && st.st_dev != up.st_dev;
+}
+
+/* Whether uid may put a record in the base directory fd: root, and the
+ * base's owner (a test's own folder), always; another user when the base
+ * is root's, sticky, writable by all and a file system of its own (the
+ * package's size-limited tmpfs, run-libdl\x2dtasks.mount), never in a folder of
+ * /run's own file system that all may write to: any user could fill
+ * /run, where logind, udev and every PID file live.  0, or -EACCES with
+ * the reason in why. */
+static int base_open_to(int fd, uid_t uid, char *why, size_t len)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (uid == 0 || st.st_uid == uid)
+		return 0;
+	if ((st.st_mode & 01777) != 01777) {
+		snprintf(why, len, "root's alone (mode %04o)", (unsigned)(st.st_mode & 07777));
+		return -EACCES;
+	}
+	if (!own_fs(fd)) {
+		snprintf(why, len, "writable by all but not a file system of its own: any user could fill /run with it");
+		return -EACCES;
+	}
+	return 0;
+}
+
+/* The base directory: /run/libdl-tasks, made by root (mode 0755) when
+ * missing, for root's records and, when it is the package's mount, every
+ * user's; else the user's /run/user/UID/libdl-tasks, whose size logind
+ * limits per user.  Its descriptor; *shared says which. */
+static int open_base(uid_t uid, char *path, size_t len, bool *shared)
 {
 	const char *base = dl_pub_base();
-	int fd, err;
+	char why[128] = "missing", user[232];
+	int fd, ufd, err;
 
+	*shared = true;
 	snprintf(path, len, "%s", base);
 	fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT && uid == 0) {
-		/* Sticky and writable by all, as /tmp: each user then makes
-		 * a directory of their own in it, which nobody else can
-		 * remove or fill. */
+		/* Root's: others publish here only once it is a mount of its
+		 * own (base_open_to). */
 		if (mkdir(base, 0755) < 0 && errno != EEXIST)
 			return dl_fail(-errno, "cannot create %s: %s", base, strerror(errno));
 		fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0 && fchmod(fd, 01777) < 0) {
-			err = dl_fail(-errno, "cannot make %s mode 1777: %s", base, strerror(errno));
-			close(fd);
-			return err;
-		}
 	}
-	if (fd < 0 && errno == ENOENT && !(dl_test_hooks && dl_test_hooks->tasks_dir)) {
-		char user[64];
-		int ufd;
-
-		snprintf(user, sizeof(user), "/run/user/%u", (unsigned)uid);
-		ufd = open(user, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (ufd < 0)
-			return dl_fail(-ENOENT, "neither %s nor %s exists: as root, create %s mode 1777 (dl-stat(1), FILES)",
-				       base, user, base);
-		if ((err = dir_trusted(ufd, user, uid))) {
-			close(ufd);
-			return err;
-		}
-		if (mkdirat(ufd, DL_PUB_USER_DIR, 0700) < 0 && errno != EEXIST) {
-			err = dl_fail(-errno, "cannot create %s/%s: %s", user, DL_PUB_USER_DIR, strerror(errno));
-			close(ufd);
-			return err;
-		}
-		fd = openat(ufd, DL_PUB_USER_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(ufd);
-		snprintf(path, len, "%s/%s", user, DL_PUB_USER_DIR);
-		/* In the user's own directory: no UID level below. */
-		if (fd >= 0 && (err = dir_trusted(fd, path, uid))) {
-			close(fd);
-			return err;
-		}
-		return fd >= 0 ? fd : dl_fail(-errno, "cannot open %s: %s", path, strerror(errno));
-	}
-	if (fd < 0)
+	if (fd < 0 && errno != ENOENT)
 		return dl_fail(-errno, "cannot open %s: %s", base, strerror(errno));
-	if ((err = dir_trusted(fd, base, uid))) {
+	if (fd >= 0) {
+		if ((err = dir_trusted(fd, base, uid))) {
+			close(fd);
+			return err;
+		}
+		if (base_open_to(fd, uid, why, sizeof(why)) == 0)
+			return fd;
+		close(fd);
+	}
+	snprintf(user, sizeof(user), "%s/%u", dl_pub_user_base(), (unsigned)uid);
+	ufd = open(user, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (ufd < 0)
+		return dl_fail(-ENOENT, "%s is %s and %s does not exist: as root, start the size-limited mount the package ships (systemctl enable --now 'run-libdl\\x2dtasks.mount'; without systemd, dl-stat(1) FILES gives its mount(8) line), or give the user a runtime folder (loginctl enable-linger)",
+			       base, why, user);
+	if ((err = dir_trusted(ufd, user, uid))) {
+		close(ufd);
+		return err;
+	}
+	if (mkdirat(ufd, DL_PUB_USER_DIR, 0700) < 0 && errno != EEXIST) {
+		err = dl_fail(-errno, "cannot create %s/%s: %s", user, DL_PUB_USER_DIR, strerror(errno));
+		close(ufd);
+		return err;
+	}
+	fd = openat(ufd, DL_PUB_USER_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(ufd);
+	snprintf(path, len, "%s/%s", user, DL_PUB_USER_DIR);
+	*shared = false;
+	/* In the user's own directory: no UID level below. */
+	if (fd >= 0 && (err = dir_trusted(fd, path, uid))) {
 		close(fd);
 		return err;
 	}
-	return fd;
+	return fd >= 0 ? fd : dl_fail(-errno, "cannot open %s: %s", path, strerror(errno));
 }
 
 /* The user's directory in the base, made mode 0700: one the user owns
@@ -207,6 +246,7 @@ int dl_pub_open(struct dl_pub *pub, const struct dl_params *p)
 	uid_t uid = geteuid();
 	pid_t tid = gettid();
 	gid_t gid;
+	bool shared;
 	int basefd, dirfd, fd, err;
 
 	memset(pub, 0, sizeof(*pub));
@@ -215,10 +255,10 @@ int dl_pub_open(struct dl_pub *pub, const struct dl_params *p)
 		return dl_fail(err, "cannot read this thread's start time in /proc/%d/stat: is /proc mounted?", (int)tid);
 	if ((err = publish_group(&gid)))
 		return err;
-	basefd = open_base(uid, base, sizeof(base));
+	basefd = open_base(uid, base, sizeof(base), &shared);
 	if (basefd < 0)
 		return basefd;
-	if (!strcmp(base, dl_pub_base())) {
+	if (shared) {
 		dirfd = open_user_dir(basefd, base, uid, gid, dir, sizeof(dir));
 		close(basefd);
 		if (dirfd < 0)

@@ -3,14 +3,25 @@
  * (internal).  publish.c writes it, counts.c reads it (dl_counts_list).
  *
  * Where: one record per thread, BASE/UID/TID, where BASE is
- * /run/libdl-tasks (root's, mode 1777 like /tmp, made by the first
- * publisher that runs as root, or by the package's tmpfiles.d entry) or,
- * when that does not exist, the user's own /run/user/UID/libdl-tasks
- * (logind's directory, the user's alone).  UID's directory is the
- * user's, mode 0700: nobody else can put a record there, nor read one
- * but root.  A loop run with LIBDL_PUBLISH_GROUP=GROUP (in
+ * /run/libdl-tasks or the user's own /run/user/UID/libdl-tasks (logind's
+ * directory, the user's alone, its size limited per user).
+ * /run/libdl-tasks is root's: made mode 0755 by the first publisher that
+ * runs as root, it takes root's records only; mounted as a file system
+ * of its own (the package's run-libdl\x2dtasks.mount: a tmpfs of a few
+ * MiB and inodes, mode 1777 like /tmp), every user's.  A sticky folder
+ * that all may write to on /run's own file system is never written to
+ * by others than root: any user could fill /run with it.  UID's
+ * directory is the user's, mode 0700: nobody else can put a record there,
+ * nor read one but root.  A loop run with LIBDL_PUBLISH_GROUP=GROUP (in
  * /run/libdl-tasks only) gives the directory to GROUP, mode 0750, and
  * its record too, mode 0640: GROUP's members read it, and never write.
+ *
+ * Names are canonical (a uid or tid in decimal, no leading zero), so
+ * that a thread has one name and a user one folder per BASE; a reader
+ * reads at most DL_PUB_RECORDS_MAX records of a folder and looks at no
+ * more than DL_PUB_SCAN_MAX of its entries, and keeps one record per
+ * thread: a user's folder full of names or junk costs its own records,
+ * never another user's.
  *
  * The record is untrusted input to every reader: a fixed size, a magic
  * and a version, every count checked against the others, the thread it
@@ -28,11 +39,14 @@
 #include "sys/sys.h"
 
 #define DL_PUB_DIR "/run/libdl-tasks"
+#define DL_PUB_USER_BASE "/run/user" /* logind's, a folder per uid */
 #define DL_PUB_USER_DIR "libdl-tasks" /* under /run/user/UID */
 #define DL_PUB_GROUP_ENV "LIBDL_PUBLISH_GROUP" /* the group that may read */
 #define DL_PUB_MAGIC "libdl-tc"
 #define DL_PUB_VERSION 1
 #define DL_PUB_SIZE 512
+#define DL_PUB_RECORDS_MAX 4096 /* records read per folder */
+#define DL_PUB_SCAN_MAX 16384   /* entries looked at per folder */
 
 struct dl_pubrec {
 	char magic[8];        /* DL_PUB_MAGIC, not terminated */
@@ -62,8 +76,10 @@ static inline unsigned dl_pub_bucket(uint64_t ns)
 	return b < DL_COUNTS_BUCKETS - 1 ? b : DL_COUNTS_BUCKETS - 1;
 }
 
-/* The base directory (the test hooks may move it). */
+/* The base directory, and the users' runtime folders (the test hooks
+ * may move them). */
 const char *dl_pub_base(void);
+const char *dl_pub_user_base(void);
 
 /* publish.c: the calling thread's record, made at the loop's start and
  * removed at its end; one job into it (memory writes only). */

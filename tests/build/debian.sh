@@ -35,6 +35,14 @@ for f in dl-run.conf dl-part.conf; do
 	result "$(grep -qx "data/$f etc/libdl" "$src/debian/libdeadline-tools.install"; echo $?)" "libdeadline-tools installs data/$f as /etc/libdl/$f"
 done
 result "$(grep -q 'dl-part.service$' "$src/debian/libdeadline-tools.install"; echo $?)" "and dl-part.service as make install makes it"
+# The counters folder's mount, under the name make install gives it (a
+# glob in the .install file), and no tmpfiles.d entry making it a folder
+# of /run's that all may write to.
+tmp=$(mktemp -d) && : >"$tmp/run-libdl\x2dtasks.mount"
+glob=$(sed -n 's|^${env:LIBDL_UNITDIR}/\(run-libdl[^ ]*\.mount\)$|\1|p' "$src/debian/libdeadline-tools.install")
+result "$(cd "$tmp" && [ -n "$glob" ] && eval "ls $glob" >/dev/null 2>&1; echo $?)" "and run-libdl\\x2dtasks.mount, as make install names it"
+rm -rf "$tmp"
+result "$(! grep -qs '/run/libdl-tasks' "$src"/debian/*.tmpfiles; echo $?)" "no tmpfiles.d entry makes /run/libdl-tasks a folder of /run's"
 # The Python binding: its own package, built with dh-python for the
 # default python3, where configure installs it for the prefix /usr; its
 # page goes with it, not with the C pages of libdeadline-dev.

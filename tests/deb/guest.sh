@@ -279,6 +279,14 @@ users_round() {
 	check "permission denied" has "$err" "Permission denied"
 }
 
+# The periodic loops' counters folder, the package's tmpfs of its own
+# (run-libdl\x2dtasks.mount): enabled, and mounted when systemd runs.
+tasks_mount_checks() {
+	check "run-libdl\\x2dtasks.mount is enabled" eq "$(systemctl is-enabled 'run-libdl\x2dtasks.mount' 2>&1)" enabled
+	[ "$mode" = chroot ] || [ "$mode" = image ] ||
+		check "/run/libdl-tasks is a tmpfs of its own, mode 1777" eq "$(findmnt -no FSTYPE /run/libdl-tasks) $(stat -c %a /run/libdl-tasks)" "tmpfs 1777"
+}
+
 # A layout for the next boot, and a unit that needs it.
 write_layout() {
 	echo 'partition rt=0' >>/etc/libdl/dl-part.conf
@@ -318,6 +326,7 @@ if [ "$mode" = image ]; then
 	install_debs
 	check "the installation printed no complaint of libdeadline-tools" eq "$(grep '^libdeadline-tools:' /tmp/install.log)" ""
 	check "dl-part.service is enabled" eq "$(systemctl is-enabled dl-part.service 2>&1)" enabled
+	tasks_mount_checks
 	write_layout
 	# The deadline accounting before the layout: taken at boot, before
 	# dl-part.service, for the purge to be compared with.
@@ -345,6 +354,7 @@ fi
 if [ "$mode" = booted ]; then
 	note "booted: $(. /etc/os-release && echo "$PRETTY_NAME") with the packages installed in its image, kernel $(uname -r), systemd $(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')"
 	layout_checks
+	tasks_mount_checks
 	# An initramfs holds no extended attributes (cpio has none): dpkg's
 	# configure step sets the capability again, as at install.
 	check "dl-run came through the initramfs without its capability" eq "$(getcap /usr/bin/dl-run)" ""
@@ -391,6 +401,7 @@ elif [ "$boot" = 1 ]; then
 	check "/etc/libdl/dl-run.conf is a conffile" has "$conffiles" /etc/libdl/dl-run.conf
 	check "/etc/libdl/dl-part.conf is a conffile" has "$conffiles" /etc/libdl/dl-part.conf
 	check "dl-part.service is enabled" eq "$(systemctl is-enabled dl-part.service 2>&1)" enabled
+	tasks_mount_checks
 	if [ "$mode" = vm ]; then
 		check "started at install, it made nothing from the commented dl-part.conf" eq "$(libdl_cgroups)" ""
 		check "and did not fail (its ExecCondition skipped it)" eq "$(prop dl-part.service ActiveState) $(prop dl-part.service Result)" "inactive exec-condition"
@@ -430,6 +441,7 @@ if [ "$mode" != chroot ]; then
 	check "no libdl unit left in /run/systemd/system" eq "$(ls /run/systemd/system 2>/dev/null | grep libdl)" ""
 fi
 check "no state: /run/libdl is gone" test ! -e /run/libdl
+check "no counters folder: /run/libdl-tasks is unmounted and gone" test ! -e /run/libdl-tasks
 check "no /etc/libdl: the conffiles went with the purge" test ! -e /etc/libdl
 for p in $packages; do
 	check "$p is purged" eq "$(dpkg-query -W -f '${db:Status-Status}' "$p" 2>/dev/null)" ""

@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -517,25 +518,34 @@ END_TEST
 #define GROUP 4243 /* a group no one on the machine is in: the readers' */
 
 static char group_dir[64] = DL_PUB_DIR "/4242";
-static bool base_made;
+static bool base_mounted, base_made;
 
 /* The base folder, as a loop of root's makes it (sticky, 1777), so that
  * OTHER can publish there; removed again when this suite made it. */
+/* /run/libdl-tasks as the package mounts it (run-libdl\x2dtasks.mount:
+ * a tmpfs of its own, mode 1777), where users other than root publish:
+ * in a mount namespace of this test's process, which its loops and
+ * dl-stat inherit, so the host's /run/libdl-tasks stays as it is. */
 static void make_base(void)
 {
-	if (mkdir(DL_PUB_DIR, 0755) == 0) {
+	if (mkdir(DL_PUB_DIR, 0755) == 0)
 		base_made = true;
-		ck_assert_int_eq(chmod(DL_PUB_DIR, 01777), 0);
-	} else {
+	else
 		ck_assert_int_eq(errno, EEXIST);
-	}
+	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
+	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	ck_assert_int_eq(mount("libdl-tasks", DL_PUB_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			       "mode=1777,size=16m,nr_inodes=4096"), 0);
+	base_mounted = true;
 }
 
 static void remove_base(void)
 {
+	if (base_mounted)
+		umount2(DL_PUB_DIR, MNT_DETACH);
 	if (base_made)
 		rmdir(DL_PUB_DIR);
-	base_made = false;
+	base_made = base_mounted = false;
 }
 
 /* This process becomes OTHER, in GROUP when in_group, holding

@@ -14,9 +14,12 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -520,6 +523,225 @@ START_TEST(test_racing_writer)
 }
 END_TEST
 
+/* Names as the kernel writes them, and nothing else: "TID" is read,
+ * "0TID" and "00TID" are not (one thread, one record), nor a folder
+ * "0UID" beside "UID" (one folder per uid). */
+START_TEST(test_canonical_names)
+{
+	struct dl_pubrec r;
+	char name[32], other[96];
+
+	good_record(&r, 3, 5000);
+	write_at(udir, me(), &r, sizeof(r));
+	snprintf(name, sizeof(name), "0%s", me());
+	write_at(udir, name, &r, sizeof(r));
+	snprintf(name, sizeof(name), "00%s", me());
+	write_at(udir, name, &r, sizeof(r));
+	ck_assert_uint_eq(listed(), 1);
+	snprintf(other, sizeof(other), "%s/0%u", base, (unsigned)geteuid());
+	ck_assert_int_eq(mkdir(other, 0700), 0);
+	write_at(other, me(), &r, sizeof(r));
+	ck_assert_uint_eq(listed(), 1);
+	ck_assert_int_eq(dl_parse_pid("0"), -1);
+	ck_assert_int_eq(dl_parse_pid("012"), -1);
+	ck_assert_int_eq(dl_parse_pid("120"), 120);
+}
+END_TEST
+
+/* The users' runtime folders (/run/user/UID/libdl-tasks) are read too,
+ * and a thread named in both of its user's folders is listed once. */
+START_TEST(test_one_per_thread)
+{
+	struct dl_task_counts *c;
+	struct dl_pubrec r;
+	char runs[64], mine[128], tasks[160];
+	size_t n;
+
+	snprintf(runs, sizeof(runs), "/tmp/libdl-run.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(runs));
+	snprintf(mine, sizeof(mine), "%s/%u", runs, (unsigned)geteuid());
+	snprintf(tasks, sizeof(tasks), "%s/%s", mine, DL_PUB_USER_DIR);
+	ck_assert_int_eq(mkdir(mine, 0700), 0);
+	ck_assert_int_eq(mkdir(tasks, 0700), 0);
+	hooks.user_run_dir = runs;
+	good_record(&r, 6, 5000);
+	write_at(tasks, me(), &r, sizeof(r));
+	ck_assert_uint_eq(listed(), 1);
+	good_record(&r, 3, 5000);
+	write_at(udir, me(), &r, sizeof(r));
+	ck_assert_int_eq(dl_counts_list(&c, &n), 1);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(c[0].jobs, 3); /* /run/libdl-tasks's, read first */
+	free(c);
+	hooks.user_run_dir = NULL;
+	snprintf(tasks, sizeof(tasks), "rm -rf '%s'", runs);
+	ck_assert_int_eq(system(tasks), 0);
+}
+END_TEST
+
+/* A folder full of entries costs a bounded look: DL_PUB_SCAN_MAX of
+ * them, whatever it holds; and another user's such folder (root: nobody's)
+ * hides none of this user's records. */
+START_TEST(test_scan_bounded)
+{
+	unsigned long long work = 0;
+	struct dl_pubrec r;
+	char dir[96], name[32];
+	int dirfd;
+
+	snprintf(dir, sizeof(dir), "%s/%u", base, geteuid() == 0 ? NOBODY : (unsigned)geteuid());
+	if (geteuid() == 0) {
+		ck_assert_int_eq(mkdir(dir, 0700), 0);
+		ck_assert_int_eq(chown(dir, NOBODY, NOBODY), 0);
+	}
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(dirfd, 0);
+	for (int i = 1; i <= DL_PUB_SCAN_MAX + 1000; i++) {
+		snprintf(name, sizeof(name), "%d", 4000000 + i);
+		int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+	}
+	close(dirfd);
+	good_record(&r, 3, 5000);
+	write_at(udir, me(), &r, sizeof(r));
+	hooks.work = &work;
+	ck_assert_uint_eq(listed(), 1);
+	hooks.work = NULL;
+	/* This user's own record, then at most the bound in the full one. */
+	ck_assert_uint_le(work, DL_PUB_SCAN_MAX + 8);
+	ck_assert_uint_ge(work, DL_PUB_SCAN_MAX);
+}
+END_TEST
+
+/* A loop of nobody's, started in a child; 0 or its error, its message
+ * in msg. */
+static int publish_as_nobody(char *msg, size_t len)
+{
+	struct dl_params p = { .runtime = 100000, .deadline = 1000000, .period = 1000000 };
+	int fds[2], status;
+	pid_t child;
+	ssize_t got;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		struct dl_periodic *pt;
+		int err;
+
+		close(fds[0]);
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(100);
+		err = dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP | DL_PERIODIC_NO_RESERVATION | DL_PERIODIC_PUBLISH, 0);
+		if (err) {
+			dprintf(fds[1], "%s", dl_errmsg());
+			_exit(-err);
+		}
+		dprintf(fds[1], "ok");
+		close(fds[1]);
+		pause(); /* the parent looks, then kills */
+		_exit(0);
+	}
+	close(fds[1]);
+	got = read(fds[0], msg, len - 1);
+	msg[got > 0 ? got : 0] = 0;
+	close(fds[0]);
+	if (!strcmp(msg, "ok")) {
+		/* The record while its thread lives: the child's pid. */
+		snprintf(msg, len, "%d", (int)child);
+		return 0;
+	}
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_ne(WEXITSTATUS(status), 100);
+	return -WEXITSTATUS(status);
+}
+
+static void end_child(const char *pid)
+{
+	pid_t child = atoi(pid);
+	int status;
+
+	kill(child, SIGKILL);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+}
+
+/* Who may write where.  Root makes a missing base root's alone (0755,
+ * no longer 1777).  Another user never writes in a base that all may
+ * write to on its parent's file system (it could fill /run): it goes to
+ * its runtime folder, or is refused naming the fix.  On a file system of
+ * its own (the package's mount; here a tmpfs in a mount namespace of the
+ * test's), every user writes there. */
+START_TEST(test_where_users_write)
+{
+	char runs[64], mine[128], rec[224], msg[512], made[96];
+	struct stat st;
+	pid_t child;
+	int status;
+
+	if (geteuid() != 0)
+		return; /* the others are users made by root: root's test */
+	/* Root, base missing: made 0755. */
+	snprintf(made, sizeof(made), "%s/made", base);
+	hooks.tasks_dir = made;
+	{
+		struct dl_params p = { .runtime = 100000, .deadline = 1000000, .period = 1000000 };
+		struct dl_periodic *pt;
+
+		ck_assert_msg(dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP | DL_PERIODIC_NO_RESERVATION | DL_PERIODIC_PUBLISH, 0) == 0,
+			      "%s", dl_errmsg());
+		ck_assert_int_eq(stat(made, &st), 0);
+		ck_assert_uint_eq(st.st_mode & 07777, 0755);
+		dl_periodic_free(pt);
+	}
+	hooks.tasks_dir = base;
+	/* A sticky folder all may write to, on /tmp's file system. */
+	ck_assert_int_eq(chmod(base, 01777), 0);
+	ck_assert_int_eq(publish_as_nobody(msg, sizeof(msg)), -ENOENT);
+	ck_assert_msg(strstr(msg, "not a file system of its own") && strstr(msg, "x2dtasks.mount") &&
+		      strstr(msg, "enable-linger"), "%s", msg);
+	snprintf(mine, sizeof(mine), "%s/%u", base, NOBODY);
+	ck_assert_int_eq(access(mine, F_OK), -1);
+	/* With a runtime folder: the record goes there. */
+	snprintf(runs, sizeof(runs), "/tmp/libdl-run.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(runs));
+	ck_assert_int_eq(chmod(runs, 0755), 0);
+	snprintf(mine, sizeof(mine), "%s/%u", runs, NOBODY);
+	ck_assert_int_eq(mkdir(mine, 0700), 0);
+	ck_assert_int_eq(chown(mine, NOBODY, NOBODY), 0);
+	hooks.user_run_dir = runs;
+	ck_assert_msg(publish_as_nobody(msg, sizeof(msg)) == 0, "%s", msg);
+	snprintf(rec, sizeof(rec), "%s/%s/%s", mine, DL_PUB_USER_DIR, msg);
+	ck_assert_msg(access(rec, F_OK) == 0, "no %s", rec);
+	ck_assert_uint_eq(listed(), 1);
+	end_child(msg);
+	hooks.user_run_dir = NULL;
+	snprintf(rec, sizeof(rec), "rm -rf '%s'", runs);
+	ck_assert_int_eq(system(rec), 0);
+	/* A file system of its own: a child in a mount namespace of its own
+	 * mounts a tmpfs on the base and publishes there as nobody. */
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("libdl-test", base, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=1m,nr_inodes=64"))
+			_exit(2);
+		if (publish_as_nobody(msg, sizeof(msg)))
+			_exit(3);
+		snprintf(rec, sizeof(rec), "%s/%u/%s", base, NOBODY, msg);
+		status = access(rec, F_OK) == 0 && listed() == 1 ? 0 : 4;
+		end_child(msg);
+		_exit(status);
+	}
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the mounted base: status %d", status);
+	snprintf(mine, sizeof(mine), "%s/%u", base, NOBODY);
+	ck_assert_int_eq(access(mine, F_OK), -1); /* it was the tmpfs's */
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("publish");
@@ -537,6 +759,10 @@ static Suite *make(void)
 	tcase_add_test(tc, test_group);
 	tcase_add_test(tc, test_random_mutations);
 	tcase_add_test(tc, test_racing_writer);
+	tcase_add_test(tc, test_canonical_names);
+	tcase_add_test(tc, test_one_per_thread);
+	tcase_add_test(tc, test_scan_bounded);
+	tcase_add_test(tc, test_where_users_write);
 	suite_add_tcase(s, tc);
 	return s;
 }
