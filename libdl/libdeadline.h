@@ -145,6 +145,17 @@ int dl_set_owned(pid_t tid, const struct dl_params *p);
 int dl_get(pid_t tid, struct dl_params *p);
 int dl_clear(pid_t tid);
 
+/* The budget a deadline thread's current job has left, as the kernel's
+ * CBS holds it now (dl_get_budget(3)): Linux 7.1 and later; elsewhere
+ * ENOTSUP, found once per process. */
+struct dl_budget {          /* the caller's: its size is fixed */
+	int64_t runtime;    /* ns of this period's runtime left; <= 0 once used up
+			     * (below 0 by what the job overran, until replenished) */
+	uint64_t deadline;  /* the current absolute deadline, CLOCK_MONOTONIC ns */
+	uint64_t reserved[6];
+};
+int dl_get_budget(pid_t tid, struct dl_budget *b);
+
 struct dl_thread_status {
 	pid_t tid;
 	int err; /* 0, or the negative errno this thread failed with */
@@ -253,6 +264,8 @@ int dl_periodic_start(struct dl_periodic **pt, const struct dl_params *p, int mo
 		      uint64_t first_release);
 int dl_periodic_next(struct dl_periodic *pt, const struct dl_job **done);
 const struct dl_periodic_stats *dl_periodic_stats(struct dl_periodic *pt);
+/* dl_get_budget(3) of the loop's thread: what its job has left. */
+int dl_periodic_budget(struct dl_periodic *pt, struct dl_budget *b);
 void dl_periodic_free(struct dl_periodic *pt);
 
 /* The counters the periodic loops started with DL_PERIODIC_PUBLISH

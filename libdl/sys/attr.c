@@ -10,6 +10,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,13 +39,13 @@ static int raw_setattr(pid_t tid, struct dl_sched_attr *attr)
 	return 0;
 }
 
-static int raw_getattr(pid_t tid, struct dl_sched_attr *attr, unsigned int size)
+static int raw_getattr(pid_t tid, struct dl_sched_attr *attr, unsigned int size, unsigned int flags)
 {
 #if HAVE_SCHED_SETATTR
-	if (sched_getattr(tid, (struct sched_attr *)attr, size, 0) < 0)
+	if (sched_getattr(tid, (struct sched_attr *)attr, size, flags) < 0)
 		return -errno;
 #else
-	if (syscall(SYS_sched_getattr, tid, attr, size, 0) < 0)
+	if (syscall(SYS_sched_getattr, tid, attr, size, flags) < 0)
 		return -errno;
 #endif
 	return 0;
@@ -65,17 +66,86 @@ int dl_sys_setattr(pid_t tid, struct dl_sched_attr *attr)
 	return err;
 }
 
-int dl_sys_getattr(pid_t tid, struct dl_sched_attr *attr)
+static int getattr_flags(pid_t tid, struct dl_sched_attr *attr, unsigned int flags)
 {
 	int err;
 
 	memset(attr, 0, sizeof(*attr));
-	err = raw_getattr(tid, attr, DL_ATTR_SIZE_VER1);
+	err = raw_getattr(tid, attr, DL_ATTR_SIZE_VER1, flags);
 	if (err == -E2BIG || err == -EFBIG) {
 		memset(attr, 0, sizeof(*attr));
-		err = raw_getattr(tid, attr, DL_ATTR_SIZE_VER0);
+		err = raw_getattr(tid, attr, DL_ATTR_SIZE_VER0, flags);
 	}
 	return err;
+}
+
+int dl_sys_getattr(pid_t tid, struct dl_sched_attr *attr)
+{
+	return getattr_flags(tid, attr, 0);
+}
+
+/*
+ * Whether sched_getattr(2) takes SCHED_GETATTR_FLAG_DL_DYNAMIC
+ * (docs/kernel-notes.md, "The budget left: SCHED_GETATTR_FLAG_DL_DYNAMIC"):
+ * 1 yes, 0 no, found once per process.  A kernel without it refuses
+ * any flag with EINVAL before it looks the thread up; one with it looks
+ * the thread up first, so a pid no thread can have (above PID_MAX_LIMIT)
+ * answers ESRCH there and EINVAL only where the flag is unknown.  The
+ * EINVAL of a thread that is not SCHED_DEADLINE is never taken for the
+ * kernel's.  An answer that is neither (a seccomp filter's) is not kept:
+ * a negative errno, asked again next time.
+ */
+int dl_sys_dl_dynamic(void)
+{
+	static int known; /* 0: not asked yet; 1: yes; -1: no */
+	struct dl_sched_attr attr;
+	int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+	int err;
+
+	if (k)
+		return k > 0;
+	dl_test_point("dl-dynamic-probe");
+	err = getattr_flags(INT_MAX, &attr, DL_GETATTR_FLAG_DL_DYNAMIC);
+	if (err == -ESRCH)
+		k = 1;
+	else if (err == -EINVAL)
+		k = -1;
+	else
+		return err ? err : -EIO;
+	__atomic_store_n(&known, k, __ATOMIC_RELAXED);
+	return k > 0;
+}
+
+DL_EXPORT int dl_get_budget(pid_t tid, struct dl_budget *b)
+{
+	struct dl_sched_attr attr;
+	int err;
+
+	if (!b)
+		return dl_fail(-EINVAL, "dl_get_budget: no struct dl_budget to fill in");
+	memset(b, 0, sizeof(*b));
+	if (tid < 0)
+		return dl_fail(-EINVAL, "dl_get_budget: thread id %d is negative (0 is the calling thread)", (int)tid);
+	err = dl_sys_dl_dynamic();
+	if (err == 0)
+		return dl_fail(-ENOTSUP, "this kernel does not report the runtime left and the absolute deadline "
+			       "(sched_getattr's SCHED_GETATTR_FLAG_DL_DYNAMIC came with Linux 7.1)");
+	if (err < 0)
+		return dl_fail(err, "sched_getattr(SCHED_GETATTR_FLAG_DL_DYNAMIC): %s", strerror(-err));
+	err = getattr_flags(tid, &attr, DL_GETATTR_FLAG_DL_DYNAMIC);
+	if (err == -ESRCH)
+		return dl_fail(err, "no thread %d", (int)tid);
+	/* The kernel takes the flag: its EINVAL is for the thread's policy. */
+	if (err == -EINVAL)
+		return dl_fail(err, "thread %d is not SCHED_DEADLINE: it has no budget (dl_set(3) gives it one)",
+			       (int)tid);
+	if (err)
+		return dl_fail(err, "sched_getattr(%d, SCHED_GETATTR_FLAG_DL_DYNAMIC): %s", (int)tid, strerror(-err));
+	/* The kernel's runtime is signed: below zero once the job overran
+	 * and was throttled, until the replenishment. */
+	b->runtime = (int64_t)attr.sched_runtime;
+	b->deadline = attr.sched_deadline;
+	return 0;
 }
 
 /*

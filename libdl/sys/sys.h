@@ -123,6 +123,11 @@ struct dl_sched_attr {
 #define DL_ATTR_SIZE_VER1 56
 int dl_sys_setattr(pid_t tid, struct dl_sched_attr *attr);
 int dl_sys_getattr(pid_t tid, struct dl_sched_attr *attr);
+/* sched_getattr(2)'s flag for the runtime left and the absolute deadline
+ * (Linux 7.1); dl_sys_dl_dynamic(): whether the kernel takes it, 1 or 0,
+ * found once per process (or a negative errno, not kept). */
+#define DL_GETATTR_FLAG_DL_DYNAMIC 0x01
+int dl_sys_dl_dynamic(void);
 /* From SCHED_DEADLINE to attr's policy without leaking bandwidth. */
 int dl_sys_leave(pid_t tid, struct dl_sched_attr *attr);
 void dl_attr_from_params(struct dl_sched_attr *a, const struct dl_params *p);

@@ -21,6 +21,7 @@
 struct dl_periodic {
 	struct dl_book book;
 	bool reserved;      /* under a reservation (not DL_PERIODIC_NO_RESERVATION) */
+	pid_t tid;          /* the loop's thread */
 	struct dl_job last;
 	struct dl_periodic_stats counts; /* kept by every job */
 	struct dl_periodic_stats stats;  /* what dl_periodic_stats() last returned */
@@ -169,6 +170,7 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 		return dl_fail(-ENOMEM, "out of memory for a periodic task (%zu bytes)", sizeof(*pt));
 	memset(pt, 0, sizeof(*pt));
 	pt->xcpu = -1;
+	pt->tid = gettid();
 	dl_hist_clear(&pt->resp);
 	pt->reserved = reserve;
 	if (p) {
@@ -315,6 +317,17 @@ DL_EXPORT const struct dl_periodic_stats *dl_periodic_stats(struct dl_periodic *
 	st->response_p99 = dl_hist_percentile(&pt->resp, 99);
 	st->response_max = pt->resp.max;
 	return st;
+}
+
+/* The loop's thread by its id: another thread may ask for it too. */
+DL_EXPORT int dl_periodic_budget(struct dl_periodic *pt, struct dl_budget *b)
+{
+	if (!pt) {
+		if (b)
+			memset(b, 0, sizeof(*b));
+		return dl_fail(-EINVAL, "dl_periodic_budget needs the task dl_periodic_start made");
+	}
+	return dl_get_budget(pt->tid, b);
 }
 
 DL_EXPORT void dl_periodic_free(struct dl_periodic *pt)
