@@ -226,6 +226,24 @@ static const char *fmt_measured(uint64_t ns, char buf[32])
 	return buf;
 }
 
+/* A signed measured time: "-1.037ms" for a deadline passed. */
+static const char *fmt_signed(int64_t ns, char buf[32])
+{
+	char m[32];
+
+	fmt_measured(ns < 0 ? -(uint64_t)ns : (uint64_t)ns, m);
+	snprintf(buf, 32, "%s%s", ns < 0 ? "-" : "", m);
+	return buf;
+}
+
+static bool any_budget(const struct stat_frame *f)
+{
+	for (size_t i = 0; f->budget && i < f->ntasks; i++)
+		if (f->budget[i])
+			return true;
+	return false;
+}
+
 /* The task of thread tid in the refresh before, by index; -1 if none. */
 static ssize_t find_task(const struct history *h, pid_t tid)
 {
@@ -320,6 +338,8 @@ static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 		"PERIOD", "UTIL");
 	if (c->watch)
 		fprintf(o, " %8s %-5s", "USED/PER", "%RUN");
+	if (c->watch && any_budget(f))
+		fprintf(o, " %8s %8s", "LEFT", "DL IN");
 	if (any_counts(f))
 		fprintf(o, " %8s %7s %4s", "JOBS", "MISSED", "OVR");
 	fprintf(o, " %-5s %-3s %s\n", "FLAGS", "RD", "CPUSET");
@@ -344,6 +364,15 @@ static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 				fprintf(o, " %8s %4s ", "-", "-");
 			}
 		}
+		if (c->watch && any_budget(f)) {
+			const struct dl_budget *bud = f->budget[i];
+
+			if (bud)
+				fprintf(o, " %8s %8s", fmt_signed(bud->runtime, a),
+					fmt_signed((int64_t)(bud->deadline - f->now), b));
+			else
+				fprintf(o, " %8s %8s", "-", "-");
+		}
 		if (any_counts(f))
 			rising |= print_counts(o, f, i);
 		fprintf(o, " %-5s %-3d %s\n", flags_text(t[i].params.flags, e, sizeof(e)), t[i].rd,
@@ -356,6 +385,9 @@ static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 			BUDGET_FULL_PERMILLE / 10);
 	if (rising)
 		fputs("note: * in MISSED: it missed deadlines since the refresh before\n", o);
+	if (c->watch && any_budget(f))
+		fputs("note: LEFT and DL IN are the kernel's: the runtime its job has left, and its deadline from now ('-': passed)\n",
+		      o);
 	if (any_counts(f))
 		fputs("note: JOBS, MISSED and OVR are counted by the loops that publish them (dl-stat(1)); '-': the task publishes none\n", o);
 }
@@ -511,6 +543,8 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	struct dl_task_counts *counts = NULL;
 	struct cpu_servers *cpus = NULL;
 	const struct dl_task_counts **mine;
+	struct dl_budget *budgets;
+	const struct dl_budget **budget;
 	size_t ncounts = 0;
 	int ret = 0;
 
@@ -525,8 +559,21 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	seen = calloc(nt ? nt : 1, sizeof(*seen));
 	rose = calloc(nt ? nt : 1, sizeof(*rose));
 	mine = calloc(nt ? nt : 1, sizeof(*mine));
-	if (!drift || !used || !overruns || !seen || !rose || !mine)
+	budgets = calloc(nt ? nt : 1, sizeof(*budgets));
+	budget = calloc(nt ? nt : 1, sizeof(*budget));
+	if (!drift || !used || !overruns || !seen || !rose || !mine || !budgets || !budget)
 		die(EXIT_FAILURE, "out of memory");
+	/* Each thread's budget left, where the kernel says (Linux 7.1):
+	 * ENOTSUP for the first is the answer for all; a thread that left
+	 * SCHED_DEADLINE or exited since the snapshot shows none. */
+	for (size_t i = 0; (c->json || c->watch) && !c->domains_only && !c->cpus_only && i < nt; i++) {
+		int err = dl_get_budget(t[i].tid, &budgets[i]);
+
+		if (err == -ENOTSUP)
+			break;
+		if (err == 0)
+			budget[i] = &budgets[i];
+	}
 	/* The counters the loops publish, each beside its thread; none
 	 * readable is no error (dl-stat(1), FILES). */
 	if (dl_counts_list(&counts, &ncounts) < 0)
@@ -587,6 +634,7 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	f.overruns = overruns;
 	f.counts = mine;
 	f.misses_rose = rose;
+	f.budget = budget;
 	if (c->output) {
 		ret = write_output(c, &f);
 	} else {
@@ -623,6 +671,8 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	free(seen);
 	free(rose);
 	free(mine);
+	free(budgets);
+	free(budget);
 	free(h->counts);
 	h->counts = counts;
 	h->ncounts = ncounts;

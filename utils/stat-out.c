@@ -168,6 +168,12 @@ void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v)
 			json_int(&j, "root_domain", t[i].rd);
 			json_str(&j, "root_domain_cpus", dl_cpus_format(&t[i].rd_cpus, buf, sizeof(buf)));
 			json_uint(&j, "exec_ns", t[i].exec_ns);
+			/* The kernel's own figures, where it gives them: absent,
+			 * never guessed, where it does not. */
+			if (f->budget && f->budget[i]) {
+				json_int(&j, "remaining_runtime_ns", f->budget[i]->runtime);
+				json_uint(&j, "abs_deadline_ns", f->budget[i]->deadline);
+			}
 			if (f->watch && f->seen[i]) {
 				json_uint(&j, "used_per_period_ns", f->used[i]);
 				json_bool(&j, "out_of_budget", task_overran(&t[i], f->used[i]));

@@ -41,6 +41,9 @@ struct stat_frame {
 	 * before. */
 	const struct dl_task_counts *const *counts;
 	const bool *misses_rose;
+	/* Per task: the budget its job has left now (dl_get_budget(3)),
+	 * or NULL where the kernel does not say (before Linux 7.1). */
+	const struct dl_budget *const *budget;
 	/* The dl-part layout (dl_layout_report(3)), when there is one. */
 	bool layout;
 	int layout_version;

@@ -169,6 +169,35 @@ START_TEST(test_cpu_servers)
 }
 END_TEST
 
+/* The kernel's budget figures (dl_get_budget(3)) of a task that has
+ * them, signed (a throttled job's runtime is below 0); none at all, not
+ * a null or a 0, for a task whose kernel does not give them. */
+START_TEST(test_budget_json)
+{
+	struct dl_task t[2] = {
+		{ .pid = 10, .tid = 10, .comm = "has", .params = { .runtime = 1000000, .deadline = 5000000, .period = 10000000 } },
+		{ .pid = 11, .tid = 11, .comm = "hasnot", .params = { .runtime = 1000000, .deadline = 5000000, .period = 10000000 } },
+	};
+	struct dl_budget b = { .runtime = -25000, .deadline = 123456789012 };
+	const struct dl_budget *budget[2] = { &b, NULL };
+	struct stat_frame f = { .now = 1, .tasks = t, .ntasks = 2, .budget = budget };
+	struct stat_view view = { .tasks_only = true };
+	char *text = NULL, *second;
+	size_t len = 0;
+	FILE *o = open_memstream(&text, &len);
+
+	ck_assert(o);
+	stat_json(o, &f, &view);
+	ck_assert_int_eq(fclose(o), 0);
+	second = strstr(text, "\"comm\":\"hasnot\"");
+	ck_assert_ptr_nonnull(second);
+	ck_assert_msg(strstr(text, "\"remaining_runtime_ns\":-25000,\"abs_deadline_ns\":123456789012"), "%s", text);
+	ck_assert_msg(strstr(text, "remaining_runtime_ns") < second, "%s", text);
+	ck_assert_msg(!strstr(second, "remaining_runtime_ns") && !strstr(second, "abs_deadline_ns"), "%s", text);
+	free(text);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("stat-out");
@@ -177,6 +206,9 @@ static Suite *make(void)
 	tcase_add_test(tc, test_unlimited_free_is_inf);
 	tcase_add_test(tc, test_limited_free_is_exact);
 	tcase_add_test(tc, test_cpu_servers);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("json");
+	tcase_add_test(tc, test_budget_json);
 	suite_add_tcase(s, tc);
 	return s;
 }
