@@ -1,7 +1,7 @@
 /*
  * libdeadline._core: the module, its exceptions, what crosses between
  * Python and the library (times, reservations, CPU sets, root domains,
- * verdicts), and the calls on threads: set, get, clear, predict.
+ * verdicts), and the calls on threads: set, get, budget, clear, predict.
  *
  * Every call that can block (a system call on another thread, reading the
  * kernel's figures) runs with the GIL released.  dl_errmsg() is the
@@ -397,6 +397,22 @@ static PyObject *get(PyObject *self, PyObject *args)
 	return pydl_params_tuple(&p);
 }
 
+static PyObject *budget(PyObject *self, PyObject *args)
+{
+	struct dl_budget b;
+	int tid, err;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "i", &tid))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	err = dl_get_budget(tid, &b);
+	Py_END_ALLOW_THREADS
+	if (err < 0)
+		return pydl_raise(err, PYDL_CALL);
+	return Py_BuildValue("(LK)", (long long)b.runtime, (unsigned long long)b.deadline);
+}
+
 static PyObject *clear(PyObject *self, PyObject *args)
 {
 	int tid, err;
@@ -483,6 +499,7 @@ PyMethodDef pydl_thread_methods[] = {
 	{ "set", set, METH_VARARGS, "set(tid, params, owned=False) (dl_set, dl_set_owned)" },
 	{ "set_process", set_process, METH_VARARGS, "set_process(pid, params, flags) -> [(tid, errno)]" },
 	{ "get", get, METH_VARARGS, "get(tid) -> params or None (dl_get)" },
+	{ "budget", budget, METH_VARARGS, "budget(tid) -> (runtime left, absolute deadline) (dl_get_budget)" },
 	{ "clear", clear, METH_VARARGS, "clear(tid) (dl_clear)" },
 	{ "predict", predict, METH_VARARGS, "predict(pid, all, params, member=None, start=False) -> dict" },
 	{ "explain", explain, METH_VARARGS, "explain(errno, tid, params) -> str (dl_explain)" },

@@ -42,7 +42,7 @@ __all__ = [
     "FLAG_RESET_ON_FORK", "FLAG_RECLAIM", "FLAG_DL_OVERRUN", "FLAG_UTIL_CLAMP_MIN", "FLAG_UTIL_CLAMP_MAX",
     "UTIL_MAX", "BW_UNIT", "CLUSTER", "SCHEDULABLE", "NOT_GUARANTEED", "INFEASIBLE",
     "ns", "format_time", "format_bw", "online_cpus", "period_limits", "have_cap_sys_nice",
-    "Params", "params", "set", "get", "clear", "reserve", "Reservation", "ThreadStatus",
+    "Params", "params", "set", "get", "Budget", "budget", "clear", "reserve", "Reservation", "ThreadStatus",
     "check", "Verdict", "explain",
     "RootDomain", "Task", "Snapshot", "snapshot", "root_domains", "root_domain_of", "Drift", "drift_check",
     "rebuild_root_domains", "mount_debugfs",
@@ -239,6 +239,24 @@ def get(tid: int = 0) -> Optional[Params]:
     when the thread is not under SCHED_DEADLINE."""
     t = _core.get(tid)
     return None if t is None else Params._from(t)
+
+
+@dataclasses.dataclass(frozen=True)
+class Budget:
+    """What a deadline thread's job has left now, the kernel's figures
+    (dl_get_budget(3)): runtime ns of this period's runtime (0 or below once
+    throttled) and deadline, the absolute deadline, CLOCK_MONOTONIC ns (as
+    time.monotonic_ns())."""
+
+    runtime: int
+    deadline: int
+
+
+def budget(tid: int = 0) -> Budget:
+    """Thread tid's budget left (dl_get_budget(3)): Linux 7.1 and later.
+    Raises DeadlineError with errno ENOTSUP on an older kernel, EINVAL when
+    the thread is not under SCHED_DEADLINE."""
+    return Budget(*_core.budget(tid))
 
 
 def clear(tid: int = 0) -> None:

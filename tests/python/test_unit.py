@@ -82,6 +82,20 @@ def test_valueerror_comes_before_any_system_call():
     assert e.value.errno == errno.ESRCH and e.value.strerror
 
 
+def test_budget_is_the_kernels_answer():
+    # This thread is not SCHED_DEADLINE: EINVAL where the kernel gives the
+    # budget (Linux 7.1), ENOTSUP where it does not; a thread that does not
+    # exist is then ESRCH, or ENOTSUP again.
+    with pytest.raises(dl.DeadlineError) as e:
+        dl.budget()
+    assert e.value.errno in (errno.EINVAL, errno.ENOTSUP), e.value
+    gives = e.value.errno == errno.EINVAL
+    assert ("not SCHED_DEADLINE" if gives else "Linux 7.1") in e.value.strerror
+    with pytest.raises(dl.DeadlineError) as e:
+        dl.budget(2**22 + 7)
+    assert e.value.errno == (errno.ESRCH if gives else errno.ENOTSUP)
+
+
 def test_exception_hierarchy():
     assert issubclass(dl.DeadlineError, OSError)
     assert issubclass(dl.AdmissionError, dl.DeadlineError)
