@@ -26,7 +26,19 @@
  *                       else runs: exactly N jobs and N misses, which it
  *                       prints ("missed M of J") and keeps published
  *                       until it is killed
+ *   dl-spin --budget N  a periodic loop (sleep mode) under runtime 10ms,
+ *                       deadline 30ms, period 50ms, as root: after a
+ *                       first job that does nothing (the kernel's first
+ *                       period began at sched_setattr, before the loop's
+ *                       first release, and the set-up used its runtime),
+ *                       in each of N jobs it reads dl_periodic_budget(3),
+ *                       spins 2ms of its own CPU time, reads it again,
+ *                       and prints "job I release R t T left L deadline D
+ *                       t T left L deadline D" (CLOCK_MONOTONIC ns; T just
+ *                       before each reading), then "done"; "unsupported"
+ *                       and no job where the kernel does not give it
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -142,12 +154,61 @@ static int miss(const char *fifo, int jobs)
 	return 0;
 }
 
+static int budget(int jobs)
+{
+	struct dl_params p = { .runtime = 10000000, .deadline = 30000000, .period = 50000000 };
+	struct dl_budget b[2];
+	const struct dl_job *job;
+	struct dl_periodic *pt;
+	struct timespec ts;
+	long long t[2], end;
+	int err;
+
+	if (dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP, 0) < 0) {
+		fprintf(stderr, "dl-spin: %s\n", dl_errmsg());
+		return 1;
+	}
+	if (dl_get_budget(0, &b[0]) == -ENOTSUP) {
+		puts("unsupported");
+		dl_periodic_free(pt);
+		return 0;
+	}
+	dl_periodic_next(pt, &job);
+	for (int i = 1; i <= jobs; i++) {
+		for (int k = 0; k < 2; k++) {
+			if (k) {
+				end = cpu_us() + 2000;
+				while (cpu_us() < end)
+					;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			t[k] = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+			err = dl_periodic_budget(pt, &b[k]);
+			if (err < 0) {
+				fprintf(stderr, "dl-spin: %s\n", dl_errmsg());
+				return 1;
+			}
+		}
+		dl_periodic_next(pt, &job);
+		printf("job %d release %llu", i, (unsigned long long)job->release);
+		for (int k = 0; k < 2; k++)
+			printf(" t %lld left %lld deadline %llu", t[k], (long long)b[k].runtime,
+			       (unsigned long long)b[k].deadline);
+		putchar('\n');
+	}
+	puts("done");
+	dl_periodic_free(pt);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n;
 
 	if (argc == 4 && strcmp(argv[1], "--miss") == 0)
 		return miss(argv[2], atoi(argv[3]));
+	if (argc == 3 && strcmp(argv[1], "--budget") == 0)
+		return budget(atoi(argv[2]));
 
 	if ((argc == 4 || (argc == 5 && strcmp(argv[4], "--leave") == 0)) &&
 	    strcmp(argv[1], "--burn-after") == 0)
