@@ -78,7 +78,7 @@ END_TEST
 START_TEST(test_spinning_loop)
 {
 	char line[512];
-	int fd, n = 0, clean = 0;
+	int fd, n = 0, usual = 0;
 	long long rel, t0, r0, d0, t1, r1, d1;
 	pid_t p = tl_spawn((char *[]){ (char *)tl_helper("tests/kernel/dl-spin"), "--budget", "6", NULL }, &fd);
 	struct dl_sched_attr a;
@@ -103,33 +103,27 @@ START_TEST(test_spinning_loop)
 
 		ck_assert_msg(sscanf(line, "job %d release %lld t %lld left %lld deadline %lld t %lld left %lld deadline %lld",
 				     &job, &rel, &t0, &r0, &d0, &t1, &r1, &d1) == 8, "%s", line);
-		/* Each reading: at most the runtime left, the deadline at
-		 * most one relative deadline away (and the drift between
-		 * the kernel's run-queue clock and CLOCK_MONOTONIC: some us
-		 * under TCG). */
+		/* Never more than the runtime left. */
 		ck_assert_msg(r0 <= 10 * MS && r1 <= 10 * MS, "%s", line);
-		ck_assert_msg(d0 <= t0 + 30 * MS + 100000 && d1 <= t1 + 30 * MS + 100000, "%s", line);
-		/* Both in one period (one deadline): less left after 2ms
-		 * of spinning, by about that much; the deadline ahead and,
-		 * by the CBS wake-up rule (each job wakes after the
-		 * deadline before), one relative deadline after the
-		 * wake-up at its release or later.  A job that a stall
-		 * charged to it ran out and was replenished in between
-		 * (docs/kernel-notes.md, "A stalled virtual machine"). */
-		if (llabs(d1 - d0) < 100000) {
-			clean++;
-			ck_assert_msg(r1 < r0 && r0 - r1 >= 1 * MS && r0 - r1 <= 10 * MS, "%s", line);
-			ck_assert_msg(d0 > t0, "%s", line);
-			ck_assert_msg(d0 >= rel + 30 * MS - 1 * MS, "%s", line);
-		} else {
-			tl_note("replenished between the readings: %s", line);
-		}
+		/* Unless a stall was charged to the loop (docs/kernel-notes.md,
+		 * "A stalled virtual machine": it runs out, owes the rest, and
+		 * its deadline moves periods later): one deadline in the job
+		 * (apart by the drift of the run-queue clock and
+		 * CLOCK_MONOTONIC: some us under TCG), ahead, at most one
+		 * relative deadline away, one relative deadline after the
+		 * wake-up at its release or later (the CBS wake-up rule), and
+		 * less left after 2ms of spinning, by about that much. */
+		if (llabs(d1 - d0) < 100000 && d0 > t0 && d0 <= t0 + 30 * MS + 100000 && d0 >= rel + 29 * MS &&
+		    r1 < r0 && r0 - r1 >= 1 * MS && r0 - r1 <= 10 * MS)
+			usual++;
+		else
+			tl_note("not as usual (a stall?): %s", line);
 		ck_assert_int_eq(job, n + 1);
 		n++;
 	} while (tl_read_line(fd, line, sizeof(line), 10000) > 0 && strcmp(line, "done") != 0);
 	ck_assert_str_eq(line, "done");
 	ck_assert_int_eq(n, 6);
-	ck_assert_int_ge(clean, 4);
+	ck_assert_int_ge(usual, 4);
 	ck_assert_int_eq(tl_wait(p), 0);
 }
 END_TEST

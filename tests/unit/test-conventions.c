@@ -72,6 +72,8 @@ START_TEST(test_required_outputs)
 	struct dl_platform pf;
 
 	ck_assert_int_eq(dl_rd_of_cpu(0, NULL), -EINVAL);
+	ck_assert_int_eq(dl_get_budget(0, NULL), -EINVAL);
+	ck_assert_int_eq(dl_periodic_budget(NULL, NULL), -EINVAL);
 	ck_assert_int_eq(dl_cpus_online(NULL), -EINVAL);
 	ck_assert_int_eq(dl_taskset_parse("a 1ms 10ms 10ms", 15, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(dl_taskset_read("-", NULL), -EINVAL);

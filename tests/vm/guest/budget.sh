@@ -5,40 +5,35 @@
 # spinning shell loop's, a program that knows nothing of libdeadline.
 # Sourced after lib.sh; a few seconds of guest time.
 
-# The kernel's answer first, with no code of ours in between: a pid no
-# thread has is ESRCH where the flag is known (EINVAL where it is not).
+# A kernel that refuses the flag makes dl-spin say "unsupported": on
+# this kernel, a failure.
 run dl-spin --budget 6
 check "dl-spin --budget: a loop reads its own budget (status $rc${err:+: $err})" [ "$rc" = 0 ]
 if [ "$out" = unsupported ]; then
 	not_ok "this kernel ($(uname -r)) gives no budget: SCHED_GETATTR_FLAG_DL_DYNAMIC is Linux 7.1's"
 else
 	note "$out"
-	# Per job (runtime 10ms, deadline 30ms, period 50ms): each reading
-	# has at most the runtime left and its deadline at most 30ms away.
-	# A job whose two readings share their deadline (apart by the drift
-	# of the kernel's two clocks: some us under TCG) spun in one period:
-	# it has less left after 2ms of spinning, by about that much, its
-	# deadline ahead and, by the CBS wake-up rule, 30ms after its
-	# wake-up at its release or later.  A job whose host stalled the
-	# guest (the stall is charged to the running thread: kernel-notes,
-	# "A stalled virtual machine") ran out and was replenished between
-	# them; at least 4 of the 6 are clean.
+	# Per job (runtime 10ms, deadline 30ms, period 50ms): never more
+	# than the runtime left.  And unless a stall of the host was
+	# charged to the loop (kernel-notes, "A stalled virtual machine":
+	# it then runs out, owes the kernel the rest, and its deadline moves
+	# periods later), in at least 4 of the 6 jobs: the two readings
+	# share their deadline (apart by the drift of the kernel's two
+	# clocks: some us under TCG), ahead and at most 30ms away, 30ms
+	# after the wake-up at its release or later (the CBS wake-up rule),
+	# and less runtime is left after 2ms of spinning, by about that much.
 	bad=$(echo "$out" | awk '
 		/^job / {
 			jobs++
 			rel = $4; t0 = $6; r0 = $8; d0 = $10; t1 = $12; r1 = $14; d1 = $16
 			if (!(r0 <= 10e6 && r1 <= 10e6)) print "more than the runtime left: " $0
-			if (!(d0 <= t0 + 30.1e6 && d1 <= t1 + 30.1e6)) print "deadline more than 30ms away: " $0
-			if (d1 - d0 >= 100e3 || d0 - d1 >= 100e3) {
-				print "# replenished between the readings: " $0
-				next
-			}
-			clean++
-			if (!(r1 < r0 && r0 - r1 >= 1e6 && r0 - r1 <= 10e6)) print "runtime: " $0
-			if (!(d0 > t0)) print "deadline passed: " $0
-			if (d0 < rel + 30e6 - 1e6) print "deadline before release + 30ms: " $0
+			if (d1 - d0 < 100e3 && d0 - d1 < 100e3 && d0 > t0 && d0 <= t0 + 30.1e6 && d0 >= rel + 29e6 &&
+			    r1 < r0 && r0 - r1 >= 1e6 && r0 - r1 <= 10e6)
+				usual++
+			else
+				print "# not as usual (a stall?): " $0
 		}
-		END { if (jobs != 6 || clean < 4) print jobs + 0 " jobs, " clean + 0 " clean: not 6 and at least 4" }')
+		END { if (jobs != 6 || usual < 4) print jobs + 0 " jobs, " usual + 0 " as usual: not 6 and at least 4" }')
 	note "$(echo "$bad" | grep '^#')"
 	bad=$(echo "$bad" | grep -v '^#')
 	check "each job's budget is the kernel's: at most its runtime, falling while it spins, its deadline one relative deadline after its wake-up" eq "$bad" ""
