@@ -37,15 +37,23 @@
  *                       t T left L deadline D" (CLOCK_MONOTONIC ns; T just
  *                       before each reading), then "done"; "unsupported"
  *                       and no job where the kernel does not give it
+ *   dl-spin --notify    a Type=notify service (tests/vm/guest/systemd-service.sh):
+ *                       tells systemd READY=1, with STATUS= its policy as
+ *                       sched_getscheduler(2) gives it, through
+ *                       $NOTIFY_SOCKET from its own pid, then sleeps until
+ *                       killed; exits 1 when it cannot
  */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -201,9 +209,48 @@ static int budget(int jobs)
 	return 0;
 }
 
+/*
+ * sd_notify(3)'s protocol without libsystemd, which the VMs' build
+ * may not link: one datagram to the socket $NOTIFY_SOCKET names (a
+ * path, or '@' for the abstract namespace).  systemd takes it from the
+ * service's main pid only (NotifyAccess=main): this process, which
+ * dl-run became by exec.
+ */
+static int notify(void)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char msg[128];
+	socklen_t len;
+	int fd, pol = sched_getscheduler(0);
+
+	if (!path || (path[0] != '/' && path[0] != '@') || strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "dl-spin: no usable NOTIFY_SOCKET (%s)\n", path ? path : "unset");
+		return 1;
+	}
+	memcpy(sa.sun_path, path, strlen(path));
+	if (path[0] == '@')
+		sa.sun_path[0] = '\0';
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+	snprintf(msg, sizeof(msg), "READY=1\nSTATUS=policy %d%s", pol & ~SCHED_RESET_ON_FORK,
+		 pol & SCHED_RESET_ON_FORK ? " reset-on-fork" : "");
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || sendto(fd, msg, strlen(msg), 0, (struct sockaddr *)&sa, len) < 0) {
+		perror("dl-spin: notify");
+		return 1;
+	}
+	close(fd);
+	never_wake = 1;
+	idle();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n;
+
+	if (argc == 2 && strcmp(argv[1], "--notify") == 0)
+		return notify();
 
 	if (argc == 4 && strcmp(argv[1], "--miss") == 0)
 		return miss(argv[2], atoi(argv[3]));
