@@ -44,7 +44,8 @@ done
 # mmdebstrap for the systemd VM image, abigail-tools for the ABI check
 # (libdl/ABI), groff-base for the man page check, iproute2, curl and jq for
 # the metrics test (a network namespace, an HTTP read, the Prometheus
-# server's answers).  libsystemd-dev (sd-bus) and
+# server's answers); python3-yaml and jq for the Kubernetes examples'
+# check.  libsystemd-dev (sd-bus) and
 # bash-completion (its pkg-config file) are optional for configure.
 # Packages (make deb, tests/deb): dpkg-dev, debhelper, lintian, fakeroot,
 # systemd's pkg-config file (its unit folder), dh-python.  The Python
@@ -79,6 +80,7 @@ systemd:/usr/share/pkgconfig/systemd.pc
 iproute2:/usr/sbin/ip
 curl:/usr/bin/curl
 jq:/usr/bin/jq
+python3-yaml:/usr/lib/python3/dist-packages/yaml/__init__.py
 python3-dev:/usr/bin/python3-config
 python3-pytest:/usr/lib/python3/dist-packages/pytest/__init__.py
 dh-python:/usr/bin/dh_python3

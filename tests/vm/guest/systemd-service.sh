@@ -5,7 +5,9 @@
 # replaced by a drop-in with tests/kernel/dl-spin --notify (READY=1 from
 # its own pid) under 500 ms every 1 s.  Started (Type=notify), crashed
 # (SIGSEGV) and restarted, stopped; a second copy that does not fit
-# refused, failed and not restarted.  Each read from the kernel
+# refused, failed and not restarted; where jq is (Debian 12's boot),
+# the Kubernetes node agent's figure on that layout
+# (data/examples/libdl-node-capacity.sh).  Each read from the kernel
 # (/proc/PID/sched, dl-stat's sched_getattr, total_bw) and from systemd
 # (systemctl show, status, journalctl).  Sourced after lib.sh with
 # dl-part.service stopped and no layout; leaves them so, and no unit of
@@ -51,6 +53,20 @@ check "the kernel: SCHED_DEADLINE (/proc/PID/sched)" eq "$(policy $pid)" 6
 check "sched_getattr: 500ms 1s 1s" eq "$(params $pid)" "500ms 1s 1s"
 check "in its unit, in the partition's slice" eq "$(cut -d: -f3 /proc/$pid/cgroup)" /libdl.slice/libdl-rt.slice/$svc
 check "CPU 0's root domain counts it" counted $bw
+
+# The node agent's figure for Kubernetes (data/examples/, where the
+# suite copies it with the jq it needs: Debian 12's boot): each
+# member's root domain's admission limit less its fair server, in
+# thousandths, from the kernel's figures.
+if [ -r /usr/local/bin/libdl-node-capacity.sh ] && command -v jq >/dev/null 2>&1; then
+	run sh /usr/local/bin/libdl-node-capacity.sh --print
+	e0=$((($(cpu_bw 0) - $(fair_bw 0)) * 1000 / 1048576))
+	e1=$((($(cpu_bw 1) - $(fair_bw 1)) * 1000 / 1048576))
+	check "libdl-node-capacity.sh --print: rt (CPU 0) $e0, the cluster (CPU 1) $e1" eq "$out" \
+		"[{\"op\":\"add\",\"path\":\"/status/capacity/deadline.libdl.io~1rt-bandwidth\",\"value\":\"$e0\"},{\"op\":\"add\",\"path\":\"/status/capacity/deadline.libdl.io~1cluster-bandwidth\",\"value\":\"$e1\"}]"
+else
+	note "no jq here: libdl-node-capacity.sh runs in Debian 12's boot (tests/vm/systemd.vm)"
+fi
 
 # A crash: restarted, and admitted again.  Two such reservations do not
 # fit in CPU 0 (0.95, less its fair server): the second admission proves
