@@ -532,8 +532,7 @@ static void make_base(void)
 		base_made = true;
 	else
 		ck_assert_int_eq(errno, EEXIST);
-	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
-	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	ck_assert_int_eq(tl_private_mounts(), 0);
 	ck_assert_int_eq(mount("libdl-tasks", DL_PUB_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 			       "mode=1777,size=16m,nr_inodes=4096"), 0);
 	base_mounted = true;

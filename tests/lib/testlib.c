@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
+#include <sched.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -755,4 +757,25 @@ void tl_layout_restore(const char *root_lb)
 		tl_note("cleanup: root sched_load_balance was %s, restoring %s", now, root_lb);
 		dl_write_file("/sys/fs/cgroup/cpuset/cpuset.sched_load_balance", root_lb);
 	}
+}
+
+int tl_private_mounts(void)
+{
+	char line[4096];
+	FILE *f;
+	int shared = 0;
+
+	if (unshare(CLONE_NEWNS) < 0)
+		return -errno;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return -errno;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		shared |= strstr(line, " shared:") != NULL;
+	fclose(f);
+	return shared ? -EINVAL : 0;
 }

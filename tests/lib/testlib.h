@@ -75,6 +75,11 @@ int tl_cap_eff(pid_t pid, uint64_t *caps);
  * CAP_SYS_NICE alone, effective: a program run with dl-run's file
  * capability.  False when a step failed. */
 bool tl_become_with_nice(uid_t uid, gid_t gid, const gid_t *groups, size_t ngroups);
+/* This process in a mount namespace of its own whose mounts reach no
+ * other namespace: 0, or -errno.  In a chroot, whose / is no mount
+ * point, only when no mount it sees is shared (the chroot was entered
+ * from a private namespace, as build-deb.sh and the distro suites do). */
+int tl_private_mounts(void);
 
 /* Background deadline hogs: each a child process of runtime/period;
  * -1 if refused.  _in: in layout member `where` (NULL: where it is),

@@ -725,7 +725,7 @@ START_TEST(test_where_users_write)
 	child = fork();
 	ck_assert_int_ge(child, 0);
 	if (child == 0) {
-		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		if (tl_private_mounts() ||
 		    mount("libdl-test", base, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=1m,nr_inodes=64"))
 			_exit(2);
 		if (publish_as_nobody(msg, sizeof(msg)))
