@@ -50,6 +50,9 @@ done
 # Packages (make deb, tests/deb): dpkg-dev, debhelper, lintian, fakeroot,
 # systemd's pkg-config file (its unit folder), dh-python.  The Python
 # binding: python3-dev (optional for configure), python3-pytest its tests.
+# dl-stat --kernel (optional for configure): clang compiles its BPF
+# program, bpftool embeds it, libbpf-dev (with libelf-dev and zlib1g-dev,
+# which libbpf's static pieces name) loads it.
 PKGS="
 gcc:/usr/bin/gcc
 make:/usr/bin/make
@@ -84,6 +87,11 @@ python3-yaml:/usr/lib/python3/dist-packages/yaml/__init__.py
 python3-dev:/usr/bin/python3-config
 python3-pytest:/usr/lib/python3/dist-packages/pytest/__init__.py
 dh-python:/usr/bin/dh_python3
+clang:/usr/bin/clang
+bpftool:/usr/sbin/bpftool
+libbpf-dev:/usr/include/bpf/libbpf.h
+libelf-dev:/usr/include/libelf.h
+zlib1g-dev:/usr/include/zlib.h
 "
 # make bench: the plots and the peers (see bench/run.sh).
 [ "$bench" = 1 ] && PKGS="$PKGS gnuplot-nox:/usr/bin/gnuplot

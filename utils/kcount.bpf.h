@@ -1,0 +1,30 @@
+/*
+ * kcount.bpf.h: what dl-stat's kernel counter shares between its BPF
+ * program (kcount.bpf.c) and the reader (kcount.c): the per-thread record
+ * of its map.  Fixed-width types only: both sides compile it.
+ */
+#ifndef LIBDL_TOOLS_KCOUNT_BPF_H
+#define LIBDL_TOOLS_KCOUNT_BPF_H
+
+/* The published counters' buckets (DL_COUNTS_BUCKETS, DL_COUNTS_LE_NS):
+ * bucket i < KC_BUCKETS - 1 holds responses of at most 1024 << i ns. */
+#define KC_BUCKETS 24
+/* Threads counted at once; one more is left out (kc_rec.lost says so). */
+#define KC_THREADS 16384
+
+struct kc_rec {
+	__u64 jobs;       /* jobs seen from start to end */
+	__u64 misses;     /* of them, ended after their deadline */
+	__u64 throttles;  /* switched out with its runtime exhausted */
+	__u64 resp_max;   /* ns */
+	__u64 resp_sum;   /* ns */
+	__u64 buckets[KC_BUCKETS];
+	/* The job running now (in_job): its absolute deadline and the
+	 * relative deadline it was judged with, from task->dl at its start. */
+	__u64 deadline;
+	__u64 rel_deadline;
+	__u32 in_job;
+	__u32 yielded;    /* ended by sched_yield(): the next run starts a job */
+};
+
+#endif

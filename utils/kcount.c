@@ -1,0 +1,133 @@
+/*
+ * kcount.c: see kcount.h.  The BPF object is built at make time and
+ * embedded in dl-stat by bpftool's skeleton (kcount.skel.h), as
+ * libbpf-tools do: nothing to install beside the binary.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kcount.h"
+
+#ifdef HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kcount.bpf.h"
+#include "kcount.skel.h"
+
+struct kcount {
+	struct kcount_bpf *skel;
+	int map;
+};
+
+/* libbpf's own messages are for BPF developers; kcount_start says what
+ * failed in the tool's words. */
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static void explain(int err, char *why, size_t len)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+		snprintf(why, len,
+			 "the kernel has no BTF (/sys/kernel/btf/vmlinux is missing: it needs CONFIG_DEBUG_INFO_BTF), so its scheduler's fields cannot be found");
+	else if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
+		snprintf(why, len, "counting from the kernel needs root (or CAP_BPF and CAP_PERFMON): run dl-stat --kernel as root");
+	else if (err == -EPERM || err == -EACCES)
+		snprintf(why, len,
+			 "the kernel refused to load the BPF program (%s): lockdown=confidentiality, a security module or a BPF sysctl forbids it; dmesg may say which",
+			 strerror(-err));
+	else
+		snprintf(why, len, "the BPF program could not be loaded and attached: %s", strerror(-err));
+}
+
+int kcount_start(struct kcount **out, char *why, size_t len)
+{
+	struct kcount *k = calloc(1, sizeof(*k));
+	int err;
+
+	*out = NULL;
+	if (!k) {
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
+	libbpf_set_print(quiet);
+	k->skel = kcount_bpf__open_and_load();
+	if (!k->skel) {
+		err = errno ? -errno : -EINVAL;
+		goto fail;
+	}
+	err = kcount_bpf__attach(k->skel);
+	if (err)
+		goto fail;
+	k->map = bpf_map__fd(k->skel->maps.counts);
+	*out = k;
+	return 0;
+fail:
+	explain(err, why, len);
+	kcount_bpf__destroy(k->skel);
+	free(k);
+	return err;
+}
+
+void kcount_get(struct kcount *k, pid_t tid, struct dl_task_counts *out)
+{
+	struct kc_rec r;
+	__u32 key = (__u32)tid;
+
+	_Static_assert(KC_BUCKETS == DL_COUNTS_BUCKETS, "the kernel counter's buckets are the published ones");
+	memset(out, 0, sizeof(*out));
+	out->tid = tid;
+	/* None yet: the thread has not woken, run or thrown since. */
+	if (bpf_map_lookup_elem(k->map, &key, &r) != 0)
+		return;
+	out->jobs = r.jobs;
+	out->misses = r.misses;
+	out->overruns = r.throttles;
+	out->response_max = r.resp_max;
+	out->response_sum = r.resp_sum;
+	memcpy(out->buckets, r.buckets, sizeof(out->buckets));
+}
+
+void kcount_stop(struct kcount *k)
+{
+	if (!k)
+		return;
+	kcount_bpf__destroy(k->skel);
+	free(k);
+}
+
+#else /* !HAVE_BPF */
+
+struct kcount {
+	int unused;
+};
+
+int kcount_start(struct kcount **k, char *why, size_t len)
+{
+	*k = NULL;
+	snprintf(why, len,
+		 "this dl-stat was built without BPF (configure found no clang, libbpf or bpftool: ./bootstrap.sh installs them)");
+	return -ENOSYS;
+}
+
+void kcount_get(struct kcount *k, pid_t tid, struct dl_task_counts *out)
+{
+	(void)k;
+	memset(out, 0, sizeof(*out));
+	out->tid = tid;
+}
+
+void kcount_stop(struct kcount *k)
+{
+	(void)k;
+}
+#endif

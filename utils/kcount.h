@@ -1,0 +1,29 @@
+/*
+ * kcount.h: dl-stat --kernel, every SCHED_DEADLINE thread's jobs, deadline
+ * misses and throttles counted by a BPF program on the scheduler's
+ * tracepoints (kcount.bpf.c) while dl-stat runs.  It lives beside the tool
+ * rather than in libdeadline so that the library does not depend on
+ * libbpf; configure --enable-bpf builds it (without, kcount_start says
+ * so).  Its programs are attached through file descriptors only, nothing
+ * pinned: when dl-stat ends, however it ends (SIGKILL too), the kernel
+ * detaches and frees them.
+ */
+#ifndef LIBDL_TOOLS_KCOUNT_H
+#define LIBDL_TOOLS_KCOUNT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "libdeadline.h"
+
+struct kcount;
+
+/* Attach the counter; needs root, or CAP_BPF and CAP_PERFMON.  On failure
+ * a negative errno, and why, as a sentence that names the fix, in why. */
+int kcount_start(struct kcount **k, char *why, size_t len);
+/* Thread tid's counts since kcount_start: jobs, misses, throttles (in
+ * .overruns) and responses, as the published counters have them. */
+void kcount_get(struct kcount *k, pid_t tid, struct dl_task_counts *out);
+void kcount_stop(struct kcount *k);
+
+#endif
