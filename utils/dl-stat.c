@@ -2,10 +2,11 @@
  * dl-stat: every deadline task, every root domain, the bandwidth left.
  *
  *   dl-stat [-p PID] [--tasks | --domains | --cpus] [--json | --prometheus [--pid-labels]]
- *           [--output FILE] [--watch [INTERVAL]] [-n COUNT]
+ *           [--output FILE] [--watch [INTERVAL]] [-n COUNT] [--kernel]
  *
  * What it prints comes from dl_snapshot(3); dl-stat only lays it out
- * (the machines' formats: stat-out.c).
+ * (the machines' formats: stat-out.c); --kernel adds the jobs, misses and
+ * throttles the kernel's scheduler shows a BPF program (kcount.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "kcount.h"
 #include "rd-table.h"
 #include "stat-out.h"
 #include "tool.h"
@@ -37,6 +39,9 @@ struct ctl {
 	uint64_t interval; /* ns */
 	uint64_t count;    /* 0: until interrupted */
 	bool tty;
+	bool kernel;         /* --kernel */
+	struct kcount *kc;   /* counting, or NULL */
+	char kernel_why[256]; /* why not, when asked and not counting */
 };
 
 /* The previous frame: for CPU time per period, and how long a root
@@ -74,6 +79,9 @@ static noreturn void usage(void)
 	       "                         is seconds, or give a unit: 500ms), with the CPU\n"
 	       "                         time each task used per period\n"
 	       " -n, --count COUNT       with --watch: stop after COUNT refreshes\n"
+	       " -k, --kernel            with --watch: count every deadline thread's jobs,\n"
+	       "                         deadline misses and throttles from the kernel\n"
+	       "                         (BPF, as root) while dl-stat runs\n"
 	       " -h, --help              display this help\n"
 	       " -V, --version           display the version\n"
 	       "\n"
@@ -126,6 +134,7 @@ static void parse_args(struct ctl *c, int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "watch", optional_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "kernel", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -134,7 +143,7 @@ static void parse_args(struct ctl *c, int argc, char **argv)
 	int o;
 
 	c->interval = NS_PER_SEC;
-	while ((o = getopt_long(argc, argv, "+:p:tdcjPo:w::n:hV", longopts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+:p:tdcjPo:w::n:khV", longopts, NULL)) != -1) {
 		switch (o) {
 		case 'p':
 			c->pid = opt_pid("--pid", optarg);
@@ -176,6 +185,9 @@ static void parse_args(struct ctl *c, int argc, char **argv)
 				usage_error("--count: at least 1");
 			have_count = true;
 			break;
+		case 'k':
+			c->kernel = true;
+			break;
 		case 'h':
 			usage();
 		case 'V':
@@ -190,6 +202,8 @@ static void parse_args(struct ctl *c, int argc, char **argv)
 		usage_error("give one of --tasks, --domains and --cpus");
 	if (have_count && !c->watch)
 		usage_error("--count needs --watch");
+	if (c->kernel && !c->watch)
+		usage_error("--kernel needs --watch: it counts the jobs that run from the moment dl-stat starts");
 	if (c->json && c->prometheus)
 		usage_error("give --json or --prometheus, not both");
 	if (c->pid_labels && !c->prometheus)
@@ -262,7 +276,8 @@ static bool any_counts(const struct stat_frame *f)
 }
 
 /* JOBS MISSED OVR of task i, or dashes; a * after MISSED when its misses
- * rose (--watch).  Whether they rose. */
+ * rose (--watch).  Whether they rose.  The kernel's (--kernel) are
+ * printed by print_kcounts. */
 static bool print_counts(FILE *o, const struct stat_frame *f, size_t i)
 {
 	const struct dl_task_counts *n = f->counts[i];
@@ -274,6 +289,13 @@ static bool print_counts(FILE *o, const struct stat_frame *f, size_t i)
 	}
 	fprintf(o, " %8" PRIu64 " %6" PRIu64 "%c %4" PRIu64, n->jobs, n->misses, rose ? '*' : ' ', n->overruns);
 	return rose;
+}
+
+static void print_kcounts(FILE *o, const struct stat_frame *f, size_t i)
+{
+	const struct dl_task_counts *n = &f->kcounts[i];
+
+	fprintf(o, " %8" PRIu64 " %7" PRIu64 " %5" PRIu64, n->jobs, n->misses, n->overruns);
 }
 
 /* Each CPU: its root domain, then each deadline server: its setting,
@@ -342,6 +364,8 @@ static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 		fprintf(o, " %8s %8s", "LEFT", "DL IN");
 	if (any_counts(f))
 		fprintf(o, " %8s %7s %4s", "JOBS", "MISSED", "OVR");
+	if (f->kcounts)
+		fprintf(o, " %8s %7s %5s", "K-JOBS", "K-MISS", "K-THR");
 	fprintf(o, " %-5s %-3s %s\n", "FLAGS", "RD", "CPUSET");
 	for (size_t i = 0; i < f->ntasks; i++) {
 		/* Names are anyone's: escaped, so that none rewrites a screen. */
@@ -375,6 +399,8 @@ static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 		}
 		if (any_counts(f))
 			rising |= print_counts(o, f, i);
+		if (f->kcounts)
+			print_kcounts(o, f, i);
 		fprintf(o, " %-5s %-3d %s\n", flags_text(t[i].params.flags, e, sizeof(e)), t[i].rd,
 			cs[0] ? cs : "?");
 	}
@@ -390,6 +416,10 @@ static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 		      o);
 	if (any_counts(f))
 		fputs("note: JOBS, MISSED and OVR are counted by the loops that publish them (dl-stat(1)); '-': the task publishes none\n", o);
+	if (f->kcounts)
+		fputs("note: K-JOBS, K-MISS and K-THR are counted by the kernel's scheduler since dl-stat began (--kernel): jobs, deadline misses, throttles (dl-stat(1))\n", o);
+	else if (f->kernel_asked)
+		fprintf(o, "note: --kernel: no job is counted from the kernel: %s\n", f->kernel_why);
 }
 
 /* The terminal's width, read again every frame as top does (it may have
@@ -545,6 +575,7 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	const struct dl_task_counts **mine;
 	struct dl_budget *budgets;
 	const struct dl_budget **budget;
+	struct dl_task_counts *kcounts = NULL;
 	size_t ncounts = 0;
 	int ret = 0;
 
@@ -561,7 +592,9 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	mine = calloc(nt ? nt : 1, sizeof(*mine));
 	budgets = calloc(nt ? nt : 1, sizeof(*budgets));
 	budget = calloc(nt ? nt : 1, sizeof(*budget));
-	if (!drift || !used || !overruns || !seen || !rose || !mine || !budgets || !budget)
+	if (c->kc)
+		kcounts = calloc(nt ? nt : 1, sizeof(*kcounts));
+	if (!drift || !used || !overruns || !seen || !rose || !mine || !budgets || !budget || (c->kc && !kcounts))
 		die(EXIT_FAILURE, "out of memory");
 	/* Each thread's budget left, where the kernel says (Linux 7.1):
 	 * ENOTSUP for the first is the answer for all; a thread that left
@@ -574,6 +607,8 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 		if (err == 0)
 			budget[i] = &budgets[i];
 	}
+	for (size_t i = 0; c->kc && i < nt; i++)
+		kcount_get(c->kc, t[i].tid, &kcounts[i]);
 	/* The counters the loops publish, each beside its thread; none
 	 * readable is no error (dl-stat(1), FILES). */
 	if (dl_counts_list(&counts, &ncounts) < 0)
@@ -635,6 +670,9 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	f.counts = mine;
 	f.misses_rose = rose;
 	f.budget = budget;
+	f.kernel_asked = c->kernel;
+	f.kernel_why = c->kc ? NULL : c->kernel_why;
+	f.kcounts = kcounts;
 	if (c->output) {
 		ret = write_output(c, &f);
 	} else {
@@ -673,6 +711,7 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	free(mine);
 	free(budgets);
 	free(budget);
+	free(kcounts);
 	free(h->counts);
 	h->counts = counts;
 	h->ncounts = ncounts;
@@ -690,6 +729,12 @@ int main(int argc, char **argv)
 	util_init(argv[0]);
 	parse_args(&c, argc, argv);
 	dl_debugfs_mount(); /* dl-stat(1): the kernel's figures when root */
+	/* Attached before the first refresh, detached by the kernel when
+	 * dl-stat ends, however it ends: nothing is pinned (kcount.h). */
+	if (c.kernel && kcount_start(&c.kc, c.kernel_why, sizeof(c.kernel_why)) < 0) {
+		warnx_("--kernel: no job is counted from the kernel: %s; the published counters are shown", c.kernel_why);
+		bad = 1;
+	}
 	for (;;) {
 		if (frame(&c, &h, done == 0) < 0)
 			bad = 1;
@@ -703,5 +748,6 @@ int main(int argc, char **argv)
 	free(h.high_since);
 	free(h.overruns);
 	free(h.counts);
+	kcount_stop(c.kc);
 	return bad ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -86,7 +86,12 @@ void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v)
 	json_arr_begin(&j, "notes");
 	if (f->nrds && !f->rds[0].from_kernel)
 		json_str(&j, NULL, "the kernel's figures (debugfs sched/debug) cannot be read (they need root): figures computed");
+	if (f->kernel_asked && !f->kcounts)
+		json_str(&j, NULL, f->kernel_why);
 	json_arr_end(&j);
+	/* --kernel: whether each task's kernel_counters are there. */
+	if (f->kernel_asked)
+		json_bool(&j, "kernel_counting", !!f->kcounts);
 	if (!v->tasks_only) {
 		json_arr_begin(&j, "root_domains");
 		for (size_t i = 0; i < f->nrds; i++) {
@@ -255,7 +260,7 @@ static size_t thread_rank(const struct stat_frame *f, size_t i)
 }
 
 static void task_labels(FILE *o, const char *name, const struct stat_frame *f, const struct stat_view *v,
-			size_t i, const char *extra_key, const char *extra_val)
+			size_t i, const char *source, const char *extra_key, const char *extra_val)
 {
 	const struct dl_task *t = &f->tasks[i];
 	char buf[DL_CPUS_STRLEN];
@@ -272,6 +277,8 @@ static void task_labels(FILE *o, const char *name, const struct stat_frame *f, c
 		snprintf(buf, sizeof(buf), "%d", (int)t->tid);
 		put_label(o, "tid", buf, false);
 	}
+	if (source)
+		put_label(o, "source", source, false);
 	if (extra_key)
 		put_label(o, extra_key, extra_val, false);
 	fputc('}', o);
@@ -479,13 +486,13 @@ static void prom_tasks(FILE *o, const struct stat_frame *f, const struct stat_vi
 	for (int k = 0; k < 3; k++) {
 		family(o, param[k].name, "gauge", param[k].help);
 		for (size_t i = 0; i < f->ntasks; i++) {
-			task_labels(o, param[k].name, f, v, i, NULL, NULL);
+			task_labels(o, param[k].name, f, v, i, NULL, NULL, NULL);
 			put_seconds(o, k == 0 ? t[i].params.runtime : k == 1 ? t[i].params.deadline : t[i].params.period);
 		}
 	}
 	family(o, "libdl_task_bandwidth_ratio", "gauge", "Its reservation, runtime / period, in CPUs.");
 	for (size_t i = 0; i < f->ntasks; i++) {
-		task_labels(o, "libdl_task_bandwidth_ratio", f, v, i, NULL, NULL);
+		task_labels(o, "libdl_task_bandwidth_ratio", f, v, i, NULL, NULL, NULL);
 		put_ratio(o, (int64_t)t[i].bw);
 	}
 	family(o, "libdl_task_flags_info", "gauge",
@@ -496,12 +503,12 @@ static void prom_tasks(FILE *o, const struct stat_frame *f, const struct stat_vi
 			 t[i].params.flags & DL_FLAG_RECLAIM ? "reclaim" : "",
 			 (t[i].params.flags & DL_FLAG_RECLAIM) && (t[i].params.flags & DL_FLAG_DL_OVERRUN) ? "," : "",
 			 t[i].params.flags & DL_FLAG_DL_OVERRUN ? "overrun-signal" : "");
-		task_labels(o, "libdl_task_flags_info", f, v, i, "flags", flags);
+		task_labels(o, "libdl_task_flags_info", f, v, i, NULL, "flags", flags);
 		fputs(" 1\n", o);
 	}
 	family(o, "libdl_task_cpu_seconds_total", "counter", "CPU time the thread has used (its schedstat).");
 	for (size_t i = 0; i < f->ntasks; i++) {
-		task_labels(o, "libdl_task_cpu_seconds_total", f, v, i, NULL, NULL);
+		task_labels(o, "libdl_task_cpu_seconds_total", f, v, i, NULL, NULL, NULL);
 		put_seconds(o, t[i].exec_ns);
 	}
 	prom_task_counts(o, f, v);
@@ -511,21 +518,21 @@ static void prom_tasks(FILE *o, const struct stat_frame *f, const struct stat_vi
 	       "CPU time it used per period since the refresh before (dl-stat --watch).");
 	for (size_t i = 0; i < f->ntasks; i++)
 		if (f->seen[i]) {
-			task_labels(o, "libdl_task_used_per_period_seconds", f, v, i, NULL, NULL);
+			task_labels(o, "libdl_task_used_per_period_seconds", f, v, i, NULL, NULL, NULL);
 			put_seconds(o, f->used[i]);
 		}
 	family(o, "libdl_task_overrun", "gauge",
 	       "1 when it used 95% of its runtime or more per period since the refresh before: it runs out of budget (dl-stat's ! mark), else 0.");
 	for (size_t i = 0; i < f->ntasks; i++)
 		if (f->seen[i]) {
-			task_labels(o, "libdl_task_overrun", f, v, i, NULL, NULL);
+			task_labels(o, "libdl_task_overrun", f, v, i, NULL, NULL, NULL);
 			fprintf(o, " %d\n", task_overran(&t[i], f->used[i]));
 		}
 	family(o, "libdl_task_out_of_budget_refreshes_total", "counter",
 	       "Refreshes of this dl-stat --watch that found it out of budget.");
 	for (size_t i = 0; i < f->ntasks; i++)
 		if (f->seen[i]) {
-			task_labels(o, "libdl_task_out_of_budget_refreshes_total", f, v, i, NULL, NULL);
+			task_labels(o, "libdl_task_out_of_budget_refreshes_total", f, v, i, NULL, NULL, NULL);
 			fprintf(o, " %" PRIu64 "\n", f->overruns[i]);
 		}
 }
@@ -555,18 +562,15 @@ static void le_seconds(char *buf, size_t len, unsigned i)
 	}
 }
 
-void json_task_counts(struct json *j, const struct stat_frame *f, size_t i)
+/* Counters c under key, with their throttles or overruns under
+ * ovr_key. */
+static void json_counts(struct json *j, const char *key, const struct dl_task_counts *c, const char *ovr_key,
+			const bool *rose)
 {
-	const struct dl_task_counts *c = f->counts ? f->counts[i] : NULL;
-
-	if (!c) {
-		json_null(j, "counters");
-		return;
-	}
-	json_obj_begin(j, "counters");
+	json_obj_begin(j, key);
 	json_uint(j, "jobs", c->jobs);
 	json_uint(j, "deadline_misses", c->misses);
-	json_uint(j, "overruns", c->overruns);
+	json_uint(j, ovr_key, c->overruns);
 	json_uint(j, "response_max_ns", c->response_max);
 	json_uint(j, "response_sum_ns", c->response_sum);
 	/* Each bucket's own jobs (not cumulative); the last has no bound. */
@@ -581,9 +585,32 @@ void json_task_counts(struct json *j, const struct stat_frame *f, size_t i)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
-	if (f->watch && f->misses_rose)
-		json_bool(j, "misses_rising", f->misses_rose[i]);
+	if (rose)
+		json_bool(j, "misses_rising", *rose);
 	json_obj_end(j);
+}
+
+void json_task_counts(struct json *j, const struct stat_frame *f, size_t i)
+{
+	const struct dl_task_counts *c = f->counts ? f->counts[i] : NULL;
+
+	if (!c)
+		json_null(j, "counters");
+	else
+		json_counts(j, "counters", c, "overruns", f->watch && f->misses_rose ? &f->misses_rose[i] : NULL);
+	if (f->kcounts)
+		json_counts(j, "kernel_counters", &f->kcounts[i], "throttles", NULL);
+	else if (f->kernel_asked)
+		json_null(j, "kernel_counters");
+}
+
+/* Task i's counters from source: the loop's, or the kernel's; NULL when
+ * that source has none for it. */
+static const struct dl_task_counts *counts_of(const struct stat_frame *f, size_t i, int kernel)
+{
+	if (kernel)
+		return f->kcounts ? &f->kcounts[i] : NULL;
+	return f->counts ? f->counts[i] : NULL;
 }
 
 void prom_task_counts(FILE *o, const struct stat_frame *f, const struct stat_view *v)
@@ -591,45 +618,54 @@ void prom_task_counts(FILE *o, const struct stat_frame *f, const struct stat_vie
 	static const struct {
 		const char *name, *help;
 	} counter[3] = {
-		{ "libdl_task_jobs_total", "Jobs its periodic loop ended (published by the loop: DL_PERIODIC_PUBLISH, dl-load)." },
+		{ "libdl_task_jobs_total", "Jobs ended: counted by its periodic loop (source=\"loop\": DL_PERIODIC_PUBLISH, dl-load) or by the kernel's scheduler (source=\"kernel\": dl-stat --kernel, jobs since dl-stat began)." },
 		{ "libdl_task_deadline_misses_total", "Of them, jobs that ended after their deadline." },
-		{ "libdl_task_overruns_total", "Runtime overruns the kernel signalled to the thread (SIGXCPU, SCHED_FLAG_DL_OVERRUN)." },
+		{ "libdl_task_overruns_total", "Runtime overruns: the SIGXCPU the kernel sent the thread (source=\"loop\", SCHED_FLAG_DL_OVERRUN), or the times the kernel throttled it, its runtime exhausted (source=\"kernel\")." },
 	};
+	static const char *const source[2] = { "loop", "kernel" };
 	const char *hist = "libdl_task_response_seconds";
 	char le[32];
 
-	if (!f->counts)
+	if (f->kernel_asked) {
+		family(o, "libdl_kernel_counting", "gauge",
+		       "1 when dl-stat --kernel counts every deadline thread from the kernel (BPF), 0 when it cannot (dl-stat says why).");
+		fprintf(o, "libdl_kernel_counting %d\n", !!f->kcounts);
+	}
+	if (!f->counts && !f->kcounts)
 		return;
 	for (int k = 0; k < 3; k++) {
 		family(o, counter[k].name, "counter", counter[k].help);
+		for (int s = 0; s < 2; s++)
+			for (size_t i = 0; i < f->ntasks; i++) {
+				const struct dl_task_counts *c = counts_of(f, i, s);
+
+				if (!c)
+					continue;
+				task_labels(o, counter[k].name, f, v, i, source[s], NULL, NULL);
+				fprintf(o, " %" PRIu64 "\n", k == 0 ? c->jobs : k == 1 ? c->misses : c->overruns);
+			}
+	}
+	family(o, hist, "histogram",
+	       "Response time of its jobs: from release to end (source=\"kernel\": from the release the kernel's CBS gave it, its deadline minus the relative deadline).");
+	for (int s = 0; s < 2; s++)
 		for (size_t i = 0; i < f->ntasks; i++) {
-			const struct dl_task_counts *c = f->counts[i];
+			const struct dl_task_counts *c = counts_of(f, i, s);
+			uint64_t below = 0;
 
 			if (!c)
 				continue;
-			task_labels(o, counter[k].name, f, v, i, NULL, NULL);
-			fprintf(o, " %" PRIu64 "\n", k == 0 ? c->jobs : k == 1 ? c->misses : c->overruns);
+			for (unsigned b = 0; b < DL_COUNTS_BUCKETS; b++) {
+				below += c->buckets[b];
+				if (b < DL_COUNTS_BUCKETS - 1)
+					le_seconds(le, sizeof(le), b);
+				else
+					snprintf(le, sizeof(le), "+Inf");
+				task_labels(o, "libdl_task_response_seconds_bucket", f, v, i, source[s], "le", le);
+				fprintf(o, " %" PRIu64 "\n", below);
+			}
+			task_labels(o, "libdl_task_response_seconds_sum", f, v, i, source[s], NULL, NULL);
+			put_seconds(o, c->response_sum);
+			task_labels(o, "libdl_task_response_seconds_count", f, v, i, source[s], NULL, NULL);
+			fprintf(o, " %" PRIu64 "\n", c->jobs);
 		}
-	}
-	family(o, hist, "histogram", "Response time of its jobs: from release to end.");
-	for (size_t i = 0; i < f->ntasks; i++) {
-		const struct dl_task_counts *c = f->counts[i];
-		uint64_t below = 0;
-
-		if (!c)
-			continue;
-		for (unsigned b = 0; b < DL_COUNTS_BUCKETS; b++) {
-			below += c->buckets[b];
-			if (b < DL_COUNTS_BUCKETS - 1)
-				le_seconds(le, sizeof(le), b);
-			else
-				snprintf(le, sizeof(le), "+Inf");
-			task_labels(o, "libdl_task_response_seconds_bucket", f, v, i, "le", le);
-			fprintf(o, " %" PRIu64 "\n", below);
-		}
-		task_labels(o, "libdl_task_response_seconds_sum", f, v, i, NULL, NULL);
-		put_seconds(o, c->response_sum);
-		task_labels(o, "libdl_task_response_seconds_count", f, v, i, NULL, NULL);
-		fprintf(o, " %" PRIu64 "\n", c->jobs);
-	}
 }

@@ -44,6 +44,12 @@ struct stat_frame {
 	/* Per task: the budget its job has left now (dl_get_budget(3)),
 	 * or NULL where the kernel does not say (before Linux 7.1). */
 	const struct dl_budget *const *budget;
+	/* dl-stat --kernel: asked for; counting, else why not (a sentence);
+	 * when counting, per task the kernel's counts since dl-stat began
+	 * (kcount.h: throttles in .overruns). */
+	bool kernel_asked;
+	const char *kernel_why;
+	const struct dl_task_counts *kcounts;
 	/* The dl-part layout (dl_layout_report(3)), when there is one. */
 	bool layout;
 	int layout_version;
@@ -64,7 +70,9 @@ bool task_overran(const struct dl_task *t, uint64_t used);
 const char *member_invalid(int version, const struct dl_part_info *p);
 
 /* The published counters of task i into a JSON object (null when it
- * publishes none), and as Prometheus families. */
+ * publishes none), the kernel's beside them (--kernel), and both as
+ * Prometheus families, told apart by their label source ("loop",
+ * "kernel"). */
 struct json;
 void json_task_counts(struct json *j, const struct stat_frame *f, size_t i);
 void prom_task_counts(FILE *o, const struct stat_frame *f, const struct stat_view *v);

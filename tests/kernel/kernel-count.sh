@@ -1,0 +1,188 @@
+#!/bin/bash
+# dl-stat --kernel: every deadline thread's jobs, misses and throttles as
+# the kernel's scheduler shows them to a BPF program (utils/kcount.bpf.c;
+# dl-stat(1), "Counted by the kernel").  Threads started by chrt(1), not
+# by libdeadline (tests/kernel/dl-jobs): runtime 10ms, deadline 20ms,
+# period 40ms, a job released every 100ms that runs 2ms of CPU, every 5th
+# one 16ms instead: longer than the runtime, so that the kernel throttles
+# it once (its 4ms tick may overshoot the runtime, never by 6ms) and it
+# ends after the next period's replenishment, 40ms in: after its deadline.
+# 20 jobs make exactly 4 misses and 4 throttles; a thread without the long
+# jobs 0 and 0; a libdeadline loop that publishes (dl-jobs --publish) the
+# same misses as the kernel's.  Three counters at once (table, JSON,
+# Prometheus), each ended by a different signal (SIGINT, SIGTERM,
+# SIGKILL): bpftool lists none of their programs afterwards.  As nobody:
+# the refusal that names the fix, and the table still shown (with the
+# counters nobody may read: root's loop's are not among them).
+#
+# Root, under the kernel suites' lock; SKIP where dl-stat has no BPF
+# (configure --disable-bpf) or the kernel refuses it, with the reason.  TAP.
+set -u
+build=${top_builddir:-.}
+here=$(cd "$(dirname "$0")" && pwd)
+dl_stat=$build/utils/dl-stat
+jobs=$build/tests/kernel/dl-jobs
+
+skip() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+[ "$(id -u)" = 0 ] || skip "deadline threads and BPF need root"
+for tool in flock jq bpftool chrt setpriv; do
+	command -v "$tool" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin command -v "$tool" >/dev/null 2>&1 ||
+		skip "no $tool (bootstrap.sh installs it)"
+done
+export PATH=$PATH:/usr/sbin
+# Which of the kernel's refusals apply here: the counter's own words.
+why=$("$dl_stat" --kernel --watch 0.01 -n 1 -t 2>&1 >/dev/null) ||
+	skip "dl-stat --kernel cannot count here: ${why#*: --kernel: }"
+
+# One kernel suite at a time (tests/lib/testlib.c holds the same lock).
+exec 9>>/run/lock/libdl-kernel-tests.lock && flock 9
+
+tmp=$(mktemp -d /tmp/libdl-kcount.XXXXXX) || exit 1
+chmod 755 "$tmp"
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+n=0
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $*"
+}
+notok() {
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	shift
+	for f in "$@"; do [ -e "$f" ] && sed 's/^/# /' "$f"; done
+}
+check() { # check NAME FILES... -- COMMAND...
+	local name=$1 files=()
+	shift
+	while [ "$1" != -- ]; do files+=("$1"); shift; done
+	shift
+	if "$@"; then ok "$name"; else notok "$name" "${files[@]}"; fi
+}
+ours() { # programs of dl-stat --kernel loaded now
+	bpftool prog list 2>/dev/null | grep -c 'name libdl_kc_'
+}
+# Until $1 programs of ours are loaded, for 5s at most: a program is freed
+# after its last reference goes, an RCU grace period later.
+settle() {
+	for _ in $(seq 50); do [ "$(ours)" = "$1" ] && return; sleep 0.1; done
+}
+echo "1..12"
+
+settle 0 # the probe's above
+before=$(ours)
+# Three counters side by side, each refresh written whole to its file
+# (with SIGINT's default action, which a script's background jobs lose).
+env --default-signal=INT "$dl_stat" --kernel --watch 0.3 -t --output "$tmp/table" 2>"$tmp/table.err" &
+c_table=$!
+env --default-signal=INT "$dl_stat" --kernel --watch 0.3 -t --json --output "$tmp/json" 2>"$tmp/json.err" &
+c_json=$!
+env --default-signal=INT "$dl_stat" --kernel --watch 0.3 -t --prometheus --pid-labels --output "$tmp/prom" 2>"$tmp/prom.err" &
+c_prom=$!
+pids+=("$c_table" "$c_json" "$c_prom")
+for _ in $(seq 100); do
+	[ -s "$tmp/table" ] && [ -s "$tmp/json" ] && [ -s "$tmp/prom" ] && break
+	sleep 0.1
+done
+settle $((before + 9))
+check "three counters side by side: each one's programs attached ($((before + 9)) programs of ours)" \
+	"$tmp/table.err" "$tmp/json.err" "$tmp/prom.err" -- [ "$(ours)" = $((before + 9)) ]
+
+ch=(chrt -d --sched-runtime 10000000 --sched-deadline 20000000 --sched-period 40000000 0)
+"${ch[@]}" "$jobs" 20 5 2000 16000 100000 20000 >"$tmp/late.out" &
+late=$!
+"${ch[@]}" "$jobs" 20 0 2000 0 100000 20000 >"$tmp/never.out" &
+never=$!
+"${ch[@]}" "$jobs" --publish 20 5 2000 16000 100000 20000 >"$tmp/loop.out" &
+loop=$!
+pids+=("$late" "$never" "$loop")
+for _ in $(seq 100); do
+	grep -qs done "$tmp/late.out" && grep -qs done "$tmp/never.out" && grep -qs done "$tmp/loop.out" && break
+	sleep 0.1
+done
+sleep 1 # a refresh after the last job, in every file
+
+# JSON: the kernel's counters of one thread, as "jobs misses throttles".
+kjson() {
+	jq -r --argjson t "$1" '.tasks[] | select(.tid == $t) | .kernel_counters |
+		"\(.jobs) \(.deadline_misses) \(.throttles)"' "$tmp/json.now"
+}
+cp "$tmp/json" "$tmp/json.now"
+cp "$tmp/table" "$tmp/table.now"
+cp "$tmp/prom" "$tmp/prom.now"
+check "JSON: the chrt thread that overruns every 5th job: 20 jobs, 4 misses, 4 throttles" \
+	"$tmp/json.now" "$tmp/late.out" -- [ "$(kjson $late)" = "20 4 4" ]
+check "JSON: the chrt thread that never overruns: 20 jobs, 0 misses, 0 throttles" \
+	"$tmp/json.now" "$tmp/never.out" -- [ "$(kjson $never)" = "20 0 0" ]
+# The loop ends 20 jobs with dl_periodic_next(); its last call sleeps to
+# the 21st release and returns, and the thread then prints and sleeps:
+# a 21st wake-up-to-block, which the kernel counts as a job.
+loopc=$(jq -r --argjson t "$loop" '.tasks[] | select(.tid == $t) |
+	"\(.counters.jobs) \(.counters.deadline_misses) \(.kernel_counters.jobs) \(.kernel_counters.deadline_misses) \(.kernel_counters.throttles)"' \
+	"$tmp/json.now")
+check "a libdeadline loop that publishes: its 4 misses of 20 jobs are the kernel's 4 (21 jobs: the wake-up after the last), 4 throttles" \
+	"$tmp/json.now" "$tmp/loop.out" -- [ "$loopc" = "20 4 21 4 4" ]
+# Responses from the CBS's release: a late job ends after the next
+# period's start (40ms), an on-time one within its 20ms deadline.
+resp=$(jq -r --argjson a "$late" --argjson b "$never" '[.tasks[] | select(.tid == $a or .tid == $b) |
+	.kernel_counters.response_max_ns] | map(tostring) | join(" ")' "$tmp/json.now")
+read -r rl rn <<<"$resp"
+check "JSON: the response histogram: the late jobs ended 40ms or more after their release, the on-time ones within 20ms" \
+	"$tmp/json.now" -- [ "${rl:-0}" -ge 40000000 ] && [ "${rn:-99999999999}" -lt 20000000 ]
+
+# The table's K-JOBS K-MISS K-THR of thread $1: from the end of its row,
+# before FLAGS, RD and CPUSET.
+krow() {
+	awk -v t="$1" '$2 == t { print $(NF-5), $(NF-4), $(NF-3) }' "$tmp/table.now"
+}
+check "the table: K-JOBS K-MISS K-THR 20 4 4, and 20 0 0 for the one that never misses" \
+	"$tmp/table.now" -- [ "$(krow $late)/$(krow $never)" = "20 4 4/20 0 0" ]
+
+pm() { # a Prometheus sample of thread $2 from source $3
+	grep "^$1{.*tid=\"$2\",source=\"$3\"" "$tmp/prom.now" | awk '{ print $NF }'
+}
+check "Prometheus: libdl_task_{jobs,deadline_misses,overruns}_total{source=\"kernel\"} 20 4 4 and 20 0 0" \
+	"$tmp/prom.now" -- [ "$(pm libdl_task_jobs_total $late kernel) $(pm libdl_task_deadline_misses_total $late kernel) $(pm libdl_task_overruns_total $late kernel)/$(pm libdl_task_deadline_misses_total $never kernel)" = "20 4 4/0" ]
+check "Prometheus: the publishing loop's own series beside the kernel's, source=\"loop\" 4 misses, source=\"kernel\" 4" \
+	"$tmp/prom.now" -- [ "$(pm libdl_task_deadline_misses_total $loop loop) $(pm libdl_task_deadline_misses_total $loop kernel)" = "4 4" ]
+check "Prometheus: libdl_kernel_counting 1" "$tmp/prom.now" -- grep -qx 'libdl_kernel_counting 1' "$tmp/prom.now"
+
+# Each counter ended by another signal: the kernel detaches its programs.
+kill -INT "$c_json"
+wait "$c_json" 2>/dev/null
+settle $((before + 6))
+left_int=$(ours)
+kill -TERM "$c_prom"
+wait "$c_prom" 2>/dev/null
+settle $((before + 3))
+left_term=$(ours)
+kill -KILL "$c_table"
+wait "$c_table" 2>/dev/null
+settle "$before"
+left_kill=$(ours)
+check "SIGINT, SIGTERM, SIGKILL: each counter's programs gone with it ($left_int, $left_term, $left_kill left beside the $before found before)" \
+	-- [ "$left_int $left_term $left_kill" = "$((before + 6)) $((before + 3)) $before" ]
+
+# Not root: the refusal, with the fix; the published counters still shown.
+if setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+	"$dl_stat" --kernel --watch 0.1 -n 1 -t >"$tmp/nobody.out" 2>"$tmp/nobody.err"; then
+	st=0
+else
+	st=$?
+fi
+check "as nobody: exit 1 and 'needs root (or CAP_BPF and CAP_PERFMON)' on stderr" "$tmp/nobody.err" -- \
+	[ "$st" = 1 ] && grep -q 'counting from the kernel needs root (or CAP_BPF and CAP_PERFMON)' "$tmp/nobody.err"
+check "as nobody: the table still shows the deadline threads, and says what it cannot count and why" \
+	"$tmp/nobody.out" -- grep -q "^$late  *$late  *dl-jobs" "$tmp/nobody.out" &&
+	grep -q 'note: --kernel: no job is counted from the kernel: counting from the kernel needs root' "$tmp/nobody.out"
+exit 0
