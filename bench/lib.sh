@@ -1,6 +1,6 @@
-# bench/lib.sh: the start of the experiments that make a layout of their
-# own (soak.sh, server.sh), sourced once they have set $me (the name
-# their messages begin with) and $build (the build tree).
+# bench/lib.sh: the start of the experiments that run as scripts of their
+# own (soak.sh, server.sh, kcount.sh), sourced once they have set $me (the
+# name their messages begin with) and $build (the build tree).
 #
 # Sets the tools' paths, $state and $debug, die, and $work, a temporary
 # folder; and whatever ends the script (an error, the end, INT or TERM):

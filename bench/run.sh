@@ -7,6 +7,7 @@
 #   QUICK=1 bench/run.sh                    fewer rounds, for a try-out
 #   BENCH_ONLY=soak bench/run.sh            experiment 8 alone (soak.md)
 #   BENCH_ONLY=server bench/run.sh          experiment 9 alone (server.md)
+#   BENCH_ONLY=kcount bench/run.sh          experiment 10 alone (kcount.md)
 #   BENCH_ONLY=launch bench/run.sh          experiment 3 alone (launch.md,
 #                                           launch.csv, launch.png)
 #   SOAK_LAUNCHES=N                         the soak's launches (100000;
@@ -83,8 +84,13 @@ server)
 	"$top/bench/server.sh" "$build" "$out" "$([ "$quick" = 1 ] && echo 1 || echo 3)"
 	exit $?
 	;;
+kcount)
+	say "10. dl-stat --kernel: the counter off and on (alone)"
+	"$top/bench/kcount.sh" "$build" "$out" "$([ "$quick" = 1 ] && echo 1 || echo 3)"
+	exit $?
+	;;
 launch) ;;
-*) die "BENCH_ONLY=${BENCH_ONLY}: the experiments run alone are soak, server and launch" ;;
+*) die "BENCH_ONLY=${BENCH_ONLY}: the experiments run alone are soak, server, kcount and launch" ;;
 esac
 
 work=$(mktemp -d /tmp/libdl-bench.XXXXXX) || die "mktemp"
@@ -768,6 +774,16 @@ say "9. the fair server: a partition with it and without, $R9 rounds"
 grep '^   ' "$work/server.out"
 drift_guard server 1
 
+# ------------------------------------------------ 10. the kernel counter
+# dl-stat --kernel's cost: a deadline task's wake-up latency and a load of
+# context switches, the counter off and on, round by round (bench/kcount.sh
+# says how; results/kcount.md).
+say "10. dl-stat --kernel: the counter off and on, $R9 rounds"
+"$top/bench/kcount.sh" "$build" "$out" "$R9" >"$work/kcount.out" 2>&1 ||
+	echo "   kcount.sh failed: $(tail -1 "$work/kcount.out")"
+grep '^   ' "$work/kcount.out"
+drift_guard kcount 1
+
 # ------------------------------------------------------------ the report
 say "writing $out/report.md"
 t_end=$(date +%s)
@@ -960,6 +976,7 @@ ${missing:+**Peers missing, their halves not measured:**$missing (\`./bootstrap.
 $( (cat "$out/soak.row" 2>/dev/null || echo "| 8 | soak | did not run | | | |") |
 	if [ -n "$soak_from" ]; then sed "s/^| 8 | soak/| 8 | soak (not in this run: of $soak_from, run alone)/"; else cat; fi)
 $(cat "$out/server.row" 2>/dev/null || echo "| 9 | fair server on and off | did not run | | | |")
+$(cat "$out/kcount.row" 2>/dev/null || echo "| 10 | dl-stat --kernel off and on | did not run | | | |")
 
 Every check of the kernel's accounting in this run: $drifts_total drifted of $checks_total ([drift.csv](drift.csv)); each drift was repaired by a root-domain rebuild (dl-part repair) before the next experiment.
 
@@ -1222,6 +1239,8 @@ $(cat "$out/soak.md" 2>/dev/null || echo "### 8. Soak: did not run")
 ![soak](soak.png)
 
 $(cat "$out/server.md" 2>/dev/null || echo "## 9. The fair server: did not run")
+
+$(cat "$out/kcount.md" 2>/dev/null || echo "## 10. dl-stat --kernel: did not run")
 
 ## Reproduce
 
