@@ -37,31 +37,8 @@ export PATH=$PATH:/usr/sbin
 why=$("$dl_stat" --kernel --watch 0.01 -n 1 -t 2>&1 >/dev/null) ||
 	skip "dl-stat --kernel cannot count here: ${why#*: --kernel: }"
 
-# One kernel suite at a time (tests/lib/testlib.c holds the same lock).
-exec 9>>/run/lock/libdl-kernel-tests.lock && flock 9
+. "$here/shell-suite.sh" kcount
 
-tmp=$(mktemp -d /tmp/libdl-kcount.XXXXXX) || exit 1
-chmod 755 "$tmp"
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
-
-n=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $*"
-}
-notok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	shift
-	for f in "$@"; do [ -e "$f" ] && sed 's/^/# /' "$f"; done
-}
 check() { # check NAME FILES... -- COMMAND...
 	local name=$1 files=()
 	shift

@@ -38,30 +38,8 @@ for tool in flock; do
 	command -v "$tool" >/dev/null 2>&1 || skip "no $tool (bootstrap.sh installs it)"
 done
 
-# One kernel suite at a time (tests/lib/testlib.c holds the same lock).
-exec 9>>/run/lock/libdl-kernel-tests.lock && flock 9
+. "$here/shell-suite.sh" prom
 
-tmp=$(mktemp -d /tmp/libdl-prom.XXXXXX) || exit 1
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
-
-n=0
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $*"
-}
-notok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	shift
-	for f in "$@"; do sed 's/^/# /' "$f"; done
-}
 echo "1..3"
 
 # Our own deadline threads: a plain one, one with an awkward name.
