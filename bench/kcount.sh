@@ -57,34 +57,28 @@ for r in $(seq 1 "$rounds"); do
 			wait "$bg" 2>/dev/null
 			bg=
 		fi
-		awk -F, -v count="$work/count" 'NR > 1 && $6 > 0 {print ($6 - $4) / 1000; n++; if ($9 == 0) x++} END {print n + 0, x + 0 > count}' \
-			"$work/jobs.csv" | sort -g >"$work/wake"
+		p=$(wake_round "$work/jobs.csv" "$mode")
 		read -r jobs miss <"$work/count"
-		p=$(awk '{v[NR]=$1} END {if (NR) printf "%.1f,%.1f,%.1f", v[int((NR+1)/2)], v[int(NR*0.99+0.999)], v[NR]; else print "nan,nan,nan"}' "$work/wake")
 		echo "$r,$mode,$jobs,$miss,$p,$pp" >>"$out/kcount.csv"
-		cat "$work/wake" >>"$work/wake-$mode"
 		echo "$pp" >>"$work/pp-$mode"
 	done
 done
 
 # Pooled over the rounds: wake-up p50 / p99 / max, and the median round trip.
-pooled() { [ -s "$work/wake-$1" ] && sort -g "$work/wake-$1" | awk '{v[NR]=$1} END {printf "%.1f %.1f %.1f %d", v[int((NR+1)/2)], v[int(NR*0.99+0.999)], v[NR], NR}' || echo "nan nan nan 0"; }
 ppmed() { [ -s "$work/pp-$1" ] && sort -g "$work/pp-$1" | awk '{v[NR]=$1} END {printf "%.1f", v[int((NR+1)/2)]}' || echo nan; }
-pooled off >"$work/pooled-off"
-pooled on >"$work/pooled-on"
+wake_pooled off >"$work/pooled-off"
+wake_pooled on >"$work/pooled-on"
 read -r off50 off99 offmax offn <"$work/pooled-off"
 read -r on50 on99 onmax onn <"$work/pooled-on"
 ppoff=$(ppmed off)
 ppon=$(ppmed on)
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || b == 0) print "n/a"; else printf "%.2f", a / b}'; }
-miss_of() { awk -F, -v m="$1" 'NR > 1 && $2 == m {x += $4} END {print x + 0}' "$out/kcount.csv"; }
 if [ -n "$refused" ]; then
 	oncell="not measured: $refused"
 	echo "   the counter cannot run here: $refused"
 else
-	oncell="$on50 / $on99 (max $onmax; $(miss_of on) missed of $onn); round trip $ppon ns"
+	oncell="$on50 / $on99 (max $onmax; $(csv_misses "$out/kcount.csv" on) missed of $onn); round trip $ppon ns"
 fi
-echo "| 10 | dl-stat --kernel's cost: wake-up latency p50 / p99 (us), and a round trip of two processes on one CPU (ns), counter on against off | $oncell | counter off: $off50 / $off99 (max $offmax; $(miss_of off) missed of $offn); round trip $ppoff ns | $(ratio "$on50" "$off50") / $(ratio "$on99" "$off99"); $(ratio "$ppon" "$ppoff") | within the wake-up row's noise |" >"$out/kcount.row"
+echo "| 10 | dl-stat --kernel's cost: wake-up latency p50 / p99 (us), and a round trip of two processes on one CPU (ns), counter on against off | $oncell | counter off: $off50 / $off99 (max $offmax; $(csv_misses "$out/kcount.csv" off) missed of $offn); round trip $ppoff ns | $(ratio "$on50" "$off50") / $(ratio "$on99" "$off99"); $(ratio "$ppon" "$ppoff") | within the wake-up row's noise |" >"$out/kcount.row"
 {
 	cat <<EOF2
 ## 10. dl-stat --kernel: what counting every deadline thread costs
@@ -100,12 +94,12 @@ of the rounds).
 
 | counter | jobs | missed | wake-up p50 (us) | p99 (us) | max (us) | round trip (ns) |
 |---|---|---|---|---|---|---|
-| off | $offn | $(miss_of off) | $off50 | $off99 | $offmax | $ppoff |
+| off | $offn | $(csv_misses "$out/kcount.csv" off) | $off50 | $off99 | $offmax | $ppoff |
 EOF2
 	if [ -n "$refused" ]; then
 		echo "| on | not measured: $refused | | | | | |"
 	else
-		echo "| on | $onn | $(miss_of on) | $on50 | $on99 | $onmax | $ppon |"
+		echo "| on | $onn | $(csv_misses "$out/kcount.csv" on) | $on50 | $on99 | $onmax | $ppon |"
 	fi
 	echo
 	echo "Each round: [kcount.csv](kcount.csv)."

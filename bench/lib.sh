@@ -41,3 +41,19 @@ bench_ready() {
 	[ -e "$state" ] && die "a layout exists already ($state): the experiment makes its own"
 	mkdir -p "$out" || die "cannot make $out"
 }
+
+# Wake-up latencies from dl-load --csv (a job's start less its release,
+# us): wake_round JOBSCSV MODE sorts a round's into $work/wake, adds them
+# to $work/wake-MODE, puts "jobs missed" in $work/count, and prints
+# "p50,p99,max".  wake_pooled MODE: "p50 p99 max jobs" over the rounds.
+wake_round() {
+	awk -F, -v count="$work/count" 'NR > 1 && $6 > 0 {print ($6 - $4) / 1000; n++; if ($9 == 0) x++} END {print n + 0, x + 0 > count}' \
+		"$1" | sort -g >"$work/wake"
+	cat "$work/wake" >>"$work/wake-$2"
+	awk '{v[NR]=$1} END {if (NR) printf "%.1f,%.1f,%.1f", v[int((NR+1)/2)], v[int(NR*0.99+0.999)], v[NR]; else print "nan,nan,nan"}' "$work/wake"
+}
+wake_pooled() { [ -s "$work/wake-$1" ] && sort -g "$work/wake-$1" | awk '{v[NR]=$1} END {printf "%.1f %.1f %.1f %d", v[int((NR+1)/2)], v[int(NR*0.99+0.999)], v[NR], NR}' || echo "nan nan nan 0"; }
+# ratio A B: A / B to two places, or n/a.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || b == 0) print "n/a"; else printf "%.2f", a / b}'; }
+# csv_misses CSV MODE: the misses (4th column) of the rounds of MODE (2nd).
+csv_misses() { awk -F, -v m="$2" 'NR > 1 && $2 == m {x += $4} END {print x + 0}' "$1"; }

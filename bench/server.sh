@@ -92,12 +92,9 @@ for r in $(seq 1 "$rounds"); do
 		bg=
 		"$dlpart" destroy >/dev/null 2>&1 || echo "   dl-part destroy failed"
 		ours=0
-		awk -F, -v count="$work/count" 'NR > 1 && $6 > 0 {print ($6 - $4) / 1000; n++; if ($9 == 0) x++} END {print n + 0, x + 0 > count}' \
-			"$work/jobs.csv" | sort -g >"$work/wake"
+		p=$(wake_round "$work/jobs.csv" "$mode")
 		read -r jobs miss <"$work/count"
-		p=$(awk '{v[NR]=$1} END {if (NR) printf "%.1f,%.1f,%.1f", v[int((NR+1)/2)], v[int(NR*0.99+0.999)], v[NR]; else print "nan,nan,nan"}' "$work/wake")
 		echo "$r,$mode,$jobs,$miss,$p,$tb" >>"$out/server.csv"
-		cat "$work/wake" >>"$work/wake-$mode"
 	done
 done
 after=$(sum_bw)
@@ -109,19 +106,16 @@ if [ "$after" != "$before" ]; then
 fi
 
 # Pooled over the rounds: p50 / p99 / max of each mode.
-pooled() { [ -s "$work/wake-$1" ] && sort -g "$work/wake-$1" | awk '{v[NR]=$1} END {printf "%.1f %.1f %.1f %d", v[int((NR+1)/2)], v[int(NR*0.99+0.999)], v[NR], NR}' || echo "nan nan nan 0"; }
-pooled on >"$work/pooled-on"
-pooled off >"$work/pooled-off"
+wake_pooled on >"$work/pooled-on"
+wake_pooled off >"$work/pooled-off"
 read -r on50 on99 onmax onn <"$work/pooled-on"
 read -r off50 off99 offmax offn <"$work/pooled-off"
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || b == 0) print "n/a"; else printf "%.2f", a / b}'; }
-miss_of() { awk -F, -v m="$1" 'NR > 1 && $2 == m {x += $4} END {print x + 0}' "$out/server.csv"; }
 if [ -n "$off_refused" ]; then
 	offcell="not measured: $off_refused"
 else
-	offcell="$off50 / $off99 (max $offmax; $(miss_of off) missed of $offn)"
+	offcell="$off50 / $off99 (max $offmax; $(csv_misses "$out/server.csv" off) missed of $offn)"
 fi
-echo "| 9 | wake-up latency in a one-CPU partition beside a busy ordinary task, p50 / p99 (us), fair server off against on | $offcell | server on: $on50 / $on99 (max $onmax; $(miss_of on) missed of $onn) | $(ratio "$off50" "$on50") / $(ratio "$off99" "$on99") | a result |" >"$out/server.row"
+echo "| 9 | wake-up latency in a one-CPU partition beside a busy ordinary task, p50 / p99 (us), fair server off against on | $offcell | server on: $on50 / $on99 (max $onmax; $(csv_misses "$out/server.csv" on) missed of $onn) | $(ratio "$off50" "$on50") / $(ratio "$off99" "$on99") | a result |" >"$out/server.row"
 {
 	cat <<EOF
 ## 9. The fair server: a partition with it and without
@@ -137,12 +131,12 @@ own records.  Before each round the partition's total_bw in sched/debug
 
 | server | jobs | missed | wake-up p50 (us) | p99 (us) | max (us) |
 |---|---|---|---|---|---|
-| on | $onn | $(miss_of on) | $on50 | $on99 | $onmax |
+| on | $onn | $(csv_misses "$out/server.csv" on) | $on50 | $on99 | $onmax |
 EOF
 	if [ -n "$off_refused" ]; then
 		echo "| off | not measured: $off_refused | | | | |"
 	else
-		echo "| off | $offn | $(miss_of off) | $off50 | $off99 | $offmax |"
+		echo "| off | $offn | $(csv_misses "$out/server.csv" off) | $off50 | $off99 | $offmax |"
 	fi
 	echo
 	echo "Each round: [server.csv](server.csv).${drift:+ $drift.}"
