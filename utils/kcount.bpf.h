@@ -9,7 +9,8 @@
 /* The published counters' buckets (DL_COUNTS_BUCKETS, DL_COUNTS_LE_NS):
  * bucket i < KC_BUCKETS - 1 holds responses of at most 1024 << i ns. */
 #define KC_BUCKETS 24
-/* Threads counted at once; one more is left out (kc_rec.lost says so). */
+/* Threads counted at once: a deadline thread beyond them is not counted
+ * (dl-stat shows it with no job). */
 #define KC_THREADS 16384
 
 struct kc_rec {

@@ -86,7 +86,7 @@ void kcount_get(struct kcount *k, pid_t tid, struct dl_task_counts *out)
 	_Static_assert(KC_BUCKETS == DL_COUNTS_BUCKETS, "the kernel counter's buckets are the published ones");
 	memset(out, 0, sizeof(*out));
 	out->tid = tid;
-	/* None yet: the thread has not woken, run or thrown since. */
+	/* None yet: not woken, throttled or yielded since kcount_start. */
 	if (bpf_map_lookup_elem(k->map, &key, &r) != 0)
 		return;
 	out->jobs = r.jobs;
