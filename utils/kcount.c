@@ -115,7 +115,7 @@ int kcount_start(struct kcount **k, char *why, size_t len)
 {
 	*k = NULL;
 	snprintf(why, len,
-		 "this dl-stat was built without BPF (configure found no clang, libbpf or bpftool: ./bootstrap.sh installs them)");
+		 "this dl-stat was built without BPF (configure --disable-bpf, or no clang, libbpf or bpftool: ./bootstrap.sh installs them)");
 	return -ENOSYS;
 }
 
