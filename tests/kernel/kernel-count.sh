@@ -103,12 +103,15 @@ check "JSON: the chrt thread that never overruns: 20 jobs, 0 misses, 0 throttles
 	"$tmp/json.now" "$tmp/never.out" -- [ "$(kjson $never)" = "20 0 0" ]
 # The loop ends 20 jobs with dl_periodic_next(); its last call sleeps to
 # the 21st release and returns, and the thread then prints and sleeps:
-# a 21st wake-up-to-block, which the kernel counts as a job.
+# a 21st wake-up-to-block, which the kernel counts as a job.  Its set-up
+# may block once more after the reservation is set (a page of the
+# record faulted in, seen here once in a few runs): a 22nd, short one.
+# The misses are the same either way.
 loopc=$(jq -r --argjson t "$loop" '.tasks[] | select(.tid == $t) |
 	"\(.counters.jobs) \(.counters.deadline_misses) \(.kernel_counters.jobs) \(.kernel_counters.deadline_misses) \(.kernel_counters.throttles)"' \
 	"$tmp/json.now")
-check "a libdeadline loop that publishes: its 4 misses of 20 jobs are the kernel's 4 (21 jobs: the wake-up after the last), 4 throttles" \
-	"$tmp/json.now" "$tmp/loop.out" -- [ "$loopc" = "20 4 21 4 4" ]
+check "a libdeadline loop that publishes: its 4 misses of 20 jobs are the kernel's 4 (21 jobs: the wake-up after the last, or 22 with a block in its set-up), 4 throttles" \
+	"$tmp/json.now" "$tmp/loop.out" -- [ "$loopc" = "20 4 21 4 4" -o "$loopc" = "20 4 22 4 4" ]
 # Responses from the CBS's release: a late job ends after the next
 # period's start (40ms), an on-time one within its 20ms deadline.
 resp=$(jq -r --argjson a "$late" --argjson b "$never" '[.tasks[] | select(.tid == $a or .tid == $b) |
