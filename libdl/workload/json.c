@@ -51,12 +51,12 @@ const char *dl_json_type_name(enum dl_jtype t)
 	return names[t];
 }
 
-static void free_val(struct dl_jval *v)
+void dl_json_free_members(struct dl_jval *v)
 {
 	free(v->key);
 	free(v->text);
 	for (size_t i = 0; i < v->n; i++)
-		free_val(&v->items[i]);
+		dl_json_free_members(&v->items[i]);
 	free(v->items);
 }
 
@@ -64,7 +64,7 @@ void dl_json_free(struct dl_jval *v)
 {
 	if (!v)
 		return;
-	free_val(v);
+	dl_json_free_members(v);
 	free(v);
 }
 

@@ -67,6 +67,12 @@ void dl_json_free(struct dl_jval *v);
  * included) or has none of that name. */
 const struct dl_jval *dl_json_get(const struct dl_jval *obj, const char *key);
 const char *dl_json_type_name(enum dl_jtype t);
+/* What a value holds freed, the value itself not (an item of an array). */
+void dl_json_free_members(struct dl_jval *v);
+/* json-write.c: a tree as compact JSON text, malloc'ed, with a newline;
+ * an object's member set, replaced in place or appended, v taken over. */
+int dl_json_write(const struct dl_jval *v, char **text, size_t *len);
+int dl_json_set(struct dl_jval *obj, const char *key, struct dl_jval *v);
 
 /* taskset-json.c: the JSON form into ts. */
 int dl_taskset_from_json(struct dl_taskset *ts, const char *text, size_t len, const char *origin);
