@@ -551,9 +551,24 @@ struct dl_oci {                  /* allocated by the library: fields may be adde
 	const char *member;      /* the partition it starts in; NULL: outside the partitions */
 	const char *where;       /* how linux.cgroupsPath was read, in words */
 	const char *note;        /* what else it should know (no reset-on-fork...), or NULL */
+	pid_t pid;               /* DL_OCI_STATE: the container's process; else 0 */
+	const char *bundle;      /* DL_OCI_STATE: its bundle's folder; else NULL */
 };
 int dl_oci_read(const char *path, struct dl_oci **oci); /* path: the file, or the bundle's folder */
 void dl_oci_free(struct dl_oci *oci);
+/* A container that asks for a reservation by its annotations
+ * (libdl-oci-hook(8), dl_oci_parse(3)): deadline.libdl.io/runtime,
+ * deadline, period, flags and partition, read from the runtime
+ * configuration a precreate hook is given, or from the container's state
+ * a createRuntime hook is given (DL_OCI_STATE), its process's cgroup
+ * read from the kernel.  -ENODATA: no such annotation, nothing asked.
+ * dl_oci_write(): the configuration with, for a partition,
+ * linux.cgroupsPath moved into it, and with DL_OCI_SCHEDULER
+ * process.scheduler written. */
+#define DL_OCI_STATE     0x1
+#define DL_OCI_SCHEDULER 0x2
+int dl_oci_parse(const char *text, size_t len, const char *origin, unsigned int flags, struct dl_oci **oci);
+int dl_oci_write(const struct dl_oci *oci, unsigned int flags, char **text, size_t *len);
 
 /* Placing tasks: into a partition or the cluster (DL_CLUSTER).  tid 0 is
  * the calling thread; DL_ATTACH_PROCESS moves every thread of tid's

@@ -118,7 +118,7 @@ static void wait_migrated(const char *cg, pid_t tid, bool process)
  * cgroup with the cpuset controller, which may be an ancestor of the
  * task's own.
  */
-static int current_cpuset(pid_t tid, char *buf, size_t len)
+int dl_task_cgroup(pid_t tid, char *buf, size_t len)
 {
 	char path[64], cs[8192], *at = cs;
 	int err;
@@ -162,7 +162,7 @@ static void note_origin(struct dl_layout *l, pid_t id)
 	struct dl_origin o = { .pid = id };
 	char cg[4096];
 
-	if (current_cpuset(id, cg, sizeof(cg)) < 0 || is_member(l, cg) ||
+	if (dl_task_cgroup(id, cg, sizeof(cg)) < 0 || is_member(l, cg) ||
 	    dl_task_stat_field(id, 22, &o.start) < 0)
 		return;
 	dl_layout_add_origin(l, &o, cg);
@@ -298,7 +298,7 @@ static int threads_where(pid_t pid, struct where **out, size_t *n)
 		return dl_fail(-ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < *n; i++)
-		if (current_cpuset(tids[i], w[k].cgroup, sizeof(w[k].cgroup)) == 0)
+		if (dl_task_cgroup(tids[i], w[k].cgroup, sizeof(w[k].cgroup)) == 0)
 			w[k++].tid = tids[i];
 	free(tids);
 	*out = w;
@@ -328,7 +328,7 @@ DL_EXPORT int dl_part_set(const char *name, pid_t tid, const struct dl_params *p
 	err = dl_layout_member_cgroup(name, cg, sizeof(cg), NULL);
 	if (err)
 		return err;
-	if (current_cpuset(tid, before, sizeof(before)) < 0)
+	if (dl_task_cgroup(tid, before, sizeof(before)) < 0)
 		before[0] = '\0';
 	err = dl_part_attach(name, tid, 0);
 	if (err)

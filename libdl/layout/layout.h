@@ -112,6 +112,24 @@ struct dl_cg_backend {
 };
 const struct dl_cg_backend *dl_layout_backend(const struct dl_layout *l);
 
+/* oci.c, oci-hook.c: a container's OCI configuration or state read
+ * (dl_oci_read(3), dl_oci_parse(3)); what the caller gets first.  The
+ * tree is kept for dl_oci_write(), with the cgroupsPath it writes. */
+struct dl_jval;
+struct dl_oci_priv {
+	struct dl_oci pub;
+	char *config, *cgroup, *member, *where, *note, *newcg, *bundle;
+	struct dl_jval *root;
+};
+struct dl_oci_priv *dl_oci_new(const char *origin);
+void dl_oci_show(struct dl_oci_priv *o);
+int dl_oci_tree(const char *text, size_t len, const char *origin, const char *what, struct dl_jval **root);
+int dl_oci_container_cgroup(const char *file, const char *path, char *cg, size_t len, char *how, size_t hlen);
+int dl_oci_find_member(struct dl_oci_priv *o, const char *cg, const char *how);
+/* join.c: the cgroup a thread is in now, below the cpuset hierarchy's
+ * root. */
+int dl_task_cgroup(pid_t tid, char *buf, size_t len);
+
 /* layout.c: the object, checked; a member's cgroup; in words. */
 int dl_layout_validate(struct dl_layout *l);
 int dl_layout_cgroup(const struct dl_layout *l, const char *member, char *buf, size_t len);

@@ -25,11 +25,6 @@
 
 #define OCI_MAX_BYTES (4 << 20)
 
-struct oci {
-	struct dl_oci pub; /* first: what the caller gets */
-	char *config, *cgroup, *member, *where, *note;
-};
-
 /* An unsigned 64-bit integer as the spec's uint64 fields are written:
  * digits only. */
 static int uint64_field(const char *file, const struct dl_jval *v, const char *name, uint64_t *out)
@@ -92,7 +87,7 @@ static int flags_field(const char *file, const struct dl_jval *v, uint64_t *out)
 }
 
 /* The scheduler's fields into o->pub.params, each checked. */
-static int read_scheduler(struct oci *o, const struct dl_jval *root)
+static int read_scheduler(struct dl_oci_priv *o, const struct dl_jval *root)
 {
 	static const char *const policies[] = { "SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH",
 						"SCHED_ISO", "SCHED_IDLE", "SCHED_DEADLINE" };
@@ -223,7 +218,7 @@ static int dotted(const char *file, const char *path, char *cg, size_t len)
 
 /* The cgroup the container will be in, below the hierarchy's root, and
  * how that was read. */
-static int container_cgroup(const char *file, const char *path, char *cg, size_t len, char *how, size_t hlen)
+int dl_oci_container_cgroup(const char *file, const char *path, char *cg, size_t len, char *how, size_t hlen)
 {
 	const char *colon = strchr(path, ':');
 	char slice[256];
@@ -255,7 +250,7 @@ static int container_cgroup(const char *file, const char *path, char *cg, size_t
 }
 
 /* The layout member cg is in: o->member, or none. */
-static int find_member(struct oci *o, const char *cg, const char *how)
+int dl_oci_find_member(struct dl_oci_priv *o, const char *cg, const char *how)
 {
 	struct dl_layout *l;
 	char mcg[4200], parent[4200], text[2048];
@@ -304,12 +299,55 @@ static int find_member(struct oci *o, const char *cg, const char *how)
 	return (o->where = strdup(text)) ? 0 : dl_fail(-ENOMEM, "out of memory");
 }
 
+/* A runtime configuration's or state's text (len bytes, named origin)
+ * as a tree whose top is an object. */
+int dl_oci_tree(const char *text, size_t len, const char *origin, const char *what, struct dl_jval **root)
+{
+	int err;
+
+	*root = NULL;
+	if (len > OCI_MAX_BYTES)
+		return dl_fail(-EFBIG, "%s is larger than %d MiB: not %s", origin, OCI_MAX_BYTES >> 20, what);
+	err = dl_json_parse(text, len, origin, root);
+	if (!err && (*root)->type != DL_JOBJ)
+		err = dl_fail(-EINVAL, "%s: %s is a JSON object, not %s", origin, what, dl_json_type_name((*root)->type));
+	if (err) {
+		dl_json_free(*root);
+		*root = NULL;
+	}
+	return err;
+}
+
+/* A new object with its origin's name, or NULL. */
+struct dl_oci_priv *dl_oci_new(const char *origin)
+{
+	struct dl_oci_priv *o = calloc(1, sizeof(*o));
+
+	if (!o || !(o->config = strdup(origin))) {
+		free(o);
+		dl_fail(-ENOMEM, "out of memory");
+		return NULL;
+	}
+	return o;
+}
+
+/* The private fields shown through the public ones. */
+void dl_oci_show(struct dl_oci_priv *o)
+{
+	o->pub.config = o->config;
+	o->pub.cgroup = o->cgroup;
+	o->pub.member = o->member;
+	o->pub.where = o->where;
+	o->pub.note = o->note;
+	o->pub.bundle = o->bundle;
+}
+
 DL_EXPORT int dl_oci_read(const char *path, struct dl_oci **out)
 {
 	char file[4200], *text = NULL, cg[4200], how[4400];
 	struct dl_jval *root = NULL;
 	const struct dl_jval *cgp;
-	struct oci *o;
+	struct dl_oci_priv *o = NULL;
 	size_t len;
 	FILE *f;
 	int err;
@@ -333,20 +371,12 @@ DL_EXPORT int dl_oci_read(const char *path, struct dl_oci **out)
 	}
 	text = malloc(OCI_MAX_BYTES + 1);
 	len = text ? fread(text, 1, OCI_MAX_BYTES + 1, f) : 0;
-	err = !text ? dl_fail(-ENOMEM, "out of memory")
-	      : ferror(f) ? dl_fail(-EIO, "cannot read %s", file)
-	      : len > OCI_MAX_BYTES ? dl_fail(-EFBIG, "%s is larger than %d MiB: not a runtime configuration", file, OCI_MAX_BYTES >> 20)
-				   : 0;
+	err = !text ? dl_fail(-ENOMEM, "out of memory") : ferror(f) ? dl_fail(-EIO, "cannot read %s", file) : 0;
 	fclose(f);
-	o = calloc(1, sizeof(*o));
-	if (!err && !o)
-		err = dl_fail(-ENOMEM, "out of memory");
-	if (!err && !(o->config = strdup(file)))
-		err = dl_fail(-ENOMEM, "out of memory");
+	if (!err && !(o = dl_oci_new(file)))
+		err = -ENOMEM;
 	if (!err)
-		err = dl_json_parse(text, len, file, &root);
-	if (!err && root->type != DL_JOBJ)
-		err = dl_fail(-EINVAL, "%s: a runtime configuration is a JSON object, not %s", file, dl_json_type_name(root->type));
+		err = dl_oci_tree(text, len, file, "a runtime configuration", &root);
 	if (!err)
 		err = read_scheduler(o, root);
 	if (!err && (cgp = dl_json_get(dl_json_get(root, "linux"), "cgroupsPath"))) {
@@ -357,31 +387,27 @@ DL_EXPORT int dl_oci_read(const char *path, struct dl_oci **out)
 			err = dl_fail(-ENOMEM, "out of memory");
 	}
 	if (!err && o->cgroup)
-		err = container_cgroup(file, o->cgroup, cg, sizeof(cg), how, sizeof(how));
+		err = dl_oci_container_cgroup(file, o->cgroup, cg, sizeof(cg), how, sizeof(how));
 	else if (!err) {
 		cg[0] = '\0'; /* in no member */
 		snprintf(how, sizeof(how), "no linux.cgroupsPath (the runtime's default cgroup)");
 	}
 	if (!err)
-		err = find_member(o, cg, how);
+		err = dl_oci_find_member(o, cg, how);
 	dl_json_free(root);
 	free(text);
 	if (err) {
 		dl_oci_free(o ? &o->pub : NULL);
 		return err;
 	}
-	o->pub.config = o->config;
-	o->pub.cgroup = o->cgroup;
-	o->pub.member = o->member;
-	o->pub.where = o->where;
-	o->pub.note = o->note;
+	dl_oci_show(o);
 	*out = &o->pub;
 	return 0;
 }
 
 DL_EXPORT void dl_oci_free(struct dl_oci *pub)
 {
-	struct oci *o = (struct oci *)pub;
+	struct dl_oci_priv *o = (struct dl_oci_priv *)pub;
 
 	if (!o)
 		return;
@@ -390,5 +416,8 @@ DL_EXPORT void dl_oci_free(struct dl_oci *pub)
 	free(o->member);
 	free(o->where);
 	free(o->note);
+	free(o->newcg);
+	free(o->bundle);
+	dl_json_free(o->root);
 	free(o);
 }

@@ -1,0 +1,405 @@
+/*
+ * oci-hook.c: a container that asks for a reservation by its annotations
+ * (dl_oci_parse(3), libdl-oci-hook(8)), read where an OCI hook reads it:
+ * the runtime configuration on a precreate hook's stdin (podman), or the
+ * container's state on a createRuntime hook's (runtime-spec runtime.md
+ * "State": pid, bundle, annotations; every engine), and the
+ * configuration written back with the partition's cgroup and, when the
+ * runtime applies it, process.scheduler (dl_oci_write(3)).
+ *
+ * Annotations are the one field every engine passes through unchanged
+ * (podman --annotation, a Kubernetes pod's metadata.annotations that
+ * CRI-O lets through): deadline.libdl.io/runtime, deadline and period in
+ * dl-run's units, flags in its words, partition a layout's member.  A
+ * name under the prefix that is none of these is refused: a typo would
+ * otherwise run the container without what it asked.  The text is the
+ * engine's, written from a user's request: every value is checked, and
+ * the reader (workload/json.c) refuses deep nesting, bad UTF-8 and
+ * duplicates; oci.c the size.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout/layout.h"
+#include "workload/taskset.h"
+
+#define PREFIX "deadline.libdl.io/"
+#define VALUE_MAX 256
+
+static const char *const keys[] = { "runtime", "deadline", "period", "flags", "partition" };
+enum { K_RUNTIME, K_DEADLINE, K_PERIOD, K_FLAGS, K_PARTITION, K_N };
+
+/* The annotations' values by key; 0 with none under the prefix is
+ * -ENODATA. */
+static int annotations(const char *origin, const struct dl_jval *root, const char *val[K_N])
+{
+	const struct dl_jval *a = dl_json_get(root, "annotations");
+	size_t found = 0;
+
+	memset(val, 0, K_N * sizeof(*val));
+	if (a && a->type != DL_JOBJ)
+		return dl_fail(-EINVAL, "%s:%d: annotations must be an object of strings, not %s", origin, a->line,
+			       dl_json_type_name(a->type));
+	for (size_t i = 0; a && i < a->n; i++) {
+		const struct dl_jval *v = &a->items[i];
+		size_t k;
+
+		if (strncmp(v->key, PREFIX, strlen(PREFIX)))
+			continue;
+		for (k = 0; k < K_N; k++)
+			if (!strcmp(v->key + strlen(PREFIX), keys[k]))
+				break;
+		if (k == K_N) {
+			char shown[4 * 64 + 1], cut[65];
+
+			snprintf(cut, sizeof(cut), "%s", v->key);
+			return dl_fail(-EINVAL, "%s:%d: unknown annotation \"%s\": the ones read are " PREFIX "runtime, "
+				       PREFIX "deadline, " PREFIX "period, " PREFIX "flags and " PREFIX "partition",
+				       origin, v->line, dl_str_escape(cut, shown, sizeof(shown)));
+		}
+		if (v->type != DL_JSTR)
+			return dl_fail(-EINVAL, "%s:%d: annotation %s must be a string, not %s", origin, v->line, v->key,
+				       dl_json_type_name(v->type));
+		if (strlen(v->text) > VALUE_MAX)
+			return dl_fail(-EINVAL, "%s:%d: annotation %s is %zu bytes long: no time, flag list or partition name is longer than %d",
+				       origin, v->line, v->key, strlen(v->text), VALUE_MAX);
+		val[k] = v->text;
+		found++;
+	}
+	if (!found)
+		return dl_fail(-ENODATA, "%s: no " PREFIX " annotation: the container asks for no reservation", origin);
+	return 0;
+}
+
+static int time_value(const char *origin, const char *key, const char *text, uint64_t *ns)
+{
+	char shown[VALUE_MAX * 4 + 1], why[512];
+
+	*ns = 0;
+	if (!text)
+		return 0;
+	if (dl_time_parse(text, ns) < 0) {
+		snprintf(why, sizeof(why), "%s", dl_errmsg());
+		return dl_fail(-EINVAL, "%s: annotation " PREFIX "%s=\"%s\": %s", origin, key,
+			       dl_str_escape(text, shown, sizeof(shown)), why);
+	}
+	return 0;
+}
+
+/* The reservation asked, checked as the kernel checks it. */
+static int reservation(const char *origin, const char *const val[K_N], struct dl_params *p)
+{
+	struct dl_params norm;
+	char shown[VALUE_MAX * 4 + 1], why[512];
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	if (!val[K_RUNTIME])
+		return dl_fail(-EINVAL, "%s: no annotation " PREFIX "runtime: give the CPU time per period (" PREFIX "runtime=2ms)",
+			       origin);
+	if ((err = time_value(origin, "runtime", val[K_RUNTIME], &p->runtime)) ||
+	    (err = time_value(origin, "deadline", val[K_DEADLINE], &p->deadline)) ||
+	    (err = time_value(origin, "period", val[K_PERIOD], &p->period)))
+		return err;
+	if (!p->deadline && !p->period)
+		return dl_fail(-EINVAL, "%s: no annotation " PREFIX "period or " PREFIX "deadline: give at least one (each defaults to the other, as dl-run's)",
+			       origin);
+	if (val[K_FLAGS] && val[K_FLAGS][0] && dl_taskset_flags(val[K_FLAGS], &p->flags) < 0) {
+		snprintf(why, sizeof(why), "%s", dl_errmsg());
+		return dl_fail(-EINVAL, "%s: annotation " PREFIX "flags=\"%s\": %s", origin,
+			       dl_str_escape(val[K_FLAGS], shown, sizeof(shown)), why);
+	}
+	if (dl_params_normalize(p, &norm) < 0) {
+		snprintf(why, sizeof(why), "%s", dl_errmsg());
+		return dl_fail(-EINVAL, "%s: the annotations ask what the kernel refuses: %s", origin, why);
+	}
+	*p = norm;
+	return 0;
+}
+
+/*
+ * Where the container goes when it names a partition: its cgroupsPath
+ * with the partition's cgroup as the parent, in the form the engine
+ * wrote (the cgroup driver follows it).  systemd's SLICE:PREFIX:NAME
+ * takes the partition's slice, the last component of its cgroup; a
+ * cgroupfs path keeps its last component below the partition's cgroup.
+ */
+static int moved_cgroup(struct dl_oci_priv *o, const struct dl_layout *l, const char *mcg, char *buf, size_t len)
+{
+	const char *cg = o->cgroup, *colon, *slice;
+
+	if (!cg || !*cg)
+		return dl_fail(-EINVAL, "%s: no linux.cgroupsPath: the engine chose no cgroup, so the container cannot be placed in partition %s; an engine writes one (podman always does)",
+			       o->config, o->member);
+	colon = strchr(cg, ':');
+	if (colon) {
+		if (!l->systemd)
+			return dl_fail(-EINVAL, "%s: linux.cgroupsPath \"%s\" is systemd's form, but the layout's partitions are cgroups made without systemd (/%s): run the engine with the cgroupfs manager (podman --cgroup-manager cgroupfs)",
+				       o->config, cg, mcg);
+		slice = strrchr(mcg, '/');
+		slice = slice ? slice + 1 : mcg;
+		if (snprintf(buf, len, "%s%s", slice, colon) >= (int)len)
+			return dl_fail(-ENAMETOOLONG, "%s: linux.cgroupsPath is too long", o->config);
+		return 0;
+	}
+	const char *base = strrchr(cg, '/');
+
+	base = base ? base + 1 : cg;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+		return dl_fail(-EINVAL, "%s: linux.cgroupsPath \"%s\" ends in no cgroup's name", o->config, cg);
+	if (snprintf(buf, len, "/%s/%s", mcg, base) >= (int)len)
+		return dl_fail(-ENAMETOOLONG, "%s: linux.cgroupsPath is too long", o->config);
+	return 0;
+}
+
+/* The partition named: the member, the cgroupsPath that puts the
+ * container in it, and where that is in words. */
+static int named_partition(struct dl_oci_priv *o, const char *name)
+{
+	struct dl_layout *l;
+	char mcg[4200], newcg[4600], text[9000], shown[VALUE_MAX * 4 + 1];
+	int err = dl_layout_load(&l);
+
+	dl_str_escape(name, shown, sizeof(shown));
+	if (err == -ENOENT)
+		return dl_fail(-ENOENT, "%s: annotation " PREFIX "partition=\"%s\": there is no layout, so no partition: make it first (dl-part create), or drop the annotation",
+			       o->config, shown);
+	if (!err) {
+		dl_layout_free(l);
+		err = dl_layout_member_cgroup(name, mcg, sizeof(mcg), &l);
+	}
+	if (err == -EACCES)
+		return dl_fail(-EACCES, "%s: annotation " PREFIX "partition=\"%s\": the layout's state is root's: the hook runs as root to place a container",
+			       o->config, shown);
+	if (err) {
+		char why[1024];
+
+		snprintf(why, sizeof(why), "%s", dl_errmsg());
+		return dl_fail(err, "%s: annotation " PREFIX "partition=\"%s\": %s", o->config, shown, why);
+	}
+	if (!(o->member = strdup(name))) {
+		dl_layout_free(l);
+		return dl_fail(-ENOMEM, "out of memory");
+	}
+	if (o->pub.pid) {
+		/* A state: the process is placed already. */
+		dl_layout_free(l);
+		return 0;
+	}
+	err = moved_cgroup(o, l, mcg, newcg, sizeof(newcg));
+	dl_layout_free(l);
+	if (!err && !(o->newcg = strdup(newcg)))
+		err = dl_fail(-ENOMEM, "out of memory");
+	if (err)
+		return err;
+	snprintf(text, sizeof(text), "in partition %s (cgroup /%s): linux.cgroupsPath %s", name, mcg, newcg);
+	return (o->where = strdup(text)) ? 0 : dl_fail(-ENOMEM, "out of memory");
+}
+
+/* A state's pid and bundle, and the cgroup the kernel has the process in. */
+static int state_process(struct dl_oci_priv *o, const struct dl_jval *root, char *cg, size_t len, char *how, size_t hlen)
+{
+	const struct dl_jval *pid = dl_json_get(root, "pid"), *bundle = dl_json_get(root, "bundle");
+	char *end;
+	long n;
+	int err;
+
+	if (!pid || pid->type != DL_JNUM || strspn(pid->text, "0123456789") != strlen(pid->text))
+		return dl_fail(-EINVAL, "%s: the state's pid must be a process id (a positive integer), not %s", o->config,
+			       pid ? (pid->type == DL_JNUM ? pid->text : dl_json_type_name(pid->type)) : "missing");
+	errno = 0;
+	n = strtol(pid->text, &end, 10);
+	if (errno || n <= 0 || n > 4194304)
+		return dl_fail(-EINVAL, "%s: the state's pid %.32s is no process id (1 to 4194304)", o->config, pid->text);
+	o->pub.pid = (pid_t)n;
+	if (bundle && bundle->type != DL_JSTR)
+		return dl_fail(-EINVAL, "%s: the state's bundle must be a string, not %s", o->config,
+			       dl_json_type_name(bundle->type));
+	if (bundle && !(o->bundle = strdup(bundle->text)))
+		return dl_fail(-ENOMEM, "out of memory");
+	err = dl_task_cgroup(o->pub.pid, cg, len);
+	if (err == -ENOENT || err == -ESRCH)
+		return dl_fail(-ESRCH, "%s: the container's process %d is gone", o->config, (int)o->pub.pid);
+	if (err)
+		return dl_fail(err, "%s: cannot read the cgroup of the container's process %d: %s", o->config,
+			       (int)o->pub.pid, strerror(-err));
+	snprintf(how, hlen, "process %d in cgroup /%s", (int)o->pub.pid, cg);
+	return 0;
+}
+
+static int parse(struct dl_oci_priv *o, const char *text, size_t len, unsigned int flags)
+{
+	const char *val[K_N];
+	const struct dl_jval *cgp, *sched;
+	char cg[4200], how[4400];
+	int err;
+
+	err = dl_oci_tree(text, len, o->config, flags & DL_OCI_STATE ? "a container's state" : "a runtime configuration",
+			  &o->root);
+	if (!err)
+		err = annotations(o->config, o->root, val);
+	if (!err)
+		err = reservation(o->config, val, &o->pub.params);
+	if (err)
+		return err;
+	if (flags & DL_OCI_STATE) {
+		if ((err = state_process(o, o->root, cg, sizeof(cg), how, sizeof(how))))
+			return err;
+	} else {
+		/* dl_oci_write() adds to these two. */
+		for (int i = 0; i < 2; i++) {
+			const struct dl_jval *v = dl_json_get(o->root, i ? "linux" : "process");
+
+			if (v && v->type != DL_JOBJ)
+				return dl_fail(-EINVAL, "%s:%d: %s must be an object, not %s", o->config, v->line,
+					       i ? "linux" : "process", dl_json_type_name(v->type));
+		}
+		sched = dl_json_get(dl_json_get(o->root, "process"), "scheduler");
+		if (sched)
+			return dl_fail(-EINVAL, "%s:%d: the configuration has a process.scheduler of its own and " PREFIX " annotations: give the reservation one way, not both",
+				       o->config, sched->line);
+		cgp = dl_json_get(dl_json_get(o->root, "linux"), "cgroupsPath");
+		if (cgp && cgp->type != DL_JSTR)
+			return dl_fail(-EINVAL, "%s:%d: linux.cgroupsPath must be a string, not %s", o->config, cgp->line,
+				       dl_json_type_name(cgp->type));
+		if (cgp && !(o->cgroup = strdup(cgp->text)))
+			return dl_fail(-ENOMEM, "out of memory");
+		cg[0] = '\0';
+		snprintf(how, sizeof(how), "no linux.cgroupsPath (the runtime's default cgroup)");
+		if (o->cgroup &&
+		    (err = dl_oci_container_cgroup(o->config, o->cgroup, cg, sizeof(cg), how, sizeof(how))))
+			return err;
+	}
+	if (!val[K_PARTITION])
+		return dl_oci_find_member(o, cg, how);
+	if ((err = named_partition(o, val[K_PARTITION])))
+		return err;
+	if (flags & DL_OCI_STATE) {
+		/* The process is where the engine put it: a partition is
+		 * the precreate stage's to choose (or the engine's cgroup
+		 * parent), never a move out of the container's cgroup. */
+		char *want = o->member;
+		int same;
+
+		o->member = NULL;
+		free(o->where);
+		o->where = NULL;
+		if ((err = dl_oci_find_member(o, cg, how)))
+			return err;
+		same = o->member && !strcmp(o->member, want);
+		free(o->member);
+		o->member = want;
+		if (!same)
+			return dl_fail(-EINVAL, "%s: the container asks for partition %s, but its %s is %s: the engine places it; give the engine the partition's cgroup as the parent (podman --cgroup-parent, or the precreate stage of libdl-oci-hook, which sets it)",
+				       o->config, want, how, strstr(o->where, "outside") ? "outside the partitions" : o->where);
+	}
+	return 0;
+}
+
+DL_EXPORT int dl_oci_parse(const char *text, size_t len, const char *origin, unsigned int flags, struct dl_oci **out)
+{
+	struct dl_oci_priv *o;
+	int err;
+
+	if (!out)
+		return dl_fail(-EINVAL, "no place for the result");
+	*out = NULL;
+	if (!text || (flags & ~(unsigned int)DL_OCI_STATE))
+		return dl_fail(-EINVAL, "dl_oci_parse needs a text and flags 0 or DL_OCI_STATE");
+	if (!(o = dl_oci_new(origin && *origin ? origin : "stdin")))
+		return -ENOMEM;
+	err = parse(o, text, len, flags);
+	if (err) {
+		dl_oci_free(&o->pub);
+		return err;
+	}
+	dl_oci_show(o);
+	*out = &o->pub;
+	return 0;
+}
+
+/* process.scheduler as the spec writes it (config.md "Process"). */
+static int scheduler_value(const struct dl_params *p, struct dl_jval **out)
+{
+	char text[512];
+	int n = snprintf(text, sizeof(text),
+			 "{\"policy\":\"SCHED_DEADLINE\",\"runtime\":%llu,\"deadline\":%llu,\"period\":%llu,\"flags\":[",
+			 (unsigned long long)p->runtime, (unsigned long long)p->deadline,
+			 (unsigned long long)p->period);
+	static const struct {
+		uint64_t flag;
+		const char *name;
+	} names[] = { { DL_FLAG_RESET_ON_FORK, "SCHED_FLAG_RESET_ON_FORK" },
+		      { DL_FLAG_RECLAIM, "SCHED_FLAG_RECLAIM" },
+		      { DL_FLAG_DL_OVERRUN, "SCHED_FLAG_DL_OVERRUN" } };
+	bool first = true;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (p->flags & names[i].flag) {
+			n += snprintf(text + n, sizeof(text) - (size_t)n, "%s\"%s\"", first ? "" : ",", names[i].name);
+			first = false;
+		}
+	snprintf(text + n, sizeof(text) - (size_t)n, "]}");
+	return dl_json_parse(text, strlen(text), "process.scheduler", out);
+}
+
+/* obj's member key, made an empty object when it is none. */
+static int object_member(struct dl_jval *obj, const char *key, struct dl_jval **out)
+{
+	struct dl_jval v = { .type = DL_JOBJ };
+	int err;
+
+	for (size_t i = 0; i < obj->n; i++)
+		if (!strcmp(obj->items[i].key, key)) {
+			if (obj->items[i].type != DL_JOBJ)
+				return dl_fail(-EINVAL, "%s must be an object, not %s", key,
+					       dl_json_type_name(obj->items[i].type));
+			*out = &obj->items[i];
+			return 0;
+		}
+	if ((err = dl_json_set(obj, key, &v)))
+		return err;
+	*out = &obj->items[obj->n - 1];
+	return 0;
+}
+
+/* The tree is changed where it is kept (process.scheduler, which the
+ * reader refused to find, and linux.cgroupsPath): writing twice gives
+ * the same text. */
+DL_EXPORT int dl_oci_write(const struct dl_oci *pub, unsigned int flags, char **text, size_t *len)
+{
+	const struct dl_oci_priv *o = (const struct dl_oci_priv *)pub;
+	struct dl_jval *sched = NULL, *proc, *lnx, cgv = { .type = DL_JSTR };
+	int err = 0;
+
+	if (!text || !len)
+		return dl_fail(-EINVAL, "no place for the result");
+	*text = NULL;
+	*len = 0;
+	if (!o || !o->root || o->pub.pid || (flags & ~(unsigned int)DL_OCI_SCHEDULER))
+		return dl_fail(-EINVAL, "dl_oci_write needs a configuration read by dl_oci_parse, and flags 0 or DL_OCI_SCHEDULER");
+	if ((flags & DL_OCI_SCHEDULER) &&
+	    ((err = object_member(o->root, "process", &proc)) || (err = scheduler_value(&o->pub.params, &sched)) ||
+	     (err = dl_json_set(proc, "scheduler", sched))))
+		goto out;
+	free(sched);
+	sched = NULL;
+	if (o->newcg) {
+		if ((err = object_member(o->root, "linux", &lnx)))
+			goto out;
+		if (!(cgv.text = strdup(o->newcg))) {
+			err = dl_fail(-ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((err = dl_json_set(lnx, "cgroupsPath", &cgv))) {
+			free(cgv.text);
+			goto out;
+		}
+	}
+	err = dl_json_write(o->root, text, len);
+out:
+	if (err && sched)
+		dl_json_free(sched);
+	return err;
+}
