@@ -218,17 +218,6 @@ static void parse_args(struct dl_run *ctl, int argc, char **argv)
 		usage_error("--json goes with --check");
 }
 
-static const char *params_text(const struct dl_params *p, char *buf, size_t len)
-{
-	char r[32], d[32], t[32], u[32], f[64];
-
-	snprintf(buf, len, "runtime %s, deadline %s, period %s (%s of a CPU), flags %s",
-		 fmt_time(p->runtime, r), fmt_time(p->deadline, d), fmt_time(p->period, t),
-		 dl_bw_format((int64_t)dl_params_bw(p), u, sizeof(u)),
-		 tool_flags_text(p->flags, f, sizeof(f)));
-	return buf;
-}
-
 /*
  * The parameters checked by every rule of the kernel's, its period limits
  * included (two files of /proc/sys: dl_params_normalize(3)), and

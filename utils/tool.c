@@ -245,3 +245,14 @@ const char *tool_flags_text(uint64_t flags, char *buf, size_t len)
 		snprintf(buf, len, "none");
 	return buf;
 }
+
+const char *params_text(const struct dl_params *p, char *buf, size_t len)
+{
+	char r[32], d[32], t[32], u[32], f[64];
+
+	snprintf(buf, len, "runtime %s, deadline %s, period %s (%s of a CPU), flags %s",
+		 fmt_time(p->runtime, r), fmt_time(p->deadline, d), fmt_time(p->period, t),
+		 dl_bw_format((int64_t)dl_params_bw(p), u, sizeof(u)),
+		 tool_flags_text(p->flags, f, sizeof(f)));
+	return buf;
+}

@@ -50,4 +50,8 @@ const char *fmt_time(uint64_t ns, char buf[DL_TIME_STRLEN]);
  * commas ("reset-on-fork,reclaim"), or "none". */
 const char *tool_flags_text(uint64_t flags, char *buf, size_t len);
 
+/* A reservation in words: "runtime 2ms, deadline 5ms, period 10ms (0.2000
+ * of a CPU), flags none". */
+const char *params_text(const struct dl_params *p, char *buf, size_t len);
+
 #endif

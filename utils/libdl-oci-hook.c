@@ -1,0 +1,239 @@
+/*
+ * libdl-oci-hook: an OCI hook (oci-hooks(5)) that gives a container the
+ * SCHED_DEADLINE reservation its deadline.libdl.io/ annotations ask for,
+ * admitted first, in the partition they name (libdl-oci-hook(8)).  One
+ * program for two stages, named by the hook's args:
+ *
+ *   precreate      podman: the runtime configuration on stdin, admitted
+ *                  and printed back with the partition's cgroup (and,
+ *                  with --scheduler, process.scheduler), or refused
+ *                  before the container exists;
+ *   createRuntime  every engine: the container's state on stdin; the
+ *                  reservation set on its process before the user's
+ *                  program runs, unless the configuration carries it.
+ *
+ * process.scheduler only on request: crun applies it before it resets
+ * the process's affinity on entering its cgroup, and before 1.25 that
+ * reset is an empty mask, which the kernel refuses a deadline task
+ * (EBUSY): the container fails although admitted.  createRuntime runs
+ * after that reset, with every runtime.
+ *
+ * A refusal is a message on stderr and exit 1: the engine stops there and
+ * shows it.  A container without the annotations is passed through as
+ * it came.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+#ifndef DL_RUN_POLICY
+#define DL_RUN_POLICY "/etc/libdl/dl-run.conf"
+#endif
+
+/* A configuration is at most the library's 4 MiB; one byte more says
+ * the input is larger. */
+#define INPUT_MAX ((4 << 20) + 1)
+/* The engine closes stdin once it has written it; an input that never
+ * ends is given up after this long, so the hook never hangs the engine. */
+#define INPUT_SECONDS 30
+
+static void usage(void)
+{
+	printf("Usage: %s precreate [--scheduler] | createRuntime\n"
+	       "An OCI hook (oci-hooks(5)): gives a container the SCHED_DEADLINE reservation of its\n"
+	       "annotations deadline.libdl.io/runtime, deadline, period, flags and partition.\n"
+	       "  precreate       the runtime configuration on stdin, admitted and printed back with the\n"
+	       "                  partition's cgroup, or refused (podman)\n"
+	       "    --scheduler   and with process.scheduler, for a runtime that applies it (crun 1.25)\n"
+	       "  createRuntime   the container's state on stdin: the reservation set on its process\n"
+	       "  -h, --help      this text\n"
+	       "  -V, --version   the version\n"
+	       "See libdl-oci-hook(8).\n",
+	       program_name);
+	exit(EXIT_SUCCESS);
+}
+
+static void too_slow(int sig)
+{
+	static const char msg[] = ": refused: stdin did not end within 30 s: an engine writes the configuration or state and closes it\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, program_name, strlen(program_name)) >= 0 &&
+	    write(STDERR_FILENO, msg, sizeof(msg) - 1) >= 0)
+		_exit(EXIT_FAILURE);
+	_exit(EXIT_FAILURE);
+}
+
+static char *read_input(size_t *len)
+{
+	char *buf = malloc(INPUT_MAX);
+	size_t n = 0;
+
+	if (!buf)
+		die(EXIT_FAILURE, "refused: out of memory");
+	signal(SIGALRM, too_slow);
+	alarm(INPUT_SECONDS);
+	while (n < INPUT_MAX) {
+		ssize_t r = read(STDIN_FILENO, buf + n, INPUT_MAX - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			die(EXIT_FAILURE, "refused: cannot read stdin: %s", strerror(errno));
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	alarm(0);
+	*len = n;
+	return buf;
+}
+
+/*
+ * A rootless engine runs its hooks in its user namespace, where uid 0 is
+ * the user's own: the kernel grants SCHED_DEADLINE only with CAP_SYS_NICE
+ * in the initial namespace (sched(7)), which no rootless container holds.
+ * 1 and the host's uid in *host when the hook runs in another namespace.
+ */
+static int rootless(unsigned long *host)
+{
+	char line[256];
+	unsigned long in, out, count;
+	int inner = 0;
+	FILE *f = fopen("/proc/self/uid_map", "re");
+
+	*host = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lu %lu %lu", &in, &out, &count) == 3) {
+			if (in == 0 && out == 0 && count == 4294967295UL)
+				continue;
+			if (getuid() >= in && getuid() - in < count)
+				*host = out + (getuid() - in);
+			inner = 1;
+		}
+	fclose(f);
+	return inner;
+}
+
+static noreturn void refuse(const char *what, const char *why)
+{
+	char shown[4096];
+
+	die(EXIT_FAILURE, "refused %s: %s", what, tool_text(why, shown, sizeof(shown)));
+}
+
+/* The caller's right to it: a rootless engine never, a user by the
+ * policy (dl-run.conf(5)), root always. */
+static void allowed(const struct dl_oci *oci, const char *what)
+{
+	struct dl_policy *pol;
+	char why[1024];
+	unsigned long host;
+	int ret;
+
+	if (rootless(&host))
+		die(EXIT_FAILURE, "refused %s: the engine is rootless (the hook runs in a user namespace, as host uid %lu): the kernel gives SCHED_DEADLINE only to a process with CAP_SYS_NICE on the host, which no rootless container has; run it with root's engine (sudo podman), within the policy of dl-run.conf(5) for that user",
+		    what, host);
+	if (getuid() == 0)
+		return;
+	if (dl_policy_read(DL_RUN_POLICY, &pol) < 0)
+		refuse(what, dl_errmsg());
+	ret = dl_policy_check(pol, 0, false, &oci->params, why, sizeof(why));
+	dl_policy_free(pol);
+	if (ret < 0)
+		refuse(what, dl_errmsg());
+	if (ret == 0)
+		die(EXIT_FAILURE, "refused %s: the policy (" DL_RUN_POLICY ") does not allow it for uid %u: %s", what,
+		    (unsigned)getuid(), why);
+}
+
+static const char fix[] =
+	"ask for less (deadline.libdl.io/runtime), place it elsewhere (deadline.libdl.io/partition), or free bandwidth there (dl-stat --tasks shows who holds it)";
+
+static int precreate(const char *text, size_t len, unsigned int write)
+{
+	struct dl_oci *oci;
+	char what[512], p[256], why[2048], shown[2048], *out;
+	size_t n;
+	int err = dl_oci_parse(text, len, "the runtime configuration", 0, &oci);
+
+	if (err == -ENODATA) {
+		/* Not ours: the configuration back as it came. */
+		return fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	}
+	if (err)
+		refuse("the container", dl_errmsg());
+	snprintf(what, sizeof(what), "the container's reservation (%s)", params_text(&oci->params, p, sizeof(p)));
+	allowed(oci, what);
+	err = dl_predict_member(oci->member, &oci->params, NULL, why, sizeof(why));
+	if (err < 0)
+		refuse(what, dl_errmsg());
+	if (err == 0)
+		die(EXIT_FAILURE, "refused %s, %s: %s; %s", what, oci->where, tool_text(why, shown, sizeof(shown)), fix);
+	if (dl_oci_write(oci, write, &out, &n) < 0)
+		refuse(what, dl_errmsg());
+	err = fwrite(out, 1, n, stdout) == n && fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	free(out);
+	dl_oci_free(oci);
+	return err;
+}
+
+static int create_runtime(const char *text, size_t len)
+{
+	struct dl_oci *oci, *conf;
+	char what[512], p[256], why[2048], shown[2048];
+	int err = dl_oci_parse(text, len, "the container's state", DL_OCI_STATE, &oci);
+
+	if (err == -ENODATA)
+		return EXIT_SUCCESS;
+	if (err)
+		refuse("the container", dl_errmsg());
+	/* The precreate stage wrote process.scheduler: the runtime sets it. */
+	if (oci->bundle && dl_oci_read(oci->bundle, &conf) == 0) {
+		dl_oci_free(conf);
+		dl_oci_free(oci);
+		return EXIT_SUCCESS;
+	}
+	snprintf(what, sizeof(what), "the reservation of the container's process %d (%s)", (int)oci->pid,
+		 params_text(&oci->params, p, sizeof(p)));
+	allowed(oci, what);
+	/* The process is in its cgroup: the kernel's sched_setattr is the
+	 * admission itself, judged and taken in one step; a refusal is
+	 * explained from the system as it is. */
+	err = dl_set(oci->pid, &oci->params);
+	if (err < 0) {
+		dl_explain(err, oci->pid, &oci->params, why, sizeof(why));
+		die(EXIT_FAILURE, "refused %s, %s: %s; %s", what, oci->where, tool_text(why, shown, sizeof(shown)), fix);
+	}
+	dl_oci_free(oci);
+	return EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	char *text;
+	size_t len;
+	int ret;
+
+	util_init(argv[0]);
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		usage();
+	if (argc == 2 && (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")))
+		print_version();
+	if (argc < 2 || (strcmp(argv[1], "precreate") && strcmp(argv[1], "createRuntime")))
+		usage_error("give the hook's stage: precreate or createRuntime (the args of its hooks.d file)");
+	if (argc > 3 || (argc == 3 && (strcmp(argv[1], "precreate") || strcmp(argv[2], "--scheduler"))))
+		usage_error("the only option is precreate's --scheduler, not %s", argv[argc - 1]);
+	text = read_input(&len);
+	ret = !strcmp(argv[1], "precreate") ? precreate(text, len, argc == 3 ? DL_OCI_SCHEDULER : 0)
+					    : create_runtime(text, len);
+	free(text);
+	return ret;
+}
