@@ -8,12 +8,18 @@
  * (sched_setattr, as crun does) the same both times.  dl-part destroy
  * refuses while such a cgroup holds a process, naming it; --force stops
  * nothing and leaves the partition; once it is empty destroy gives the
- * tree back.  podman itself, systemd and cgroup v2 are the VM's
- * (tests/vm/guest/podman.sh).
+ * tree back.  The OCI hook (libdl-oci-hook(8)) given what an engine
+ * gives it: at precreate a configuration whose annotations name the
+ * partition comes back with its cgroupsPath there and process.scheduler,
+ * or is refused once the partition is full; at createRuntime the state's
+ * process gets exactly the reservation asked (read back from the kernel),
+ * or is refused and left as it was.  podman itself, systemd and cgroup v2
+ * are the VM's (tests/vm/guest/podman.sh).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
@@ -82,7 +88,26 @@ static void teardown(void)
 	tl_layout_restore(NULL);
 	snprintf(path, sizeof(path), "%s/config.json", dir);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/stdin.json", dir);
+	unlink(path);
 	rmdir(dir);
+}
+
+/* The hook at a stage (with its options, split at spaces), given text
+ * on stdin as an engine gives it. */
+static int hook(const char *stage, const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/stdin.json", dir);
+	f = fopen(path, "w");
+	ck_assert(f);
+	fputs(text, f);
+	fclose(f);
+	return tl_run((char *[]){ "/bin/sh", "-c", "exec \"$0\" $1 <\"$2\"", (char *)tl_tool("libdl-oci-hook"),
+				     (char *)stage, path, NULL },
+		      out, sizeof(out), err, sizeof(err));
 }
 
 static const char *config(uint64_t runtime, const char *cgroups_path)
@@ -259,6 +284,118 @@ START_TEST(test_oci_layout_unknown)
 }
 END_TEST
 
+#define ASK(runtime, more) "\"annotations\":{\"deadline.libdl.io/runtime\":\"" runtime "\"," \
+	"\"deadline.libdl.io/period\":\"100ms\",\"deadline.libdl.io/flags\":\"reset-on-fork\"" more "}"
+#define IN_P ",\"deadline.libdl.io/partition\":\"p\""
+
+/* precreate: placed in the partition the annotation names, and admitted
+ * there, or refused before anything exists. */
+START_TEST(test_hook_precreate)
+{
+	struct dl_params p = { .runtime = 50 * MS, .deadline = 100 * MS, .period = 100 * MS };
+	const char *conf = "{\"ociVersion\":\"1.1.0\",\"process\":{\"args\":[\"sleep\"]},"
+			   "\"linux\":{\"cgroupsPath\":\"/machine/" CTR "\"}," ASK("50ms", IN_P) "}";
+	pid_t a;
+
+	ck_assert_msg(DL_PART("create", "--partition", "p=0", "--no-move") == 0, "%s", err);
+	ck_assert_msg(hook("precreate", conf) == 0, "%s%s", out, err);
+	ck_assert_msg(strstr(out, "\"cgroupsPath\":\"/libdl/p/" CTR "\""), "%s", out);
+	ck_assert_msg(!strstr(out, "scheduler"), "process.scheduler written unasked: %s", out);
+	ck_assert_msg(hook("precreate --scheduler", conf) == 0, "%s%s", out, err);
+	ck_assert_msg(strstr(out, "\"cgroupsPath\":\"/libdl/p/" CTR "\""), "%s", out);
+	ck_assert_msg(strstr(out, "\"scheduler\":{\"policy\":\"SCHED_DEADLINE\",\"runtime\":50000000,"
+				  "\"deadline\":100000000,\"period\":100000000,\"flags\":[\"SCHED_FLAG_RESET_ON_FORK\"]}"),
+		      "%s", out);
+	/* What it wrote is what dl-run --check --oci judges the same. */
+	a = contained(CTR);
+	ck_assert_int_eq(dl_set(a, &p), 0);
+	ck_assert_msg(hook("precreate", conf) == 1, "admitted 0.5 more in a partition of one CPU: %s%s", out, err);
+	ck_assert_msg(!out[0], "a refusal printed a configuration: %s", out);
+	ck_assert_msg(strstr(err, "refused") && strstr(err, "in partition p") && strstr(err, "deadline.libdl.io/runtime"),
+		      "%s", err);
+	/* A partition the layout has not. */
+	ck_assert_int_eq(hook("precreate", "{\"linux\":{\"cgroupsPath\":\"/x/y\"}," ASK("1ms", ",\"deadline.libdl.io/partition\":\"q\"") "}"), 1);
+	ck_assert_msg(strstr(err, "no partition \"q\"") && strstr(err, "partitions: p"), "%s", err);
+	tl_kill(a);
+}
+END_TEST
+
+/* createRuntime: the state's process gets exactly what was asked, read
+ * back from the kernel; what does not fit is refused and left alone. */
+START_TEST(test_hook_create_runtime)
+{
+	struct dl_params got;
+	char state[512];
+	pid_t a, b;
+
+	ck_assert_msg(DL_PART("create", "--partition", "p=0", "--no-move") == 0, "%s", err);
+	a = contained(CTR);
+	snprintf(state, sizeof(state), "{\"ociVersion\":\"1.0.2\",\"id\":\"x\",\"status\":\"created\",\"pid\":%d,"
+		 "\"bundle\":\"%s\"," ASK("60ms", IN_P) "}", (int)a, dir);
+	ck_assert_msg(hook("createRuntime", state) == 0, "%s%s", out, err);
+	ck_assert_int_eq(dl_get(a, &got), DL_SCHED_DEADLINE);
+	ck_assert_uint_eq(got.runtime, 60 * MS);
+	ck_assert_uint_eq(got.deadline, 100 * MS);
+	ck_assert_uint_eq(got.period, 100 * MS);
+	ck_assert_uint_eq(got.flags, DL_FLAG_RESET_ON_FORK);
+	/* 0.6 more does not fit: refused, the process as it was. */
+	b = contained("ctr2");
+	snprintf(state, sizeof(state), "{\"pid\":%d," ASK("60ms", IN_P) "}", (int)b);
+	ck_assert_msg(hook("createRuntime", state) == 1, "%s%s", out, err);
+	ck_assert_msg(strstr(err, "refused") && strstr(err, "deadline.libdl.io/runtime"), "%s", err);
+	ck_assert_int_eq(sched_getscheduler(b), SCHED_OTHER);
+	/* No annotation of ours: nothing done. */
+	snprintf(state, sizeof(state), "{\"pid\":%d,\"annotations\":{\"x\":\"y\"}}", (int)b);
+	ck_assert_msg(hook("createRuntime", state) == 0 && !err[0], "%s", err);
+	ck_assert_int_eq(sched_getscheduler(b), SCHED_OTHER);
+	/* A process outside the partition it names: refused, never moved. */
+	snprintf(state, sizeof(state), "{\"pid\":%d," ASK("1ms", IN_P) "}", (int)getpid());
+	ck_assert_int_eq(hook("createRuntime", state), 1);
+	ck_assert_msg(strstr(err, "asks for partition p") && strstr(err, "outside the partitions"), "%s", err);
+	ck_assert_int_eq(sched_getscheduler(0), SCHED_OTHER);
+	tl_kill(a);
+	tl_kill(b);
+}
+END_TEST
+
+/*
+ * Who may: a rootless engine runs its hooks in a user namespace, where
+ * the hook refuses, naming the host's uid (no process there holds
+ * CAP_SYS_NICE on the host); a user without one is judged by
+ * dl-run.conf(5) (the built-in default allows a task 0.25 of a CPU).
+ * Each refused before the kernel is asked, the suite's process untouched.
+ */
+START_TEST(test_hook_rootless_and_policy)
+{
+	struct passwd *pw = getpwnam("nobody");
+	char path[128], *argv[] = { "/usr/bin/unshare", "--user", "--map-root-user", "--", "/bin/sh", "-c",
+				    "exec \"$0\" precreate <\"$1\"", NULL, path, NULL };
+	FILE *f;
+	int rc;
+
+	if (!pw)
+		return;
+	argv[7] = (char *)tl_tool_for_anyone("libdl-oci-hook");
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/stdin.json", dir);
+	f = fopen(path, "w");
+	ck_assert(f);
+	fputs("{\"linux\":{\"cgroupsPath\":\"/x/" CTR "\"}," ASK("50ms", "") "}", f);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	rc = tl_run_as(argv, pw->pw_uid, pw->pw_gid, out, sizeof(out), err, sizeof(err));
+	if (rc != 0 && strstr(err, "unshare"))
+		return; /* no user namespaces for users here */
+	ck_assert_msg(rc == 1 && !out[0], "rc %d: %s%s", rc, out, err);
+	ck_assert_msg(strstr(err, "the engine is rootless") && strstr(err, "as host uid"), "%s", err);
+	/* No namespace: the policy, for nobody. */
+	rc = tl_run_as(argv + 4, pw->pw_uid, pw->pw_gid, out, sizeof(out), err, sizeof(err));
+	ck_assert_msg(rc == 1 && !out[0], "rc %d: %s%s", rc, out, err);
+	ck_assert_msg(strstr(err, "the policy") && strstr(err, "does not allow it for uid"), "%s", err);
+	ck_assert_int_eq(sched_getscheduler(0), SCHED_OTHER);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("containers");
@@ -273,6 +410,9 @@ static Suite *make(void)
 	tcase_add_test(tc, test_destroy_names_what_runs);
 	tcase_add_test(tc, test_oci_dotdot_refused);
 	tcase_add_test(tc, test_oci_layout_unknown);
+	tcase_add_test(tc, test_hook_precreate);
+	tcase_add_test(tc, test_hook_create_runtime);
+	tcase_add_test(tc, test_hook_rootless_and_policy);
 	suite_add_tcase(s, tc);
 	return s;
 }
