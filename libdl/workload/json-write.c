@@ -4,7 +4,9 @@
  * OCI hook's runtime configuration) prints after changing some of it.
  * Every string of a tree is UTF-8 without NUL bytes (json.c checks it),
  * so escaping the quote, the backslash and the control characters is
- * all that keeps it JSON.  Depth is the reader's, at most
+ * all that keeps it JSON.  (utils/json-writer.c, above the library,
+ * writes the tools' own strings, which need not be UTF-8: it escapes
+ * every byte past ASCII, which here would change what was read.)  Depth is the reader's, at most
  * DL_JSON_MAX_DEPTH, so the recursion is bounded.
  */
 #include <errno.h>
@@ -14,22 +16,29 @@
 
 #include "workload/taskset.h"
 
+/*
+ * A string as JSON: runs of bytes that need no escape written as they
+ * are (UTF-8 stays UTF-8: the reader checked it, and an engine reads it
+ * back), the quote, the backslash and the control bytes escaped.
+ */
 static void put_string(FILE *f, const char *s)
 {
-	putc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	static const char plain_not[] = "\"\\\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f"
+					"\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f";
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
+	putc('"', f);
+	for (;;) {
+		size_t n = strcspn(s, plain_not);
+
+		fwrite(s, 1, n, f);
+		s += n;
+		if (!*s)
+			break;
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
 		else
-			putc(c, f);
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		s++;
 	}
 	putc('"', f);
 }
