@@ -88,26 +88,18 @@ static void teardown(void)
 	tl_layout_restore(NULL);
 	snprintf(path, sizeof(path), "%s/config.json", dir);
 	unlink(path);
-	snprintf(path, sizeof(path), "%s/stdin.json", dir);
-	unlink(path);
 	rmdir(dir);
 }
 
-/* The hook at a stage (with its options, split at spaces), given text
- * on stdin as an engine gives it. */
+/* The hook at a stage (and its option), given text on stdin as an
+ * engine gives it. */
 static int hook(const char *stage, const char *text)
 {
-	char path[128];
-	FILE *f;
+	bool opt = strchr(stage, ' ');
+	char *argv[] = { (char *)tl_tool("libdl-oci-hook"), opt ? "precreate" : (char *)stage, opt ? "--scheduler" : NULL,
+			 NULL };
 
-	snprintf(path, sizeof(path), "%s/stdin.json", dir);
-	f = fopen(path, "w");
-	ck_assert(f);
-	fputs(text, f);
-	fclose(f);
-	return tl_run((char *[]){ "/bin/sh", "-c", "exec \"$0\" $1 <\"$2\"", (char *)tl_tool("libdl-oci-hook"),
-				     (char *)stage, path, NULL },
-		      out, sizeof(out), err, sizeof(err));
+	return tl_run_input(argv, (uid_t)-1, (gid_t)-1, text, out, sizeof(out), err, sizeof(err));
 }
 
 static const char *config(uint64_t runtime, const char *cgroups_path)
@@ -368,28 +360,20 @@ END_TEST
 START_TEST(test_hook_rootless_and_policy)
 {
 	struct passwd *pw = getpwnam("nobody");
-	char path[128], *argv[] = { "/usr/bin/unshare", "--user", "--map-root-user", "--", "/bin/sh", "-c",
-				    "exec \"$0\" precreate <\"$1\"", NULL, path, NULL };
-	FILE *f;
+	const char *conf = "{\"linux\":{\"cgroupsPath\":\"/x/" CTR "\"}," ASK("50ms", "") "}";
+	char *argv[] = { "/usr/bin/unshare", "--user", "--map-root-user", "--", NULL, "precreate", NULL };
 	int rc;
 
 	if (!pw)
 		return;
-	argv[7] = (char *)tl_tool_for_anyone("libdl-oci-hook");
-	ck_assert_int_eq(chmod(dir, 0755), 0);
-	snprintf(path, sizeof(path), "%s/stdin.json", dir);
-	f = fopen(path, "w");
-	ck_assert(f);
-	fputs("{\"linux\":{\"cgroupsPath\":\"/x/" CTR "\"}," ASK("50ms", "") "}", f);
-	fclose(f);
-	ck_assert_int_eq(chmod(path, 0644), 0);
-	rc = tl_run_as(argv, pw->pw_uid, pw->pw_gid, out, sizeof(out), err, sizeof(err));
-	if (rc != 0 && strstr(err, "unshare"))
+	argv[4] = (char *)tl_tool_for_anyone("libdl-oci-hook");
+	rc = tl_run_input(argv, pw->pw_uid, pw->pw_gid, conf, out, sizeof(out), err, sizeof(err));
+	if (rc != 1 && strstr(err, "unshare"))
 		return; /* no user namespaces for users here */
 	ck_assert_msg(rc == 1 && !out[0], "rc %d: %s%s", rc, out, err);
 	ck_assert_msg(strstr(err, "the engine is rootless") && strstr(err, "as host uid"), "%s", err);
 	/* No namespace: the policy, for nobody. */
-	rc = tl_run_as(argv + 4, pw->pw_uid, pw->pw_gid, out, sizeof(out), err, sizeof(err));
+	rc = tl_run_input(argv + 4, pw->pw_uid, pw->pw_gid, conf, out, sizeof(out), err, sizeof(err));
 	ck_assert_msg(rc == 1 && !out[0], "rc %d: %s%s", rc, out, err);
 	ck_assert_msg(strstr(err, "the policy") && strstr(err, "does not allow it for uid"), "%s", err);
 	ck_assert_int_eq(sched_getscheduler(0), SCHED_OTHER);

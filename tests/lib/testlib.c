@@ -15,6 +15,7 @@
 #include <sys/capability.h>
 #include <sched.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -160,8 +161,9 @@ static void drain(int fd, char *buf, size_t len, size_t *used)
 	}
 }
 
-int tl_run_as(char *const argv[], uid_t uid, gid_t gid, char *out, size_t outlen,
-	      char *err, size_t errlen)
+/* tl_run_as() with in_fd (or, when -1, the caller's) as the stdin. */
+static int run_with(char *const argv[], uid_t uid, gid_t gid, int in_fd, char *out, size_t outlen,
+		    char *err, size_t errlen)
 {
 	int po[2], pe[2], status;
 	size_t uo = 0, ue = 0;
@@ -179,6 +181,8 @@ int tl_run_as(char *const argv[], uid_t uid, gid_t gid, char *out, size_t outlen
 	if (pid == 0) {
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
+		if (in_fd >= 0)
+			dup2(in_fd, 0);
 		if (gid != (gid_t)-1 && (setgroups(0, NULL) < 0 || setgid(gid) < 0))
 			_exit(120);
 		if (uid != (uid_t)-1 && setuid(uid) < 0)
@@ -239,6 +243,26 @@ int tl_run_as(char *const argv[], uid_t uid, gid_t gid, char *out, size_t outlen
 	if (waitpid(pid, &status, 0) < 0)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int tl_run_as(char *const argv[], uid_t uid, gid_t gid, char *out, size_t outlen,
+	      char *err, size_t errlen)
+{
+	return run_with(argv, uid, gid, -1, out, outlen, err, errlen);
+}
+
+int tl_run_input(char *const argv[], uid_t uid, gid_t gid, const char *input, char *out, size_t outlen,
+		 char *err, size_t errlen)
+{
+	int fd = memfd_create("tl-input", MFD_CLOEXEC), rc;
+	size_t len = strlen(input);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, input, len), (ssize_t)len);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	rc = run_with(argv, uid, gid, fd, out, outlen, err, errlen);
+	close(fd);
+	return rc;
 }
 
 int tl_run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen)

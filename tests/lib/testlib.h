@@ -50,6 +50,9 @@ int tl_run(char *const argv[], char *out, size_t outlen, char *err, size_t errle
 /* Same, with an environment and a uid/gid to switch to first (-1: keep). */
 int tl_run_as(char *const argv[], uid_t uid, gid_t gid, char *out, size_t outlen,
 	      char *err, size_t errlen);
+/* tl_run_as() (uid and gid -1: as the caller) with input as its stdin. */
+int tl_run_input(char *const argv[], uid_t uid, gid_t gid, const char *input, char *out, size_t outlen,
+		 char *err, size_t errlen);
 /* Run the build tree's utils/TOOL with args (NULL-terminated). */
 int tl_run_tool(const char *tool, char *const args[], char *out, size_t outlen,
 		char *err, size_t errlen);
