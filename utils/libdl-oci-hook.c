@@ -18,15 +18,21 @@
  * (EBUSY): the container fails although admitted.  createRuntime runs
  * after that reset, with every runtime.
  *
- * A refusal is a message on stderr and exit 1: the engine stops there and
- * shows it.  A container without the annotations is passed through as
- * it came.
+ * A refusal is a message on stderr and exit 1: the engine stops there.
+ * Engines do not show a hook's stderr (podman 5.4 and crun 1.21 report
+ * "exit status 1"; both copy it into the file of the container's
+ * run.oci.hooks.stderr annotation), so the message also goes to the
+ * system log, where the administrator finds it (journalctl -t
+ * libdl-oci-hook).  A container without the annotations is passed
+ * through as it came.
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "tool.h"
@@ -41,6 +47,23 @@
 /* The engine closes stdin once it has written it; an input that never
  * ends is given up after this long, so the hook never hangs the engine. */
 #define INPUT_SECONDS 30
+
+/* A refusal: on stderr and in the system log, exit 1. */
+static noreturn void refused(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static noreturn void refused(const char *fmt, ...)
+{
+	char msg[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s\n", program_name, msg);
+	openlog("libdl-oci-hook", LOG_PID, LOG_DAEMON);
+	syslog(LOG_ERR, "%s", msg);
+	closelog();
+	exit(EXIT_FAILURE);
+}
 
 static void usage(void)
 {
@@ -75,7 +98,7 @@ static char *read_input(size_t *len)
 	size_t n = 0;
 
 	if (!buf)
-		die(EXIT_FAILURE, "refused: out of memory");
+		refused("refused: out of memory");
 	signal(SIGALRM, too_slow);
 	alarm(INPUT_SECONDS);
 	while (n < INPUT_MAX) {
@@ -84,7 +107,7 @@ static char *read_input(size_t *len)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			die(EXIT_FAILURE, "refused: cannot read stdin: %s", strerror(errno));
+			refused("refused: cannot read stdin: %s", strerror(errno));
 		if (r == 0)
 			break;
 		n += (size_t)r;
@@ -126,7 +149,7 @@ static noreturn void refuse(const char *what, const char *why)
 {
 	char shown[4096];
 
-	die(EXIT_FAILURE, "refused %s: %s", what, tool_text(why, shown, sizeof(shown)));
+	refused("refused %s: %s", what, tool_text(why, shown, sizeof(shown)));
 }
 
 /* The caller's right to it: a rootless engine never, a user by the
@@ -139,7 +162,7 @@ static void allowed(const struct dl_oci *oci, const char *what)
 	int ret;
 
 	if (rootless(&host))
-		die(EXIT_FAILURE, "refused %s: the engine is rootless (the hook runs in a user namespace, as host uid %lu): the kernel gives SCHED_DEADLINE only to a process with CAP_SYS_NICE on the host, which no rootless container has; run it with root's engine (sudo podman), within the policy of dl-run.conf(5) for that user",
+		refused("refused %s: the engine is rootless (the hook runs in a user namespace, as host uid %lu): the kernel gives SCHED_DEADLINE only to a process with CAP_SYS_NICE on the host, which no rootless container has; run it with root's engine (sudo podman), within the policy of dl-run.conf(5) for that user",
 		    what, host);
 	if (getuid() == 0)
 		return;
@@ -150,7 +173,7 @@ static void allowed(const struct dl_oci *oci, const char *what)
 	if (ret < 0)
 		refuse(what, dl_errmsg());
 	if (ret == 0)
-		die(EXIT_FAILURE, "refused %s: the policy (" DL_RUN_POLICY ") does not allow it for uid %u: %s", what,
+		refused("refused %s: the policy (" DL_RUN_POLICY ") does not allow it for uid %u: %s", what,
 		    (unsigned)getuid(), why);
 }
 
@@ -176,7 +199,7 @@ static int precreate(const char *text, size_t len, unsigned int write)
 	if (err < 0)
 		refuse(what, dl_errmsg());
 	if (err == 0)
-		die(EXIT_FAILURE, "refused %s, %s: %s; %s", what, oci->where, tool_text(why, shown, sizeof(shown)), fix);
+		refused("refused %s, %s: %s; %s", what, oci->where, tool_text(why, shown, sizeof(shown)), fix);
 	if (dl_oci_write(oci, write, &out, &n) < 0)
 		refuse(what, dl_errmsg());
 	err = fwrite(out, 1, n, stdout) == n && fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
@@ -210,7 +233,7 @@ static int create_runtime(const char *text, size_t len)
 	err = dl_set(oci->pid, &oci->params);
 	if (err < 0) {
 		dl_explain(err, oci->pid, &oci->params, why, sizeof(why));
-		die(EXIT_FAILURE, "refused %s, %s: %s; %s", what, oci->where, tool_text(why, shown, sizeof(shown)), fix);
+		refused("refused %s, %s: %s; %s", what, oci->where, tool_text(why, shown, sizeof(shown)), fix);
 	}
 	dl_oci_free(oci);
 	return EXIT_SUCCESS;
