@@ -20,10 +20,10 @@
  *
  * A refusal is a message on stderr and exit 1: the engine stops there.
  * Engines do not show a hook's stderr (podman 5.4 and crun 1.21 report
- * "exit status 1"; both copy it into the file of the container's
- * run.oci.hooks.stderr annotation), so the message also goes to the
- * system log, where the administrator finds it (journalctl -t
- * libdl-oci-hook).  A container without the annotations is passed
+ * "exit status 1"; crun appends a createRuntime hook's to the file of
+ * the container's run.oci.hooks.stderr annotation, podman none), so the
+ * message also goes to the system log, where the administrator finds it
+ * (journalctl -t libdl-oci-hook).  A container without the annotations is passed
  * through as it came.
  */
 #include <errno.h>

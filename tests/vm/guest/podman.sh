@@ -7,28 +7,36 @@
 #
 # A container with --cgroup-parent=libdl-rt.slice in a one-CPU partition
 # runs 0.85 of that CPU under SCHED_DEADLINE (dl-run in the image, with
-# CAP_SYS_NICE), and dl-stat shows its thread with its cgroup.  Requests
-# through the OCI process.scheduler (a precreate hook turns an annotation
-# into it, as dl-run(1) shows): the kernel refuses 0.15 more at crun's
-# sched_setattr, and admits 0.04, exactly as dl-run --check --oci says of
-# the same config.json.  A container outside the partitions cannot use
-# the partition's CPU.  dl-part destroy refuses while the container runs
-# and names it, --force stops nothing and leaves the partition, and once
-# the containers are gone destroy gives systemd's tree back.  Then the
+# CAP_SYS_NICE), and dl-stat shows its thread with its cgroup.  Then the
+# package's OCI hook, libdl-oci-hook(8), as installed (its hooks.d files
+# in /usr/share/containers/oci/hooks.d): a container whose annotations
+# ask for 0.15 more in partition rt is refused at start by the precreate
+# stage (podman says "exit status 1", the hook's message is in the
+# journal), nothing admitted, and the kernel refuses
+# it too when only the createRuntime stage runs (sched_setattr); one
+# asking 0.04 is placed in the partition by the hook alone and runs with
+# exactly that reservation (read from the kernel); with the precreate
+# stage switched off (a hooks folder with the createRuntime file alone)
+# the reservation is still set; a container without the annotations is
+# untouched.  A container outside the partitions cannot use the
+# partition's CPU.  dl-part destroy refuses while the container runs and
+# names it, --force stops nothing and leaves the partition, and once the
+# containers are gone destroy gives systemd's tree back.  Then the
 # cgroupfs path, as without systemd: a layout made in the cgroup files
 # (/libdl-rt) and podman's cgroupfs manager with --cgroup-parent=/libdl-rt,
-# the same admission, refusal, naming and removal.
+# the same admission, the hook's refusal in the cgroupfs form, naming and
+# removal.  Rootless engines and the policy: tests/kernel/test-containers.c
+# (the hook in a user namespace, and as a user the policy limits).
 #
 # Sourced after lib.sh and systemd-part.sh (subtree, tree), on a machine
 # with no layout, in a boot of the podman image (run-vm.sh --rootfs
 # debian13-podman); ends without done_testing.
 
-PM="podman --storage-driver vfs --hooks-dir /etc/containers/oci/hooks.d"
+PM="podman --storage-driver vfs"
 RT=$CS/libdl.slice/libdl-rt.slice
 exec_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
 # Each podman command costs seconds under TCG: one inspect per container.
 pid_id() { $PM inspect -f '{{.State.Pid}} {{.Id}}' "$1" 2>/dev/null; }
-bundle_of() { echo "/var/lib/containers/storage/vfs-containers/$1/userdata"; }
 
 note "$(podman --version), $(crun --version | head -n 1)"
 # The image: busybox-static's applets, and dl-run with what it loads.
@@ -53,22 +61,16 @@ check "podman import makes the image from a root file system, offline ($(($(date
 mkdir -p /etc/containers
 printf '[engine]\nno_pivot_root = true\n' >/etc/containers/containers.conf
 
-# dl-run(1)'s recipe: a precreate hook turns the annotation
-# org.libdl.deadline="RUNTIME DEADLINE PERIOD" (ns) into process.scheduler.
-mkdir -p /usr/local/libexec /etc/containers/oci/hooks.d
-cat >/usr/local/libexec/libdl-oci-deadline <<'EOF'
-#!/bin/sh
-exec jq -c '(.annotations["org.libdl.deadline"] | split(" ") | map(tonumber)) as [$r, $d, $p]
-	| .process.scheduler = { policy: "SCHED_DEADLINE", runtime: $r, deadline: $d, period: $p,
-				 flags: ["SCHED_FLAG_RESET_ON_FORK"] }'
-EOF
-chmod 755 /usr/local/libexec/libdl-oci-deadline
-cat >/etc/containers/oci/hooks.d/50-libdl-deadline.json <<'EOF'
-{ "version": "1.0.0",
-  "hook": { "path": "/usr/local/libexec/libdl-oci-deadline" },
-  "when": { "annotations": { "^org\\.libdl\\.deadline$": ".+" } },
-  "stages": [ "precreate" ] }
-EOF
+# The hook as the package installs it (vm-test: the program in /usr/bin,
+# its files in podman's default folder); a folder with the createRuntime
+# file alone switches the precreate stage off.
+HOOKS=/usr/share/containers/oci/hooks.d
+check "the hook's files are where podman reads them" eq "$(ls "$HOOKS")" "50-libdl-deadline-createruntime.json
+50-libdl-deadline-precreate.json"
+mkdir -p /tmp/hooks-cr
+cp "$HOOKS/50-libdl-deadline-createruntime.json" /tmp/hooks-cr/
+ASK="--annotation deadline.libdl.io/period=1s --annotation deadline.libdl.io/flags=reset-on-fork --annotation deadline.libdl.io/partition=rt"
+params() { chrt -p "$1" | sed -n 's/.*parameters: //p'; }
 
 # D, outside the partitions, started first: what podman makes of its own
 # the first time (machine.slice, its controllers) is not the layout's,
@@ -111,40 +113,61 @@ run dl-stat --prometheus --tasks
 check "dl-stat --prometheus labels it with that cgroup" has "$out" "libdl_task_runtime_seconds{command=\"sh\",cgroup=\"/libdl.slice/libdl-rt.slice/libpod-$longa"
 note "$(dl-stat --domains | head -n 3)"
 
-# B: the OCI process.scheduler, crun's sched_setattr is the kernel's word.
-# 0.15 more does not fit: 0.85 of CPU 1's 0.95 is held, and its fair
+# B: 0.15 more does not fit: 0.85 of CPU 1's 0.95 is held, and its fair
 # server's 0.05 too unless a rebuild that kept the root domain dropped it
 # from the kernel's count (6.12, as the admission suite's last rebuild
 # does: docs/kernel-notes.md, "The fair server"), so at most 0.10 is free.
-idb=$($PM create --name b --network none --cgroup-parent=libdl-rt.slice \
-	--annotation org.libdl.deadline="150000000 1000000000 1000000000" localhost/libdl-rt sleep 300 2>/dev/null)
+# The precreate stage refuses it before crun runs, naming the request,
+# the free bandwidth and the fix; nothing is admitted.
+domains=$(dl-stat --domains)
+# podman and crun report a hook's failure as "exit status 1" and drop its
+# stderr: the hook's message is in the journal (libdl-oci-hook(8)).
+# crun appends a createRuntime hook's stderr to the file the container's
+# run.oci.hooks.stderr names; podman 5.4 does not, for precreate.
+hooklog() { journalctl -q -o cat -t libdl-oci-hook 2>/dev/null; }
+$PM create --name b --network none --cgroup-parent=libdl-rt.slice $ASK \
+	--annotation run.oci.hooks.stderr=/tmp/b-hook.err \
+	--annotation deadline.libdl.io/runtime=150ms localhost/libdl-rt sleep 300 >/dev/null 2>&1
 run $PM start b
-kernel_b=$rc
 note "podman start b: $err"
-check "the kernel refuses b's 0.15 at crun's sched_setattr (EBUSY)" has "$err" "sched_setattr"
-has "$err" "Device or resource busy" >/dev/null || not_ok "the refusal is EBUSY"
-run dl-run --check --oci "$(bundle_of "$idb")"
-note "dl-run --check --oci: $out"
-check "dl-run --check --oci on b's config.json: not admissible, exit 1, as the kernel" eq "$rc $([ "$kernel_b" != 0 ] && echo refused)" "1 refused"
-has "$out" "in partition rt" >/dev/null || not_ok "the check names partition rt"
-# 0.04 fits: the kernel admits it.  crun 1.21 then resets the affinity of
-# the deadline task with an empty mask, which the kernel refuses (EBUSY,
-# dl_task_check_affinity); crun 1.25 passes a full one.  Either way the
-# kernel's admission was that sched_setattr.
-idc=$($PM create --name c --network none --cgroup-parent=libdl-rt.slice \
-	--annotation org.libdl.deadline="40000000 1000000000 1000000000" localhost/libdl-rt sleep 300 2>/dev/null)
-run $PM start c
-note "podman start c: rc $rc ${err:-ok}"
-if [ "$rc" = 0 ]; then
-	ok "the kernel admits c's 0.04 (crun runs it)"
-else
-	check "the kernel admits c's 0.04 at crun's sched_setattr (crun 1.21 fails only after it, resetting the affinity)" has "$err" "failed to reset affinity"
-fi
-run dl-run --check --oci "$(bundle_of "$idc")"
-note "dl-run --check --oci: $out"
-check "dl-run --check --oci on c's config.json: admissible, exit 0" eq "$rc" 0
-run dl-run --check --json --oci "$(bundle_of "$idc")"
-check "--json names the partition" has "$out" '"partition":"rt"'
+check "podman start b fails at its precreate hook" has "$rc $err" "precreate hook: executing [libdl-oci-hook precreate]: exit status 1"
+journal=$(hooklog)
+note "the journal: $journal"
+check "the hook's refusal, in the journal, names the request" has "$journal" "refused the container's reservation (runtime 150ms, deadline 1s, period 1s (0.1500 of a CPU)"
+has "$journal" "in partition rt" >/dev/null || not_ok "the refusal names partition rt"
+has "$journal" "deadline.libdl.io/runtime" >/dev/null || not_ok "the refusal names the fix"
+has "$journal" "free" >/dev/null || not_ok "the refusal names the free bandwidth"
+note "run.oci.hooks.stderr after precreate: $(cat /tmp/b-hook.err 2>&1)"
+check "nothing admitted: the root domains as before" eq "$(dl-stat --domains)" "$domains"
+# The kernel's word on the same request: createRuntime alone sets it with
+# sched_setattr on b's process in the partition, and is refused.
+run $PM --hooks-dir /tmp/hooks-cr start b
+note "podman start b, createRuntime alone: $err"
+check "crun reports the createRuntime hook's failure" has "$rc $err" "error executing hook \`/usr/bin/libdl-oci-hook\` (exit code: 1)"
+check "the kernel refuses it too (createRuntime's sched_setattr), the hook explains" has "$(hooklog)" "refused the reservation of the container's process"
+check "nothing admitted still" eq "$(dl-stat --domains)" "$domains"
+check "crun wrote the hook's message to run.oci.hooks.stderr's file" has "$(cat /tmp/b-hook.err 2>&1)" "libdl-oci-hook: refused the reservation of the container's process"
+# C: 0.04 fits.  No --cgroup-parent: the hook puts it in the partition.
+# crun 1.21 is given no process.scheduler (it would reset the admitted
+# task's affinity with an empty mask: libdl-oci-hook(8)); createRuntime
+# sets the reservation.
+run $PM run -d --name c --network none $ASK --annotation deadline.libdl.io/runtime=40ms localhost/libdl-rt sleep 300
+check "the hook admits c's 0.04: it runs" eq "$rc" 0
+[ "$rc" = 0 ] || note "$err"
+set -- $(pid_id c)
+pc=$1
+check "c's process has exactly what its annotations ask (the kernel's sched_getattr)" eq "$(params "$pc")" "40000000/1000000000/1000000000"
+check "SCHED_DEADLINE with reset-on-fork" has "$(chrt -p "$pc")" "SCHED_DEADLINE|SCHED_RESET_ON_FORK"
+check "placed by the hook in partition rt's slice" has "$(cat /proc/"$pc"/cgroup)" "/libdl.slice/libdl-rt.slice/libpod-"
+# G: the precreate stage switched off: createRuntime alone sets it.
+run $PM --hooks-dir /tmp/hooks-cr run -d --name g --network none --cgroup-parent=libdl-rt.slice $ASK \
+	--annotation deadline.libdl.io/runtime=5ms localhost/libdl-rt sleep 300
+check "createRuntime alone: g runs" eq "$rc" 0
+[ "$rc" = 0 ] || note "$err"
+set -- $(pid_id g)
+check "g's process has exactly 5ms every 1s" eq "$(params "$1")" "5000000/1000000000/1000000000"
+# D, without the annotations: untouched.
+check "d, without the annotations, is untouched (SCHED_OTHER, in machine.slice)" eq "$(policy "$pd") $(grep -c machine.slice /proc/"$pd"/cgroup)" "0 1"
 
 # D: outside the partitions, CPU 1 is not its to use.
 check "its CPUs leave out the partition's CPU 1" eq "$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/"$pd"/status)" 0
@@ -162,7 +185,7 @@ check "dl-part destroy --force: exit 0" eq "$rc" 0
 check "it says what it leaves" has "$out" "left in place: partition rt"
 check "a still runs under SCHED_DEADLINE in a partition still valid" eq "$(policy "$pa") $(cat "$RT/cpuset.cpus.partition")" "6 root"
 
-run $PM rm -f -t 0 a b c
+run $PM rm -f -t 0 a b c g
 check "podman rm -f the containers in the partition" eq "$rc" 0
 run dl-part destroy
 check "dl-part destroy once they are gone" eq "$rc" 0
@@ -187,15 +210,14 @@ set -- $(pid_id e)
 pe=$1 ide=$(echo "$2" | cut -c1-12)
 for _ in $(seq 50); do [ "$(policy "$pe")" = 6 ] && break; sleep 0.2; done
 check "cgroupfs: its process is SCHED_DEADLINE, below /libdl-rt" eq "$(policy "$pe") $(grep -c '::/libdl-rt/' /proc/"$pe"/cgroup)" "6 1"
-idf=$($F create --name f --network none --cgroup-parent=/libdl-rt \
-	--annotation org.libdl.deadline="150000000 1000000000 1000000000" localhost/libdl-rt sleep 300 2>/dev/null)
+# F: the hook's placement in the cgroupfs form (/libdl-rt/libpod-ID),
+# and its refusal of 0.15 more there.
+$F create --name f --network none --cgroup-parent=/libdl-rt $ASK \
+	--annotation deadline.libdl.io/runtime=150ms localhost/libdl-rt sleep 300 >/dev/null 2>&1
 run $F start f
-kernel_f=$rc
-check "cgroupfs: the kernel refuses 0.15 more at crun's sched_setattr" has "$err" "sched_setattr"
-run dl-run --check --oci "$(bundle_of "$idf")"
-note "dl-run --check --oci: $out"
-check "cgroupfs: dl-run --check --oci reads /libdl-rt/... as partition rt and says refused too" eq "$rc $([ "$kernel_f" != 0 ] && echo refused)" "1 refused"
-has "$out" "in partition rt" >/dev/null || not_ok "cgroupfs: the check names partition rt"
+note "podman start f: $err"
+check "cgroupfs: the hook refuses 0.15 more in partition rt (/libdl-rt)" has "$rc $err" "exit status 1"
+check "cgroupfs: its message names partition rt and the path the hook wrote" has "$(hooklog)" "in partition rt (cgroup /libdl-rt): linux.cgroupsPath /libdl-rt/libpod-"
 run dl-part destroy
 check "cgroupfs: destroy refuses and names container e" has "$rc $err" "1 "
 has "$err" "podman container $ide" >/dev/null || not_ok "cgroupfs: the refusal names podman container $ide"
