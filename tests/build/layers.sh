@@ -74,6 +74,9 @@ for f in "${utils[@]}"; do
 		case $h in
 		libdeadline.h | config.h) ;;
 		*/*) bad="$bad $h" ;;
+		# bpftool's skeleton of utils/X.bpf.c, made at build time (and
+		# only where BPF is built): utils/'s own.
+		*.skel.h) [ -e "$src/utils/${h%.skel.h}.bpf.c" ] || bad="$bad $h" ;;
 		*) [ -e "$src/utils/$h" ] || bad="$bad $h" ;;
 		esac
 	done < <(sed -n 's/^#[[:space:]]*include "\([^"]*\)".*/\1/p' "$src/utils/$f")
