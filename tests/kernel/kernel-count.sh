@@ -94,45 +94,61 @@ kjson() {
 	jq -r --argjson t "$1" '.tasks[] | select(.tid == $t) | .kernel_counters |
 		"\(.jobs) \(.deadline_misses) \(.throttles)"' "$tmp/json.now"
 }
+# "JOBS MISSES THROTTLES" against the known misses and throttles, exactly,
+# and JOBS against the known jobs N, from N - 1 to N + 2.  The kernel
+# counts every wake-up-to-block as a job, and chrt sets the policy of a
+# running process, which then executes dl-jobs: its start may block
+# reading its pages (22 jobs for 20 seen under a loaded CI), and when it
+# does not, the first job began with no wake-up and is not counted (19
+# seen).  Those come before the first period and are short; none is late.
+counted() { # "J M T" LO MISSES THROTTLES
+	local j m t
+	read -r j m t <<<"$1"
+	[ -n "$j" ] && [ "$j" -ge $(($2 - 1)) ] && [ "$j" -le $(($2 + 2)) ] && [ "$m" = "$3" ] && [ "$t" = "$4" ]
+}
 cp "$tmp/json" "$tmp/json.now"
 cp "$tmp/table" "$tmp/table.now"
 cp "$tmp/prom" "$tmp/prom.now"
-check "JSON: the chrt thread that overruns every 5th job: 20 jobs, 4 misses, 4 throttles" \
-	"$tmp/json.now" "$tmp/late.out" -- [ "$(kjson $late)" = "20 4 4" ]
-check "JSON: the chrt thread that never overruns: 20 jobs, 0 misses, 0 throttles" \
-	"$tmp/json.now" "$tmp/never.out" -- [ "$(kjson $never)" = "20 0 0" ]
+check "JSON: the chrt thread that overruns every 5th job: 20 jobs (19 to 22: its start), 4 misses, 4 throttles" \
+	"$tmp/json.now" "$tmp/late.out" -- counted "$(kjson $late)" 20 4 4
+check "JSON: the chrt thread that never overruns: 20 jobs (19 to 22), 0 misses, 0 throttles" \
+	"$tmp/json.now" "$tmp/never.out" -- counted "$(kjson $never)" 20 0 0
 # The loop ends 20 jobs with dl_periodic_next(); its last call sleeps to
 # the 21st release and returns, and the thread then prints and sleeps:
-# a 21st wake-up-to-block, which the kernel counts as a job.  Its set-up
-# may block once more after the reservation is set (a page of the
-# record faulted in, seen here once in a few runs): a 22nd, short one.
-# The misses are the same either way.
+# a 21st wake-up-to-block, which the kernel counts as a job.
+loopok() { read -r lj lm _ <<<"$loopc"; [ "$lj $lm" = "20 4" ] && counted "${loopc#* * }" 21 4 4; }
 loopc=$(jq -r --argjson t "$loop" '.tasks[] | select(.tid == $t) |
 	"\(.counters.jobs) \(.counters.deadline_misses) \(.kernel_counters.jobs) \(.kernel_counters.deadline_misses) \(.kernel_counters.throttles)"' \
 	"$tmp/json.now")
-check "a libdeadline loop that publishes: its 4 misses of 20 jobs are the kernel's 4 (21 jobs: the wake-up after the last, or 22 with a block in its set-up), 4 throttles" \
-	"$tmp/json.now" "$tmp/loop.out" -- [ "$loopc" = "20 4 21 4 4" -o "$loopc" = "20 4 22 4 4" ]
+check "a libdeadline loop that publishes: its 4 misses of 20 jobs are the kernel's 4 (21 jobs: the wake-up after the last; 20 to 23), 4 throttles" \
+	"$tmp/json.now" "$tmp/loop.out" -- loopok
+
 # Responses from the CBS's release: a late job ends after the next
 # period's start (40ms), an on-time one within its 20ms deadline.
 resp=$(jq -r --argjson a "$late" --argjson b "$never" '[.tasks[] | select(.tid == $a or .tid == $b) |
 	.kernel_counters.response_max_ns] | map(tostring) | join(" ")' "$tmp/json.now")
 read -r rl rn <<<"$resp"
 check "JSON: the response histogram: the late jobs ended 40ms or more after their release, the on-time ones within 20ms" \
-	"$tmp/json.now" -- [ "${rl:-0}" -ge 40000000 ] && [ "${rn:-99999999999}" -lt 20000000 ]
+	"$tmp/json.now" -- [ "${rl:-0}" -ge 40000000 -a "${rn:-99999999999}" -lt 20000000 ]
 
 # The table's K-JOBS K-MISS K-THR of thread $1: from the end of its row,
 # before FLAGS, RD and CPUSET.
 krow() {
 	awk -v t="$1" '$2 == t { print $(NF-5), $(NF-4), $(NF-3) }' "$tmp/table.now"
 }
-check "the table: K-JOBS K-MISS K-THR 20 4 4, and 20 0 0 for the one that never misses" \
-	"$tmp/table.now" -- [ "$(krow $late)/$(krow $never)" = "20 4 4/20 0 0" ]
+both() { counted "$(krow $late)" 20 4 4 && counted "$(krow $never)" 20 0 0; }
+check "the table: K-JOBS K-MISS K-THR 20 4 4, and 20 0 0 for the one that never misses (jobs 19 to 22)" \
+	"$tmp/table.now" -- both
 
+promok() {
+	counted "$(pm libdl_task_jobs_total $late kernel) $(pm libdl_task_deadline_misses_total $late kernel) $(pm libdl_task_overruns_total $late kernel)" 20 4 4 &&
+		[ "$(pm libdl_task_deadline_misses_total $never kernel)" = 0 ]
+}
 pm() { # a Prometheus sample of thread $2 from source $3
 	grep "^$1{.*tid=\"$2\",source=\"$3\"" "$tmp/prom.now" | awk '{ print $NF }'
 }
-check "Prometheus: libdl_task_{jobs,deadline_misses,overruns}_total{source=\"kernel\"} 20 4 4 and 20 0 0" \
-	"$tmp/prom.now" -- [ "$(pm libdl_task_jobs_total $late kernel) $(pm libdl_task_deadline_misses_total $late kernel) $(pm libdl_task_overruns_total $late kernel)/$(pm libdl_task_deadline_misses_total $never kernel)" = "20 4 4/0" ]
+check "Prometheus: libdl_task_{jobs,deadline_misses,overruns}_total{source=\"kernel\"} 20 4 4 (jobs 19 to 22) and 0 misses" \
+	"$tmp/prom.now" -- promok
 check "Prometheus: the publishing loop's own series beside the kernel's, source=\"loop\" 4 misses, source=\"kernel\" 4" \
 	"$tmp/prom.now" -- [ "$(pm libdl_task_deadline_misses_total $loop loop) $(pm libdl_task_deadline_misses_total $loop kernel)" = "4 4" ]
 check "Prometheus: libdl_kernel_counting 1" "$tmp/prom.now" -- grep -qx 'libdl_kernel_counting 1' "$tmp/prom.now"
