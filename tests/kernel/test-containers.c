@@ -368,10 +368,15 @@ START_TEST(test_hook_rootless_and_policy)
 		return;
 	argv[4] = (char *)tl_tool_for_anyone("libdl-oci-hook");
 	rc = tl_run_input(argv, pw->pw_uid, pw->pw_gid, conf, out, sizeof(out), err, sizeof(err));
-	if (rc != 1 && strstr(err, "unshare"))
-		return; /* no user namespaces for users here */
-	ck_assert_msg(rc == 1 && !out[0], "rc %d: %s%s", rc, out, err);
-	ck_assert_msg(strstr(err, "the engine is rootless") && strstr(err, "as host uid"), "%s", err);
+	if (strstr(err, "unshare failed")) {
+		/* No user namespace for a user here: in a chroot (the distro
+		 * suites) the kernel refuses one to anybody.  The host's run
+		 * has it; the policy below runs either way. */
+		tl_note("no user namespace here (%s): the rootless case is the host's run", err);
+	} else {
+		ck_assert_msg(rc == 1 && !out[0], "rc %d: %s%s", rc, out, err);
+		ck_assert_msg(strstr(err, "the engine is rootless") && strstr(err, "as host uid"), "%s", err);
+	}
 	/* No namespace: the policy, for nobody. */
 	rc = tl_run_input(argv + 4, pw->pw_uid, pw->pw_gid, conf, out, sizeof(out), err, sizeof(err));
 	ck_assert_msg(rc == 1 && !out[0], "rc %d: %s%s", rc, out, err);
