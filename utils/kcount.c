@@ -14,6 +14,7 @@
 
 #ifdef HAVE_BPF
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "kcount.bpf.h"
@@ -34,13 +35,33 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
+/* The kernel's BTF as libbpf finds it (/sys/kernel/btf/vmlinux first):
+ * 0, or why it found none it could read. */
+static int vmlinux_btf(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int err = libbpf_get_error(btf);
+
+	btf__free(err ? NULL : btf);
+	return err;
+}
+
 static void explain(int err, char *why, size_t len)
 {
-	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+	int btf_err;
+
+	if (access("/sys/kernel/btf/vmlinux", F_OK) != 0 && vmlinux_btf() != 0)
 		snprintf(why, len,
-			 "the kernel has no BTF (/sys/kernel/btf/vmlinux is missing: it needs CONFIG_DEBUG_INFO_BTF), so its scheduler's fields cannot be found");
+			 "the kernel has no BTF (/sys/kernel/btf/vmlinux is missing), so its scheduler's fields cannot be found: boot a kernel built with CONFIG_DEBUG_INFO_BTF=y (Debian's are)");
 	else if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
 		snprintf(why, len, "counting from the kernel needs root (or CAP_BPF and CAP_PERFMON): run dl-stat --kernel as root");
+	else if ((btf_err = vmlinux_btf()) == -ESRCH) /* libbpf: none valid */
+		snprintf(why, len,
+			 "the kernel's BTF (/sys/kernel/btf/vmlinux) is not valid BTF, so its scheduler's fields cannot be found: it is empty or not the kernel's (is something mounted over it?)");
+	else if (btf_err != 0)
+		snprintf(why, len,
+			 "the kernel's BTF (/sys/kernel/btf/vmlinux) cannot be read (%s), so its scheduler's fields cannot be found",
+			 strerror(-btf_err));
 	else if (err == -EPERM || err == -EACCES)
 		snprintf(why, len,
 			 "the kernel refused to load the BPF program (%s): lockdown=confidentiality, a security module or a BPF sysctl forbids it; dmesg may say which",

@@ -13,7 +13,12 @@
 # Prometheus), each ended by a different signal (SIGINT, SIGTERM,
 # SIGKILL): bpftool lists none of their programs afterwards.  As nobody:
 # the refusal that names the fix, and the table still shown (with the
-# counters nobody may read: root's loop's are not among them).
+# counters nobody may read: root's loop's are not among them).  Without
+# the kernel's BTF, hidden in a mount namespace of the counter's own (an
+# empty folder over /sys/kernel/btf: a kernel built without
+# CONFIG_DEBUG_INFO_BTF; an empty file over its vmlinux): the refusal
+# that names BTF, the table and the published counters still shown, no
+# program left loaded.
 #
 # Root, under the kernel suites' lock; SKIP where dl-stat has no BPF
 # (configure --disable-bpf) or the kernel refuses it, with the reason.  TAP.
@@ -54,7 +59,7 @@ ours() { # programs of dl-stat --kernel loaded now
 settle() {
 	for _ in $(seq 50); do [ "$(ours)" = "$1" ] && return; sleep 0.1; done
 }
-echo "1..12"
+echo "1..16"
 
 settle 0 # the probe's above
 before=$(ours)
@@ -181,4 +186,38 @@ check "as nobody: exit 1 and 'needs root (or CAP_BPF and CAP_PERFMON)' on stderr
 check "as nobody: the table still shows the deadline threads, and says what it cannot count and why" \
 	"$tmp/nobody.out" -- grep -q "^$late  *$late  *dl-jobs" "$tmp/nobody.out" &&
 	grep -q 'note: --kernel: no job is counted from the kernel: counting from the kernel needs root' "$tmp/nobody.out"
+
+# Without the kernel's BTF: hidden from the counter alone, in a mount
+# namespace of its own (private: the host's /sys is untouched).  HOW is
+# the mount that hides it; a failed mount exits 99, which no check takes.
+nobtf() { # nobtf NAME HOW...
+	local name=$1
+	shift
+	if unshare -m --propagation private sh -c '"$@" || exit 99; shift $#; exec "$0" --kernel --watch 0.1 -n 1 -t' \
+		"$dl_stat" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"; then
+		echo 0
+	else
+		echo $?
+	fi
+}
+# The loop's published JOBS MISSED OVR, before the FLAGS, RD and CPUSET.
+prow() {
+	awk -v t="$1" '$2 == t { print $(NF-5), $(NF-4), $(NF-3) }' "$2"
+}
+st=$(nobtf nodir mount -t tmpfs -o mode=0555,size=4k libdl-nobtf /sys/kernel/btf)
+check "no BTF (an empty folder over /sys/kernel/btf): exit 1, 'the kernel has no BTF' and the fix, CONFIG_DEBUG_INFO_BTF=y, on stderr" \
+	"$tmp/nodir.err" -- [ "$st" = 1 ] &&
+	grep -q 'no job is counted from the kernel: the kernel has no BTF (/sys/kernel/btf/vmlinux is missing).*CONFIG_DEBUG_INFO_BTF=y' "$tmp/nodir.err"
+check "no BTF: the table still shows the deadline threads, the loop's published counters (20 4 4), and the note that says why not" \
+	"$tmp/nodir.out" -- grep -q "^$late  *$late  *dl-jobs" "$tmp/nodir.out" &&
+	[ "$(prow "$loop" "$tmp/nodir.out")" = "20 4 4" ] &&
+	grep -q 'note: --kernel: no job is counted from the kernel: the kernel has no BTF' "$tmp/nodir.out"
+: >"$tmp/empty"
+st=$(nobtf nofile mount --bind "$tmp/empty" /sys/kernel/btf/vmlinux)
+check "an empty file over /sys/kernel/btf/vmlinux: exit 1, 'is not valid BTF' on stderr, the table and the loop's published counters (20 4 4) still shown" \
+	"$tmp/nofile.err" "$tmp/nofile.out" -- [ "$st" = 1 ] &&
+	grep -q "the kernel's BTF (/sys/kernel/btf/vmlinux) is not valid BTF" "$tmp/nofile.err" &&
+	[ "$(prow "$loop" "$tmp/nofile.out")" = "20 4 4" ]
+settle "$before"
+check "without BTF: no program of ours left loaded ($(ours), as the $before found before)" -- [ "$(ours)" = "$before" ]
 exit 0
