@@ -52,7 +52,8 @@ done
 # binding: python3-dev (optional for configure), python3-pytest its tests.
 # dl-stat --kernel (optional for configure): clang compiles its BPF
 # program, bpftool embeds it, libbpf-dev (with libelf-dev and zlib1g-dev,
-# which libbpf's static pieces name) loads it.
+# which libbpf's static pieces name) loads it; rt-app's per-job log is
+# checked against its counts (tests/kernel/kernel-count.sh).
 PKGS="
 gcc:/usr/bin/gcc
 make:/usr/bin/make
@@ -92,6 +93,7 @@ bpftool:/usr/sbin/bpftool
 libbpf-dev:/usr/include/bpf/libbpf.h
 libelf-dev:/usr/include/libelf.h
 zlib1g-dev:/usr/include/zlib.h
+rt-app:/usr/bin/rt-app
 "
 # make bench: the plots and the peers (see bench/run.sh).
 [ "$bench" = 1 ] && PKGS="$PKGS gnuplot-nox:/usr/bin/gnuplot
