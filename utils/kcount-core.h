@@ -37,8 +37,11 @@ struct sched_entity {
 	struct cfs_rq *cfs_rq;
 } __attribute__((preserve_access_index));
 
+/* on_rq is unsigned here: an int in 6.1 and 6.12, a u8 in sid's 7.2.
+ * libbpf narrows the load of an unsigned field to the running kernel's
+ * size; a signed one it cannot (sign extension), and refuses the load. */
 struct task_struct {
-	int on_rq;
+	unsigned int on_rq;
 	unsigned int policy;
 	int pid;
 	int tgid;
