@@ -9,7 +9,9 @@
  * - a job starts when the thread wakes up (sched_wakeup: the CBS has
  *   just set its deadline, enqueue_dl_entity runs before the
  *   tracepoint), or first runs again after it ended a job with
- *   sched_yield() (the kernel's replenishment gave it a new deadline);
+ *   sched_yield() or woke up throttled (a deadline shorter than the
+ *   period, woken between its deadline and its next period: the
+ *   kernel's replenishment gave it a new deadline);
  *   its deadline is task->dl.deadline then;
  * - it ends when the thread blocks (switched out, no longer on its run
  *   queue) or yields (dl_yielded); it missed when the run queue's clock
@@ -82,6 +84,7 @@ static void job_end(struct kc_rec *r, __u64 now)
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(libdl_kc_wakeup, struct task_struct *p)
 {
+	struct task_struct *task;
 	struct kc_rec *r;
 
 	if (p->policy != SCHED_DEADLINE)
@@ -89,7 +92,17 @@ int BPF_PROG(libdl_kc_wakeup, struct task_struct *p)
 	r = rec_of(p, true);
 	/* Woken while still in a job: it never blocked (woken before it
 	 * was switched out), the job goes on. */
-	if (r && !r->in_job)
+	if (!r || r->in_job)
+		return 0;
+	/* Woken throttled: a thread whose deadline is shorter than its
+	 * period, woken after its deadline but before its next period, waits
+	 * for that period (dl_check_constrained_dl()); its deadline now is
+	 * the last job's.  The job starts when it first runs, with the
+	 * deadline the replenishment gave it, as after a yield. */
+	task = p; /* (the macro has a p of its own) */
+	if (BPF_CORE_READ_BITFIELD(task, dl.dl_throttled))
+		r->yielded = 1;
+	else
 		job_start(r, p);
 	return 0;
 }

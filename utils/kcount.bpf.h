@@ -25,7 +25,10 @@ struct kc_rec {
 	__u64 deadline;
 	__u64 rel_deadline;
 	__u32 in_job;
-	__u32 yielded;    /* ended by sched_yield(): the next run starts a job */
+	/* The next job starts at the thread's next run, when the kernel's
+	 * replenishment has given it its deadline: after a job ended by
+	 * sched_yield(), or a wake-up the kernel throttled (kcount.bpf.c). */
+	__u32 yielded;
 };
 
 #endif
