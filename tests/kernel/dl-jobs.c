@@ -10,7 +10,8 @@
  * from one period after the start (slept to: each job begins with a
  * wake-up and ends with a sleep); each runs WORK_US of its own CPU time,
  * every EVERY-th one (the EVERY-th, 2 x EVERY-th...; 0: none) OVER_US
- * instead.  Then it prints "done JOBS" and sleeps until killed.  Under a
+ * instead.  It prints "start" first, "done JOBS" after the last job,
+ * then sleeps until killed.  Under a
  * runtime shorter than OVER_US the kernel throttles those jobs and they
  * end after their deadline; the others never do.  With --publish the
  * loop is dl_periodic's (sleep mode, no reservation of its own: chrt's
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,6 +61,13 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < 6; i++)
 		a[i] = atoll(argv[1 + publish + i]);
+	/* No page fault in a job, nor between the last job and the pause: a
+	 * fault that waits for memory is a block, which the kernel's counter
+	 * would see end a job (every page now and to come in memory; stdout's
+	 * buffer and its file's first page made before the first job). */
+	mlockall(MCL_CURRENT | MCL_FUTURE);
+	printf("start\n");
+	fflush(stdout);
 	if (publish) {
 		struct dl_params p = { .runtime = (uint64_t)a[2] * 1000, .deadline = (uint64_t)a[5] * 1000,
 				       .period = (uint64_t)a[4] * 1000 };
