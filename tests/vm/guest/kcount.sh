@@ -1,0 +1,104 @@
+# dl-stat --kernel in a VM (utils/kcount.c; the host's suite is
+# tests/kernel/kernel-count.sh): two threads started by dl-run, not by
+# libdeadline (tests/kernel/dl-jobs), runtime 200ms, deadline 250ms,
+# period 400ms, a job released every 800ms that runs 2ms of CPU; one of
+# them every 5th job 300ms instead, 1.5 times its runtime and more than
+# its deadline: throttled, it ends only after the replenishment, 400ms
+# or more after its wake-up; were it not (a stall of the guest that let
+# the runtime overshoot), 300ms of CPU would still end after its
+# deadline.  Either way a miss.  The margins are for a TCG guest on a
+# loaded host, whose vCPU may stall for tens of milliseconds or more (a
+# stall in a job is time the guest's kernel charges it): an on-time job
+# would need a stall of 198ms to run out of runtime, 248ms to end late.
+# 10 jobs make exactly 2 misses, the other thread's 10 none.  Then
+# dl-stat ends (SIGTERM) and the kernel frees its programs:
+# /proc/kallsyms, the kernel's list of every loaded BPF program
+# (bpf_jit_kallsyms), names none of them, as it named its three while
+# it ran.
+#
+# Needs a dl-stat built with BPF and a kernel with BTF: SKIP, with the
+# reason, where the build has no BPF; a kernel that refuses it fails.
+# The boot's own build's dl-stat, or, where the boot put one there
+# ("# vm-host-bin: utils/dl-stat", vm-test), this host's in /opt/host:
+# built with BPF on Debian 12 and run unchanged on another kernel (CO-RE).
+# The command, as the positional parameters (env execs it: one pid).
+if [ -x /opt/host/dl-stat ]; then
+	set -- env LD_LIBRARY_PATH=/opt/host /opt/host/dl-stat
+	note "this host's dl-stat (/opt/host), on $(uname -r)"
+else
+	set -- /bin/dl-stat
+	note "the boot's dl-stat, on $(uname -r)"
+fi
+why=$("$@" --kernel --watch 0.01 -n 1 -t 2>&1 >/dev/null)
+case $why in
+*"built without BPF"*)
+	echo "1..0 # SKIP ${why#*: --kernel: }"
+	exit 0
+	;;
+esac
+
+ksyms() { grep -c '_libdl_kc_' /proc/kallsyms; }
+jk=/proc/sys/net/core/bpf_jit_kallsyms
+jk_was=$(cat "$jk" 2>/dev/null)
+[ "$jk_was" = 0 ] && echo 1 >"$jk"
+check "no program of dl-stat --kernel loaded before it starts" eq "$(ksyms)" 0
+
+"$@" --kernel --watch 0.5 -t --prometheus --pid-labels --output /tmp/kc.prom 2>/tmp/kc.err &
+counter=$!
+i=0
+while [ "$i" -lt 300 ] && ! [ -s /tmp/kc.prom ] && kill -0 "$counter" 2>/dev/null; do
+	sleep 0.1
+	i=$((i + 1))
+done
+counting() {
+	grep -qx 'libdl_kernel_counting 1' /tmp/kc.prom && return 0
+	sed 's/^/# /' /tmp/kc.err
+	return 1
+}
+check "dl-stat --kernel counts here: libdl_kernel_counting 1" counting
+check "its three programs are in /proc/kallsyms while it runs" eq "$(ksyms)" 3
+
+/bin/dl-run -r 200ms -d 250ms -p 400ms -- /bin/dl-jobs 10 5 2000 300000 800000 250000 >/tmp/late.out &
+late=$!
+/bin/dl-run -r 200ms -d 250ms -p 400ms -- /bin/dl-jobs 10 0 2000 0 800000 250000 >/tmp/never.out &
+never=$!
+i=0
+while [ "$i" -lt 300 ] && ! { grep -qs done /tmp/late.out && grep -qs done /tmp/never.out; }; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 1.5 # a refresh after the last job
+cp /tmp/kc.prom /tmp/kc.now
+pm() { # pm METRIC TID: the kernel's sample of thread TID
+	grep "^$1{.*tid=\"$2\",source=\"kernel\"" /tmp/kc.now | awk '{ print $NF }'
+}
+for t in late never; do
+	eval "p=\$$t"
+	eval "${t}_c=\"\$(pm libdl_task_jobs_total $p) \$(pm libdl_task_deadline_misses_total $p)\""
+	eval "${t}_thr=\$(pm libdl_task_overruns_total $p)"
+done
+note "throttles: ${late_thr:-none} of the late thread, ${never_thr:-none} of the other"
+late_ok() {
+	[ "$late_c" = "10 2" ] && [ "${late_thr:-0}" -ge 2 ] && return 0
+	note "got jobs and misses \"$late_c\""
+	grep 'source="kernel"' /tmp/kc.now | sed 's/^/# /'
+	return 1
+}
+# Throttles: one or more in each late job; more where its start-up (the
+# exec under SCHED_DEADLINE, slow under TCG) ran out of runtime too, as
+# the other thread's count shows.
+check "the thread that overruns every 5th job: 10 jobs, exactly 2 misses; throttled in each late job (${late_thr:-no} throttles)" late_ok
+check "the thread that never overruns: 10 jobs, 0 misses" eq "$never_c" "10 0"
+kill "$late" "$never" 2>/dev/null
+
+kill -TERM "$counter"
+wait "$counter"
+i=0
+while [ "$i" -lt 50 ] && [ "$(ksyms)" != 0 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "after SIGTERM: none of its programs left in /proc/kallsyms" eq "$(ksyms)" 0
+[ "$jk_was" = 0 ] && echo 0 >"$jk"
+wait 2>/dev/null
+done_testing
