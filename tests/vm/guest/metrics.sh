@@ -14,7 +14,9 @@ N=5
 textdir=/var/lib/prometheus/node-exporter
 prom=$textdir/libdl.prom
 unit=dl-stat-metrics.service
-sel='libdl_task_deadline_misses_total{command="dl-spin"}'
+# The loop's own series (the service's --kernel adds the kernel's,
+# source="kernel", checked beside it below).
+sel='libdl_task_deadline_misses_total{command="dl-spin",source="loop"}'
 pids=""
 
 # wait_for SECONDS COMMAND...: until COMMAND succeeds, at most SECONDS.
@@ -88,6 +90,12 @@ check "Prometheus scrapes node_exporter: 3 samples of the counter, 0" wait_for 1
 echo go >/tmp/go
 check "the loop missed $N of $N" wait_for 60 grep -q "^missed $N of $N\$" /tmp/spin.out
 check "Prometheus's last 3 samples of the counter: $N" wait_for 60 samples_at_least 3 $N
+# The service counts from the kernel too (--kernel): the loop's misses,
+# each job of 15ms of CPU throttled after 10ms and replenished past its
+# deadline, then asleep to its next release, as the kernel saw them.
+check "libdl_kernel_counting 1: the service counts from the kernel" grep -q '^libdl_kernel_counting 1$' "$prom"
+kmiss=$(sed -n 's/^libdl_task_deadline_misses_total{command="dl-spin",.*source="kernel"} //p' "$prom")
+check "the loop's source=\"kernel\" series beside its own: $N misses counted by the kernel" eq "$kmiss" $N
 samples >/tmp/samples
 note "the samples: $(tr '\n' ' ' </tmp/samples)"
 check "the first sample of the minute is 0" eq "$(head -n 1 /tmp/samples | cut -d' ' -f2)" 0
