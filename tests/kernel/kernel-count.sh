@@ -102,7 +102,7 @@ never=$!
 loop=$!
 pids+=("$late" "$never" "$loop")
 for _ in $(seq 100); do
-	grep -qs done "$shm/late.out" && grep -qs done "$shm/never.out" && grep -qs done "$shm/loop.out" && break
+	grep -qs 'done' "$shm/late.out" && grep -qs 'done' "$shm/never.out" && grep -qs 'done' "$shm/loop.out" && break
 	sleep 0.1
 done
 sleep 1 # a refresh after the last job, in every file

@@ -63,7 +63,7 @@ late=$!
 /bin/dl-run -r 200ms -d 250ms -p 400ms -- /bin/dl-jobs 10 0 2000 0 800000 250000 >/tmp/never.out &
 never=$!
 i=0
-while [ "$i" -lt 300 ] && ! { grep -qs done /tmp/late.out && grep -qs done /tmp/never.out; }; do
+while [ "$i" -lt 300 ] && ! { grep -qs 'done' /tmp/late.out && grep -qs 'done' /tmp/never.out; }; do
 	sleep 0.1
 	i=$((i + 1))
 done
@@ -72,11 +72,10 @@ cp /tmp/kc.prom /tmp/kc.now
 pm() { # pm METRIC TID: the kernel's sample of thread TID
 	grep "^$1{.*tid=\"$2\",source=\"kernel\"" /tmp/kc.now | awk '{ print $NF }'
 }
-for t in late never; do
-	eval "p=\$$t"
-	eval "${t}_c=\"\$(pm libdl_task_jobs_total $p) \$(pm libdl_task_deadline_misses_total $p)\""
-	eval "${t}_thr=\$(pm libdl_task_overruns_total $p)"
-done
+late_c="$(pm libdl_task_jobs_total "$late") $(pm libdl_task_deadline_misses_total "$late")"
+late_thr=$(pm libdl_task_overruns_total "$late")
+never_c="$(pm libdl_task_jobs_total "$never") $(pm libdl_task_deadline_misses_total "$never")"
+never_thr=$(pm libdl_task_overruns_total "$never")
 note "throttles: ${late_thr:-none} of the late thread, ${never_thr:-none} of the other"
 late_ok() {
 	[ "$late_c" = "10 2" ] && [ "${late_thr:-0}" -ge 2 ] && return 0
