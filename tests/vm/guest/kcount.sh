@@ -10,7 +10,8 @@
 # loaded host, whose vCPU may stall for tens of milliseconds or more (a
 # stall in a job is time the guest's kernel charges it): an on-time job
 # would need a stall of 198ms to run out of runtime, 248ms to end late.
-# 10 jobs make exactly 2 misses, the other thread's 10 none.  Then
+# 10 jobs make exactly 2 misses, the other thread's 10 none (10 jobs
+# or more: see below).  Then
 # dl-stat ends (SIGTERM) and the kernel frees its programs:
 # /proc/kallsyms, the kernel's list of every loaded BPF program
 # (bpf_jit_kallsyms), names none of them, as it named its three while
@@ -72,22 +73,28 @@ cp /tmp/kc.prom /tmp/kc.now
 pm() { # pm METRIC TID: the kernel's sample of thread TID
 	grep "^$1{.*tid=\"$2\",source=\"kernel\"" /tmp/kc.now | awk '{ print $NF }'
 }
-late_c="$(pm libdl_task_jobs_total "$late") $(pm libdl_task_deadline_misses_total "$late")"
+# Jobs: 10 or more.  Each wake-up from a sleep is one, and any block
+# ends one (dl-stat(1)): a wait in the kernel, for a lock (a sleeping
+# lock on PREEMPT_RT: seen on 6.12-rt, a job more in each thread) or a
+# page, adds a job, never a miss.  The misses are exact.
+late_j=$(pm libdl_task_jobs_total "$late")
+late_m=$(pm libdl_task_deadline_misses_total "$late")
 late_thr=$(pm libdl_task_overruns_total "$late")
-never_c="$(pm libdl_task_jobs_total "$never") $(pm libdl_task_deadline_misses_total "$never")"
+never_j=$(pm libdl_task_jobs_total "$never")
+never_m=$(pm libdl_task_deadline_misses_total "$never")
 never_thr=$(pm libdl_task_overruns_total "$never")
-note "throttles: ${late_thr:-none} of the late thread, ${never_thr:-none} of the other"
+note "jobs, misses, throttles: ${late_j:-?} ${late_m:-?} ${late_thr:-?} of the late thread, ${never_j:-?} ${never_m:-?} ${never_thr:-?} of the other"
 late_ok() {
-	[ "$late_c" = "10 2" ] && [ "${late_thr:-0}" -ge 2 ] && return 0
-	note "got jobs and misses \"$late_c\""
+	[ "${late_j:-0}" -ge 10 ] && [ "$late_m" = 2 ] && [ "${late_thr:-0}" -ge 2 ] && return 0
 	grep 'source="kernel"' /tmp/kc.now | sed 's/^/# /'
 	return 1
 }
 # Throttles: one or more in each late job; more where its start-up (the
 # exec under SCHED_DEADLINE, slow under TCG) ran out of runtime too, as
 # the other thread's count shows.
-check "the thread that overruns every 5th job: 10 jobs, exactly 2 misses; throttled in each late job (${late_thr:-no} throttles)" late_ok
-check "the thread that never overruns: 10 jobs, 0 misses" eq "$never_c" "10 0"
+check "the thread that overruns every 5th job: exactly 2 misses (of ${late_j:-no} jobs, 10 or more); throttled in each late job (${late_thr:-no} throttles)" late_ok
+never_ok() { [ "${never_j:-0}" -ge 10 ] && [ "$never_m" = 0 ]; }
+check "the thread that never overruns: 0 misses (of ${never_j:-no} jobs, 10 or more)" never_ok
 kill "$late" "$never" 2>/dev/null
 
 kill -TERM "$counter"
