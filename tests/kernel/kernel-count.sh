@@ -112,21 +112,34 @@ kjson() {
 	jq -r --argjson t "$1" '.tasks[] | select(.tid == $t) | .kernel_counters |
 		"\(.jobs) \(.deadline_misses) \(.throttles)"' "$tmp/json.now"
 }
+# "JOBS MISSES THROTTLES" against the known misses and throttles, exactly,
+# and JOBS against the known jobs N, from N - 1 to N + 2.  The kernel
+# counts every wake-up-to-block as a job, and chrt sets the policy of a
+# running process, which then executes dl-jobs: its start may block
+# reading its pages (22 jobs for 20 seen under a loaded CI), and when it
+# does not, the first job began with no wake-up and is not counted (19
+# seen).  Those come before the first period and are short; none is late.
+counted() { # "J M T" N MISSES THROTTLES
+	local j m t
+	read -r j m t <<<"$1"
+	[ -n "$j" ] && [ "$j" -ge $(($2 - 1)) ] && [ "$j" -le $(($2 + 2)) ] && [ "$m" = "$3" ] && [ "$t" = "$4" ]
+}
 cp "$tmp/json" "$tmp/json.now"
 cp "$tmp/table" "$tmp/table.now"
 cp "$tmp/prom" "$tmp/prom.now"
-check "JSON: the chrt thread that overruns every 5th job: 20 jobs, 4 misses, 4 throttles" \
-	"$tmp/json.now" "$shm/late.out" -- [ "$(kjson $late)" = "20 4 4" ]
-check "JSON: the chrt thread that never overruns: 20 jobs, 0 misses, 0 throttles" \
-	"$tmp/json.now" "$shm/never.out" -- [ "$(kjson $never)" = "20 0 0" ]
+check "JSON: the chrt thread that overruns every 5th job: 20 jobs (19 to 22: its start), 4 misses, 4 throttles" \
+	"$tmp/json.now" "$shm/late.out" -- counted "$(kjson $late)" 20 4 4
+check "JSON: the chrt thread that never overruns: 20 jobs (19 to 22), 0 misses, 0 throttles" \
+	"$tmp/json.now" "$shm/never.out" -- counted "$(kjson $never)" 20 0 0
 # The loop ends 20 jobs with dl_periodic_next(); its last call sleeps to
 # the 21st release and returns, and the thread then prints and sleeps:
 # a 21st wake-up-to-block, which the kernel counts as a job.
 loopc=$(jq -r --argjson t "$loop" '.tasks[] | select(.tid == $t) |
 	"\(.counters.jobs) \(.counters.deadline_misses) \(.kernel_counters.jobs) \(.kernel_counters.deadline_misses) \(.kernel_counters.throttles)"' \
 	"$tmp/json.now")
-check "a libdeadline loop that publishes: its 4 misses of 20 jobs are the kernel's 4 (21 jobs: the wake-up after the last), 4 throttles" \
-	"$tmp/json.now" "$shm/loop.out" -- [ "$loopc" = "20 4 21 4 4" ]
+loop_ok() { read -r lj lm _ <<<"$loopc"; [ "$lj $lm" = "20 4" ] && counted "${loopc#* * }" 21 4 4; }
+check "a libdeadline loop that publishes: its 4 misses of 20 jobs are the kernel's 4 (21 jobs: the wake-up after the last; 20 to 23), 4 throttles" \
+	"$tmp/json.now" "$shm/loop.out" -- loop_ok
 # Responses from the CBS's release: a late job ends after the next
 # period's start (40ms), an on-time one within its 20ms deadline.
 resp=$(jq -r --argjson a "$late" --argjson b "$never" '[.tasks[] | select(.tid == $a or .tid == $b) |
@@ -185,14 +198,19 @@ fi
 krow() {
 	awk -v t="$1" '$2 == t { print $(NF-5), $(NF-4), $(NF-3) }' "$tmp/table.now"
 }
-check "the table: K-JOBS K-MISS K-THR 20 4 4, and 20 0 0 for the one that never misses" \
-	"$tmp/table.now" -- [ "$(krow $late)/$(krow $never)" = "20 4 4/20 0 0" ]
+table_ok() { counted "$(krow $late)" 20 4 4 && counted "$(krow $never)" 20 0 0; }
+check "the table: K-JOBS K-MISS K-THR 20 4 4, and 20 0 0 for the one that never misses (jobs 19 to 22)" \
+	"$tmp/table.now" -- table_ok
 
 pm() { # a Prometheus sample of thread $2 from source $3
 	grep "^$1{.*tid=\"$2\",source=\"$3\"" "$tmp/prom.now" | awk '{ print $NF }'
 }
-check "Prometheus: libdl_task_{jobs,deadline_misses,overruns}_total{source=\"kernel\"} 20 4 4 and 20 0 0" \
-	"$tmp/prom.now" -- [ "$(pm libdl_task_jobs_total $late kernel) $(pm libdl_task_deadline_misses_total $late kernel) $(pm libdl_task_overruns_total $late kernel)/$(pm libdl_task_deadline_misses_total $never kernel)" = "20 4 4/0" ]
+prom_ok() {
+	counted "$(pm libdl_task_jobs_total $late kernel) $(pm libdl_task_deadline_misses_total $late kernel) $(pm libdl_task_overruns_total $late kernel)" 20 4 4 &&
+		[ "$(pm libdl_task_deadline_misses_total $never kernel)" = 0 ]
+}
+check "Prometheus: libdl_task_{jobs,deadline_misses,overruns}_total{source=\"kernel\"} 20 4 4 (jobs 19 to 22) and 0 misses" \
+	"$tmp/prom.now" -- prom_ok
 check "Prometheus: the publishing loop's own series beside the kernel's, source=\"loop\" 4 misses, source=\"kernel\" 4" \
 	"$tmp/prom.now" -- [ "$(pm libdl_task_deadline_misses_total $loop loop) $(pm libdl_task_deadline_misses_total $loop kernel)" = "4 4" ]
 check "Prometheus: libdl_kernel_counting 1" "$tmp/prom.now" -- grep -qx 'libdl_kernel_counting 1' "$tmp/prom.now"
