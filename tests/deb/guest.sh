@@ -136,12 +136,17 @@ as() {
 	shift
 	setpriv --reuid "$u" --regid "$u" --init-groups -- sh -c 'exec "$@"' sh "$@"
 }
-# apt-get install ./*.deb of $packages, offline, checked.
+# apt-get install ./*.deb of $packages, offline, checked; with the .debs
+# of /root/deps, dependencies the system lacks that apt would take from
+# the archive (suite.sh), marked automatic as apt marks a dependency.
 install_debs() {
-	# shellcheck disable=SC2046
-	(cd "$debs" && apt-get install -y -q $(for p in $packages; do echo "./${p}_*.deb"; done)) \
+	deps=$(ls /root/deps/*.deb 2>/dev/null)
+	# shellcheck disable=SC2046,SC2086
+	(cd "$debs" && apt-get install -y -q $(for p in $packages; do echo "./${p}_*.deb"; done) $deps) \
 		>/tmp/install.log 2>&1
 	rc=$?
+	[ "$rc" != 0 ] || [ -z "$deps" ] ||
+		apt-mark auto $(for d in $deps; do dpkg-deb -f "$d" Package; done) >>/tmp/install.log 2>&1
 	check "apt-get install ./*.deb of $(echo $packages | wc -w) packages, offline" eq "$rc" 0
 	[ "$rc" = 0 ] || show_log /tmp/install.log
 }

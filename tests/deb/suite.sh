@@ -187,10 +187,26 @@ if [ "$release" = debian12 ]; then
 	elif [ "$fetched" != 0 ]; then
 		tap "not ok" "${why:-tests/vm/fetch.sh systemd failed}"
 	elif gzip -dc "$cache/systemd-rootfs.cpio.gz" | (cd "$img/root" && cpio -idm --quiet --no-absolute-filenames); then
+		# What the packages need that the image lacks: libbpf1 (which
+		# dl-stat --kernel links, in a build with BPF) and its libelf1.
+		# apt would take them from the archive; offline, their .debs
+		# from this Debian 12 host's apt, kept in the cache, go in with
+		# ours (guest.sh marks them automatic, as apt marks a
+		# dependency).
+		if dpkg-deb -f "$out"/libdeadline-tools_*.deb Depends | grep -q libbpf1; then
+			deps=$cache/debian12-deps
+			mkdir -p "$deps" "$img/root/root/deps"
+			for p in libbpf1 libelf1; do
+				ls "$deps/${p}"_*.deb >/dev/null 2>&1 || (cd "$deps" && apt-get download -q "$p") >>"$log.deps" 2>&1 ||
+					tap "not ok" "apt-get download $p, a dependency the image lacks: $(tail -n 1 "$log.deps")"
+			done
+			cp "$deps"/*.deb "$img/root/root/deps/" 2>/dev/null
+			rm -f "$log.deps"
+		fi
 		in_chroot "$img/root" image >"$log" 2>&1
 		rc=$?
 		relay "$log" "$rc" "the install in a copy of Debian 12's systemd image"
-		rm -rf "$img/root/root/debs" "$img/root/root/guest.sh" "$img/root/guest"
+		rm -rf "$img/root/root/debs" "$img/root/root/deps" "$img/root/root/guest.sh" "$img/root/guest"
 		(cd "$img/root" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$img/image.cpio.gz"
 		rm -rf "$img/root"
 		echo "# $release: the image made in $(($(date +%s) - start)) s"
