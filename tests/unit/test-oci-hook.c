@@ -143,8 +143,17 @@ START_TEST(test_hostile)
 	ck_assert_int_eq(dl_oci_parse("{}\0{}", 5, "config", 0, &oci), -EINVAL);
 	ck_assert_int_eq(dl_oci_parse(NULL, 0, "config", 0, &oci), -EINVAL);
 	ck_assert_int_eq(dl_oci_parse("{}", 2, "config", 0x80, &oci), -EINVAL);
-	ck_assert_int_eq(dl_oci_write(NULL, 0, &text, &big), -EINVAL);
 	free(text);
+	{
+		/* Its output cleared on a refusal (here: the buffer above would
+		 * have been lost, had it been passed). */
+		char *out = text;
+		size_t len = 1;
+
+		ck_assert_int_eq(dl_oci_write(NULL, 0, &out, &len), -EINVAL);
+		ck_assert_ptr_null(out);
+		ck_assert_uint_eq(len, 0);
+	}
 }
 END_TEST
 
