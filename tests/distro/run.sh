@@ -88,11 +88,16 @@ check)
 		exit 0
 	fi
 	# shellcheck disable=SC2016
-	# The Prometheus programs are in the host cache, not in the release:
-	# the exposition is checked by promtool on the host, its figures here
-	# (test-prometheus).
-	run='cd "$1" && { make check-unit >check-unit.log 2>&1;
-		make check TESTS="$(make -s print-kernel-tests | sed s,tests/kernel/prometheus.sh,,)" >check-kernel.log 2>&1; true; }'
+	# check-unit's suites and the kernel suites, but three that are no
+	# release's: the Prometheus programs are in the host cache, not in
+	# the release (the exposition is checked by promtool on the host, its
+	# figures here, in test-prometheus); the Kubernetes examples are the
+	# same text for every release, checked on the host (with its
+	# python3-yaml); and kernel-count.sh needs a build with BPF, which
+	# these build roots have no clang for (the VM parts run the host's
+	# build on 6.12 and 7.2 instead: tests/vm/kcount-v2.vm).
+	run='cd "$1" && { make check TESTS="$(make -s print-unit-tests) $(make -s print-build-tests | sed s,tests/build/k8s-examples.sh,,)" >check-unit.log 2>&1;
+		make check TESTS="$(make -s print-kernel-tests | sed -e s,tests/kernel/prometheus.sh,, -e s,tests/kernel/kernel-count.sh,,)" >check-kernel.log 2>&1; true; }'
 	;;
 *)
 	echo "1..0 # SKIP give build or check"
