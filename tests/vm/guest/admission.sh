@@ -16,6 +16,7 @@ asked=0
 wrong=0
 badfree=0
 drifted=0
+bw_before=""
 held=""
 
 # launch WHERE RUNTIME PERIOD [DEADLINE]: dl-run WHERE runs a sleep under
@@ -92,6 +93,7 @@ fill() {
 	name=$2
 	nadm=0
 	nref=0
+	[ -n "$bw_before" ] || bw_before=$(every_bw)
 	for rp in "400ms 1s" "50ms 500ms 250ms" "400us 20ms 5ms"; do
 		# shellcheck disable=SC2086
 		set -- $rp
@@ -111,13 +113,30 @@ fill() {
 	note "$name: $nadm admitted, $nref refused; the kernel's count: $(total_bw "$cpu") ($(fmt_bw "$(total_bw "$cpu")")), fair servers $(field fair_bw "$json") counted, $(field uncounted_fair_bw "$json") not"
 }
 
-# Every held reservation ended, and their bandwidth given back.
+# Every CPU's total_bw, on one line.
+every_bw() {
+	awk '/^dl_rq\[/ { c = $1 } c && /total_bw/ { printf "%s %s ", c, $3; c = "" }' /sys/kernel/debug/sched/debug
+}
+
+# Every held reservation ended, and their bandwidth given back: the
+# kernel's count as before the first fill since the last release.  A
+# task that ended gives its bandwidth back at its 0-lag time, up to a
+# period (1 s here) after; under a loaded TCG the timer fires later, so
+# the count is waited for (5 s at most), not assumed after a fixed time.
 release() {
 	# shellcheck disable=SC2086
 	[ -n "$held" ] && kill $held 2>/dev/null
 	for p in $held; do wait "$p" 2>/dev/null; done
 	held=""
 	sleep 1.2
+	w=0
+	while [ -n "$bw_before" ] && [ "$(every_bw)" != "$bw_before" ] && [ $w -lt 38 ]; do
+		sleep 0.1
+		w=$((w + 1))
+	done
+	[ -z "$bw_before" ] || [ "$(every_bw)" = "$bw_before" ] ||
+		note "release: the kernel's count is $(every_bw)after 5 s, was $bw_before"
+	bw_before=""
 }
 
 where=""
