@@ -55,7 +55,7 @@
 #                                     the VM, it attaches the kernel's ext
 #                                     server (tests/vm/sid/scx.vm)
 #   kernels.stamp, build.stamp,       what each was made from (package
-#   scx.stamp                         versions), so a cache stays explained
+#   podman.stamp, scx.stamp           versions), so a cache stays explained
 #
 # The release is reached by suite name through the mirror this host's apt
 # already uses (apt-get indextargets names it): a private apt
@@ -114,7 +114,10 @@ have_build() {
 [ $want_kernels = no ] || { have generic/vmlinuz && have rt/vmlinuz; } || need=1
 [ $want_build = no ] || have_build || need=1
 [ $want_systemd = no ] || have systemd.cpio.gz || need=1
-[ $want_podman = no ] || have podman.cpio.gz || need=1
+# An image made before uidmap was in podman_pkgs (no podman.stamp naming
+# it) is made again.
+have_podman() { have podman.cpio.gz && grep -q '^uidmap ' "$out/podman.stamp" 2>/dev/null; }
+[ $want_podman = no ] || have_podman || need=1
 [ $want_scx = no ] || have scx/scx_simple || need=1
 [ -n "${need:-}" ] || exit 0
 [ $check = no ] || exit 1
@@ -232,8 +235,10 @@ systemd_pkgs=systemd,systemd-sysv,udev,procps,util-linux,libcgroup3,libcap2,libs
 # systemd cgroup manager asks systemd through; netavark because podman 5 wants
 # its network backend present even for --network none; jq for the
 # precreate hook of dl-run(1)'s recipe; busybox-static, the containers'
-# whole root file system (podman import).
-podman_pkgs="dbus podman crun conmon catatonit netavark jq busybox-static"
+# whole root file system (podman import); uidmap, whose newuidmap and
+# newgidmap give a rootless podman the user's /etc/subuid and /etc/subgid
+# ranges (the hook's refusal of a rootless container).
+podman_pkgs="dbus podman crun conmon catatonit netavark jq busybox-static uidmap"
 
 # The systemd image's tree in $work/sys, as systemd.cpio.gz holds it.
 make_systemd_tree() {
@@ -292,6 +297,7 @@ fetch_podman() {
 	# shellcheck disable=SC2086
 	chroot "$r" sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o Dpkg::Use-Pty=0 --no-install-recommends $podman_pkgs" \
 		>"$work/podman.log" 2>&1 || failed=1
+	[ -n "${failed:-}" ] || chroot "$r" dpkg-query -W -f '${Package} ${Version}\n' $podman_pkgs >"$work/podman.stamp" 2>/dev/null || failed=1
 	umount "$r/dev" "$r/proc" "$r/sys" || die "cannot unmount the chroot's /proc, /dev and /sys"
 	[ -z "${failed:-}" ] ||
 		die "installing $podman_pkgs in the $name tree failed: $(grep -E '^(E|W):' "$work/podman.log" | head -n 1)"
@@ -306,6 +312,7 @@ fetch_podman() {
 		die "cannot pack what podman adds"
 	cat "$out/systemd.cpio.gz" "$work/layer" >"$work/image" || die "cannot write the podman image"
 	mv -f "$work/image" "$out/podman.cpio.gz"
+	mv -f "$work/podman.stamp" "$out/podman.stamp"
 }
 
 # A BPF scheduler from the release's own packages: tools/sched_ext's
@@ -380,13 +387,13 @@ if [ $want_build = yes ] && ! have_build; then
 fi
 # The podman image is made from the systemd image's tree: one after the
 # other, in one subshell.
-if { [ $want_systemd = yes ] && ! have systemd.cpio.gz; } || { [ $want_podman = yes ] && ! have podman.cpio.gz; }; then
+if { [ $want_systemd = yes ] && ! have systemd.cpio.gz; } || { [ $want_podman = yes ] && ! have_podman; }; then
 	(
 		if [ $want_systemd = yes ] && ! have systemd.cpio.gz; then
 			fetch_systemd
 			echo "$me: $name with systemd packed into $out/systemd.cpio.gz ($(du -m "$out/systemd.cpio.gz" | cut -f1) MB)"
 		fi
-		if [ $want_podman = yes ] && ! have podman.cpio.gz; then
+		if [ $want_podman = yes ] && ! have_podman; then
 			fetch_podman
 			echo "$me: $name with systemd and podman packed into $out/podman.cpio.gz ($(du -m "$out/podman.cpio.gz" | cut -f1) MB)"
 		fi
