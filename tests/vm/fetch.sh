@@ -15,7 +15,8 @@
 #                             (fetch-debian.sh trixie systemd podman)
 #           sid-kernels       Debian sid's 7.x kernels (fetch-debian.sh sid kernels)
 #           sid-build         Debian sid's build root (fetch-debian.sh sid build)
-#           sid-systemd       Debian sid with systemd (fetch-debian.sh sid systemd)
+#           sid-systemd       Debian sid with systemd, and with podman
+#                             (fetch-debian.sh sid systemd podman)
 #           sid-scx           scx_simple, the kernel's example BPF scheduler, built
 #                             with Debian sid's packages (fetch-debian.sh sid scx)
 #           all               every one of them
@@ -71,7 +72,7 @@ script() {
 	debian13-systemd) echo fetch-debian.sh trixie systemd podman ;;
 	sid-kernels) echo fetch-debian.sh sid kernels ;;
 	sid-build) echo fetch-debian.sh sid build ;;
-	sid-systemd) echo fetch-debian.sh sid systemd ;;
+	sid-systemd) echo fetch-debian.sh sid systemd podman ;;
 	sid-scx) echo fetch-debian.sh sid scx ;;
 	esac
 }
@@ -85,7 +86,7 @@ about() {
 	debian13-systemd) echo "Debian 13 with systemd, and with podman, for tests/vm/debian13 and tests/deb/debian13.sh: 150 MB to download, 165 MB in the cache" ;;
 	sid-kernels) echo "Debian sid's 7.2 kernels, generic and PREEMPT_RT, for tests/vm/sid: 29 MB to download, 30 MB in the cache" ;;
 	sid-build) echo "Debian sid's build root (gcc 16, glibc 2.43, libcgroup 3.2), for tests/distro/sid*.sh and tests/vm/sid: 232 MB to download, 830 MB in the cache" ;;
-	sid-systemd) echo "Debian sid with systemd 262, for tests/vm/sid: 51 MB to download, 61 MB in the cache" ;;
+	sid-systemd) echo "Debian sid with systemd 262, and with podman 5.8 and crun 1.28, for tests/vm/sid: 51 MB to download and podman's packages, 176 MB in the cache" ;;
 	sid-scx) echo "scx_simple built in a Debian sid root (clang 21, libbpf 1.7, bpftool, linux-source 7.2, thrown away), for tests/vm/sid/scx.vm: 378 MB to download, 3 MB in the cache" ;;
 	esac
 }

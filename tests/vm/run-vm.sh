@@ -36,8 +36,9 @@
 #   --rootfs NAME     with --systemd: boot debian13 (Debian 13's systemd,
 #                     fetch-debian.sh trixie) or sid (Debian sid's,
 #                     fetch-debian.sh sid) instead of Debian 12's;
-#                     debian13-podman (Debian 13's with podman and crun,
-#                     fetch-debian.sh trixie podman); or the image
+#                     debian13-podman or sid-podman (the same with the
+#                     release's podman and crun, fetch-debian.sh trixie
+#                     podman, sid podman); or the image
 #                     /PATH.cpio.gz (one made from any of them, e.g. with
 #                     packages installed in it)
 #   --sysroot DIR     the --bin programs and --lib libraries come from the
@@ -216,13 +217,14 @@ case $rootfs in
 debian13) image=$cache/trixie/systemd.cpio.gz ;;
 debian13-podman) image=$cache/trixie/podman.cpio.gz ;;
 sid) image=$cache/sid/systemd.cpio.gz ;;
+sid-podman) image=$cache/sid/podman.cpio.gz ;;
 /*.cpio.gz) image=$rootfs ;;
-*) hard "unknown --rootfs $rootfs: give debian13, debian13-podman, sid or an image's absolute path" ;;
+*) hard "unknown --rootfs $rootfs: give debian13, debian13-podman, sid, sid-podman or an image's absolute path" ;;
 esac
 [ -z "$rootfs" ] || [ "$sysd" = yes ] || hard "--rootfs needs --systemd"
 if [ "$sysd" = yes ] && [ -n "$rootfs" ] && [ "${rootfs#/}" != "$rootfs" ]; then
 	[ -s "$image" ] || hard "no image $image"
-elif [ "$sysd" = yes ] && [ "$rootfs" = sid ]; then
+elif [ "$sysd" = yes ] && [ "${rootfs%-podman}" = sid ]; then
 	need sid-systemd
 elif [ "$sysd" = yes ] && [ -n "$rootfs" ]; then
 	need debian13-systemd
