@@ -32,45 +32,10 @@
 # with no layout, in a boot of the podman image (run-vm.sh --rootfs
 # debian13-podman); ends without done_testing.
 
-PM="podman --storage-driver vfs"
-RT=$CS/libdl.slice/libdl-rt.slice
-exec_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
-# Each podman command costs seconds under TCG: one inspect per container.
-pid_id() { $PM inspect -f '{{.State.Pid}} {{.Id}}' "$1" 2>/dev/null; }
-
-note "$(podman --version), $(crun --version | head -n 1)"
-# The image: busybox-static's applets, and dl-run with what it loads.
-img=/tmp/img
-mkdir -p "$img/bin" "$img/usr/bin" "$img/tmp" "$img/proc" "$img/sys" "$img/dev"
-cp /usr/bin/busybox "$img/bin/busybox"
-for a in sh sleep cat true; do ln -s busybox "$img/bin/$a"; done
-cp /usr/bin/dl-run "$img/usr/bin/dl-run"
-for lib in $(ldd /usr/bin/dl-run | awk '$2 == "=>" { print $3 } $1 ~ /^\// { print $1 }'); do
-	case $lib in
-	*/ld-linux*) mkdir -p "$img/lib64" && cp -L "$lib" "$img/lib64/" ;;
-	*) mkdir -p "$img/lib/x86_64-linux-gnu" && cp -L "$lib" "$img/lib/x86_64-linux-gnu/" ;;
-	esac
-done
-t0=$(date +%s)
-run sh -c "tar -C $img -cf - . | $PM import - localhost/libdl-rt"
-check "podman import makes the image from a root file system, offline ($(($(date +%s) - t0)) s)" eq "$rc" 0
-[ "$rc" = 0 ] || note "$err"
-
-# The guest's root is the initramfs (rootfs), where pivot_root(2) is
-# refused: crun moves into the container's root another way.
-mkdir -p /etc/containers
-printf '[engine]\nno_pivot_root = true\n' >/etc/containers/containers.conf
-
-# The hook as the package installs it (vm-test: the program in /usr/bin,
-# its files in podman's default folder); a folder with the createRuntime
-# file alone switches the precreate stage off.
-HOOKS=/usr/share/containers/oci/hooks.d
-check "the hook's files are where podman reads them" eq "$(ls "$HOOKS")" "50-libdl-deadline-createruntime.json
-50-libdl-deadline-precreate.json"
+. /guest/podman-common.sh
+# A folder with the createRuntime file alone switches the precreate stage off.
 mkdir -p /tmp/hooks-cr
 cp "$HOOKS/50-libdl-deadline-createruntime.json" /tmp/hooks-cr/
-ASK="--annotation deadline.libdl.io/period=1s --annotation deadline.libdl.io/flags=reset-on-fork --annotation deadline.libdl.io/partition=rt"
-params() { chrt -p "$1" | sed -n 's/.*parameters: //p'; }
 
 # D, outside the partitions, started first: what podman makes of its own
 # the first time (machine.slice, its controllers) is not the layout's,
@@ -120,11 +85,8 @@ note "$(dl-stat --domains | head -n 3)"
 # The precreate stage refuses it before crun runs, naming the request,
 # the free bandwidth and the fix; nothing is admitted.
 domains=$(dl-stat --domains)
-# podman and crun report a hook's failure as "exit status 1" and drop its
-# stderr: the hook's message is in the journal (libdl-oci-hook(8)).
 # crun appends a createRuntime hook's stderr to the file the container's
 # run.oci.hooks.stderr names; podman 5.4 does not, for precreate.
-hooklog() { journalctl -q -o cat -t libdl-oci-hook 2>/dev/null; }
 $PM create --name b --network none --cgroup-parent=libdl-rt.slice $ASK \
 	--annotation run.oci.hooks.stderr=/tmp/b-hook.err \
 	--annotation deadline.libdl.io/runtime=150ms localhost/libdl-rt sleep 300 >/dev/null 2>&1
