@@ -152,18 +152,26 @@ static noreturn void refuse(const char *what, const char *why)
 	refused("refused %s: %s", what, tool_text(why, shown, sizeof(shown)));
 }
 
+/* A rootless engine never: said first, before what its namespace keeps
+ * the hook from reading (the layout's state, which is root's). */
+static void not_rootless(const char *what)
+{
+	unsigned long host;
+
+	if (rootless(&host))
+		refused("refused %s: the engine is rootless (the hook runs in a user namespace, as host uid %lu): the kernel gives SCHED_DEADLINE only to a process with CAP_SYS_NICE on the host, which no rootless container has; run it with root's engine (sudo podman), within the policy of dl-run.conf(5) for that user",
+		    what, host);
+}
+
 /* The caller's right to it: a rootless engine never, a user by the
  * policy (dl-run.conf(5)), root always. */
 static void allowed(const struct dl_oci *oci, const char *what)
 {
 	struct dl_policy *pol;
 	char why[1024];
-	unsigned long host;
 	int ret;
 
-	if (rootless(&host))
-		refused("refused %s: the engine is rootless (the hook runs in a user namespace, as host uid %lu): the kernel gives SCHED_DEADLINE only to a process with CAP_SYS_NICE on the host, which no rootless container has; run it with root's engine (sudo podman), within the policy of dl-run.conf(5) for that user",
-		    what, host);
+	not_rootless(what);
 	if (getuid() == 0)
 		return;
 	if (dl_policy_read(DL_RUN_POLICY, &pol) < 0)
@@ -191,8 +199,10 @@ static int precreate(const char *text, size_t len, unsigned int write)
 		/* Not ours: the configuration back as it came. */
 		return fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	}
-	if (err)
+	if (err) {
+		not_rootless("the container");
 		refuse("the container", dl_errmsg());
+	}
 	snprintf(what, sizeof(what), "the container's reservation (%s)", params_text(&oci->params, p, sizeof(p)));
 	allowed(oci, what);
 	err = dl_predict_member(oci->member, &oci->params, NULL, why, sizeof(why));
@@ -216,8 +226,10 @@ static int create_runtime(const char *text, size_t len)
 
 	if (err == -ENODATA)
 		return EXIT_SUCCESS;
-	if (err)
+	if (err) {
+		not_rootless("the container");
 		refuse("the container", dl_errmsg());
+	}
 	/* The precreate stage wrote process.scheduler: the runtime sets it. */
 	if (oci->bundle && dl_oci_read(oci->bundle, &conf) == 0) {
 		dl_oci_free(conf);

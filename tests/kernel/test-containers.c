@@ -376,6 +376,12 @@ START_TEST(test_hook_rootless_and_policy)
 	} else {
 		ck_assert_msg(rc == 1 && !out[0], "rc %d: %s%s", rc, out, err);
 		ck_assert_msg(strstr(err, "the engine is rootless") && strstr(err, "as host uid"), "%s", err);
+		/* Naming a partition: the same reason, not the layout's state
+		 * that the namespace cannot read. */
+		rc = tl_run_input(argv, pw->pw_uid, pw->pw_gid, "{" ASK("50ms", IN_P) "}", out, sizeof(out), err,
+				  sizeof(err));
+		ck_assert_msg(rc == 1 && !out[0], "rc %d: %s%s", rc, out, err);
+		ck_assert_msg(strstr(err, "the engine is rootless") && strstr(err, "as host uid"), "%s", err);
 	}
 	/* No namespace: the policy, for nobody. */
 	rc = tl_run_input(argv + 4, pw->pw_uid, pw->pw_gid, conf, out, sizeof(out), err, sizeof(err));
