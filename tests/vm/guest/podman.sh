@@ -25,8 +25,9 @@
 # cgroupfs path, as without systemd: a layout made in the cgroup files
 # (/libdl-rt) and podman's cgroupfs manager with --cgroup-parent=/libdl-rt,
 # the same admission, the hook's refusal in the cgroupfs form, naming and
-# removal.  Rootless engines and the policy: tests/kernel/test-containers.c
-# (the hook in a user namespace, and as a user the policy limits).
+# removal.  Last a rootless podman, as a user with subordinate ids: the
+# hook refuses its container at precreate, nothing admitted.  The
+# policy's limits for a user: tests/kernel/test-containers.c.
 #
 # Sourced after lib.sh and systemd-part.sh (subtree, tree), on a machine
 # with no layout, in a boot of the podman image (run-vm.sh --rootfs
@@ -186,3 +187,27 @@ has "$err" "podman container $ide" >/dev/null || not_ok "cgroupfs: the refusal n
 run $F rm -f -t 0 e f
 run dl-part destroy
 check "cgroupfs: destroy once the containers are gone, /libdl-rt removed" eq "$rc $(ls -d "$CS"/libdl* 2>/dev/null)" "0 "
+
+# A rootless podman, as a user with subordinate ids (uidmap's newuidmap
+# and newgidmap give them to its user namespace): the hook runs in that
+# namespace and refuses the annotations, whatever they ask, naming the
+# host's uid; the container is not created and nothing is admitted.
+# Its own runtime folder, as a login would make it; cgroupfs, as without
+# the user's systemd (a rootless engine cannot write the partition's
+# cgroups anyway).
+useradd -m -u 4242 dlrootless
+echo dlrootless:200000:65536 >>/etc/subuid
+echo dlrootless:200000:65536 >>/etc/subgid
+mkdir -p /run/user/4242 && chown dlrootless: /run/user/4242 && chmod 700 /run/user/4242
+U="runuser -u dlrootless -- env HOME=/home/dlrootless XDG_RUNTIME_DIR=/run/user/4242 $PM --cgroup-manager cgroupfs"
+t0=$(date +%s)
+run sh -c "tar -C $img -cf - . | $U import - localhost/libdl-rt"
+check "rootless: podman import as uid 4242 ($(($(date +%s) - t0)) s)" eq "$rc" 0
+[ "$rc" = 0 ] || note "$err"
+check "rootless: its user namespace maps the user's subordinate ids" has "$($U unshare cat /proc/self/uid_map 2>&1)" "200000"
+domains=$(dl-stat --domains)
+run $U run --name r --network none $ASK --annotation deadline.libdl.io/runtime=5ms localhost/libdl-rt true
+note "rootless podman run: $err"
+check "rootless: podman run with the annotations fails at the precreate hook" has "$rc $err" "precreate hook: executing [libdl-oci-hook precreate]: exit status 1"
+check "rootless: the hook's refusal in the journal names the user namespace and the host uid" has "$(hooklog)" "the engine is rootless (the hook runs in a user namespace, as host uid 4242)"
+check "rootless: nothing admitted, no container running" eq "$(dl-stat --domains) $($U ps -q)" "$domains "
