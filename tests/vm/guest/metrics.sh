@@ -95,7 +95,13 @@ check "Prometheus's last 3 samples of the counter: $N" wait_for 60 samples_at_le
 # deadline, then asleep to its next release, as the kernel saw them.
 check "libdl_kernel_counting 1: the service counts from the kernel" grep -q '^libdl_kernel_counting 1$' "$prom"
 kmiss=$(sed -n 's/^libdl_task_deadline_misses_total{command="dl-spin",.*source="kernel"} //p' "$prom")
-check "the loop's source=\"kernel\" series beside its own: $N misses counted by the kernel" eq "$kmiss" $N
+# Every one of the loop's N jobs ends late: a late job's end runs into
+# the next release, and a job that then starts without sleeping is the
+# same job to the kernel, which judges a job from a wake-up to a block
+# (dl-stat(1), "Counted by the kernel").  So the kernel counts from 1 (every
+# job run back to back) to N (a sleep between each) misses, never 0.
+check "the loop's source=\"kernel\" series beside its own: misses counted by the kernel, 1 to $N (got ${kmiss:-none})" \
+	[ "${kmiss:-0}" -ge 1 -a "${kmiss:-0}" -le $N ]
 samples >/tmp/samples
 note "the samples: $(tr '\n' ' ' </tmp/samples)"
 check "the first sample of the minute is 0" eq "$(head -n 1 /tmp/samples | cut -d' ' -f2)" 0
