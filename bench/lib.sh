@@ -15,6 +15,8 @@ state=/run/libdl/layout
 debug=/sys/kernel/debug/sched/debug
 
 die() { echo "$me: $*" >&2; exit 1; }
+# Medians, ratios, noise bands and verdicts, as run.sh makes them.
+. "$(dirname "$0")/stats.sh"
 
 work=$(mktemp -d "/tmp/libdl-$me.XXXXXX") || die "mktemp"
 bg=
@@ -53,7 +55,5 @@ wake_round() {
 	awk '{v[NR]=$1} END {if (NR) printf "%.1f,%.1f,%.1f", v[int((NR+1)/2)], v[int(NR*0.99+0.999)], v[NR]; else print "nan,nan,nan"}' "$work/wake"
 }
 wake_pooled() { [ -s "$work/wake-$1" ] && sort -g "$work/wake-$1" | awk '{v[NR]=$1} END {printf "%.1f %.1f %.1f %d", v[int((NR+1)/2)], v[int(NR*0.99+0.999)], v[NR], NR}' || echo "nan nan nan 0"; }
-# ratio A B: A / B to two places, or n/a.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "nan" || b == "nan" || b == 0) print "n/a"; else printf "%.2f", a / b}'; }
 # csv_misses CSV MODE: the misses (4th column) of the rounds of MODE (2nd).
 csv_misses() { awk -F, -v m="$2" 'NR > 1 && $2 == m {x += $4} END {print x + 0}' "$1"; }

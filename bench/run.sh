@@ -86,7 +86,7 @@ server)
 	;;
 kcount)
 	say "10. dl-stat --kernel: the counter off and on (alone)"
-	"$top/bench/kcount.sh" "$build" "$out" "$([ "$quick" = 1 ] && echo 1 || echo 3)"
+	"$top/bench/kcount.sh" "$build" "$out" "$([ "$quick" = 1 ] && echo 2 || echo 10)"
 	exit $?
 	;;
 launch) ;;
@@ -135,36 +135,11 @@ drift_guard() { # EXPERIMENT ROUND
 	return 0
 }
 
-# Medians and ratios in awk: one column of numbers on stdin.
-median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
-# ratio A B [FORMAT]: two decimals for the table; a verdict takes it
-# unrounded (%.6f: 1.003 is not <= 1.00, whatever its two decimals say).
-ratio() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN {if (a == "nan" || b == "nan" || b == 0) print "n/a"; else printf f, a/b}'; }
-num() { awk -v a="$1" -v f="${2:-%.2f}" 'BEGIN {if (a == "nan" || a == "" || a == "n/a") print "n/a"; else printf f, a}'; }
+# Medians, ratios, noise bands and verdicts (bench/stats.sh).
+. "$top/bench/stats.sh"
 gp() { have gnuplot && gnuplot -e "$1" 2>>"$work/gnuplot.err"; }
 col() { # TOOL COLUMN FILE -> median over rounds
 	awk -F, -v t="$1" -v c="$2" 'NR > 1 && $2 == t && $c != "" && $c != "nan" {print $c}' "$3" | median
-}
-# The noise band of a figure: half the range of its rounds around their
-# median, in percent (stdin: one round's figure a line), or n/a.
-spread() {
-	sort -g | awk '{v[NR] = $1} END {if (NR < 2) {print "n/a"; exit}
-		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		if (m <= 0) print "n/a"; else printf "%.1f", 50 * (v[NR] - v[1]) / m}'
-}
-# The judgement of a figure against its target: FIGURE OP BOUND BAND ->
-# "met (band ±B%)", "not met (band ±B%)", or "not met (band ±B%, within
-# it)" when the bound moved by the band would be met.  A BAND that is not
-# a number is said as it is (why there is none).
-verdict() {
-	awk -v x="$1" -v op="$2" -v t="$3" -v b="$4" 'BEGIN {
-		if (x == "n/a" || x == "nan" || x == "") {print "not measured"; exit}
-		ok = op == "<=" ? x + 0 <= t + 0 : op == ">=" ? x + 0 >= t + 0 : op == "<" ? x + 0 < t + 0 : x + 0 > t + 0
-		num = b ~ /^[0-9.]+$/
-		bs = num ? "band ±" b "%" : (b == "n/a" || b == "") ? "no band" : b
-		if (ok) {printf "met (%s)", bs; exit}
-		near = num && (op ~ /</ ? x + 0 <= t * (1 + b / 100) : x + 0 >= t * (1 - b / 100))
-		printf "not met (%s%s)", bs, near ? ", within it" : ""}'
 }
 
 # NAME TITLE YLABEL COLUMN TOOL1 LABEL1 TOOL2 LABEL2: NAME.png, one line
@@ -466,9 +441,9 @@ ver() { if have "$1"; then "$@" 2>&1 | head -1; else echo "not installed"; fi; }
 drift_guard start 0
 
 if [ "$quick" = 1 ]; then
-	R1=1 D1=4 R2=1 D2=3 R3=2 N3=50 N3F=5 R4=5 SCAN_ROUNDS=5 R7=2 D7=3 R9=1
+	R1=1 D1=4 R2=1 D2=3 R3=2 N3=50 N3F=5 R4=5 SCAN_ROUNDS=5 R7=2 D7=3 R9=1 R10=2
 else
-	R1=3 D1=8 R2=3 D2=5 R3=6 N3=100 N3F=21 R4=15 SCAN_ROUNDS=15 R7=6 D7=6 R9=3
+	R1=3 D1=8 R2=3 D2=5 R3=6 N3=100 N3F=21 R4=15 SCAN_ROUNDS=15 R7=6 D7=6 R9=3 R10=10
 fi
 have_hf=0
 have hyperfine && have_hf=1
@@ -778,8 +753,8 @@ drift_guard server 1
 # dl-stat --kernel's cost: a deadline task's wake-up latency and a load of
 # context switches, the counter off and on, round by round (bench/kcount.sh
 # says how; results/kcount.md).
-say "10. dl-stat --kernel: the counter off and on, $R9 rounds"
-"$top/bench/kcount.sh" "$build" "$out" "$R9" >"$work/kcount.out" 2>&1 ||
+say "10. dl-stat --kernel: the counter off and on, $R10 rounds"
+"$top/bench/kcount.sh" "$build" "$out" "$R10" >"$work/kcount.out" 2>&1 ||
 	echo "   kcount.sh failed: $(tail -1 "$work/kcount.out")"
 grep '^   ' "$work/kcount.out"
 drift_guard kcount 1
