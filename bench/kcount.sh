@@ -11,7 +11,7 @@
 # noise.
 #
 #   bench/kcount.sh BUILDDIR OUTDIR [ROUNDS [SECONDS]]
-#   (3 rounds of 5 s unless said; run.sh runs it as experiment 10, and
+#   (10 rounds of 5 s unless said; run.sh runs it as experiment 10, and
 #   alone with BENCH_ONLY=kcount make bench)
 #
 # Writes OUTDIR/kcount.csv, kcount.md and kcount.row.  Root, under the
@@ -22,7 +22,7 @@ export LC_ALL=C
 
 build=$(cd "${1:?usage: kcount.sh BUILDDIR OUTDIR [ROUNDS [SECONDS]]}" && pwd)
 out=${2:?usage: kcount.sh BUILDDIR OUTDIR [ROUNDS [SECONDS]]}
-rounds=${3:-3}
+rounds=${3:-10}
 secs=${4:-5}
 me=kcount
 . "$(dirname "$0")/lib.sh"
@@ -39,12 +39,28 @@ if ! why=$("$dlstat" --kernel --watch 0.01 -n 1 -t 2>&1 >/dev/null); then
 	refused=${why#*: --kernel: }
 fi
 
+# The kernel's own account of the programs' cost: with
+# kernel.bpf_stats_enabled set (during the rounds with the counter only,
+# and put back as found at the end, an error or a signal included), each
+# program's run_time_ns over run_cnt, as bpftool lists them.
+stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo)
+restore_stats() { [ -n "$stats_was" ] && echo "$stats_was" >/proc/sys/kernel/bpf_stats_enabled 2>/dev/null; }
+trap 'restore_stats; cleanup' EXIT
+prog_ns() { # PROGRAM -> ns per run, or nan
+	command -v bpftool >/dev/null 2>&1 || { echo nan; return; }
+	bpftool prog show 2>/dev/null | awk -v n="$1" '$0 ~ " name " n " " {
+		for (i = 1; i < NF; i++) {if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") c = $(i + 1)}}
+		END {if (c > 0) printf "%.0f", t / c; else print "nan"}'
+}
+
 echo "wake 2ms 10ms 10ms work=1ms" >"$work/wake.tasks"
-echo "round,counter,jobs,misses,wake_p50_us,wake_p99_us,wake_max_us,pingpong_ns" >"$out/kcount.csv"
+echo "round,counter,jobs,misses,wake_p50_us,wake_p99_us,wake_max_us,pingpong_ns,switch_prog_ns,wakeup_prog_ns" >"$out/kcount.csv"
 for r in $(seq 1 "$rounds"); do
 	for mode in off on; do
 		[ "$mode" = on ] && [ -n "$refused" ] && continue
+		sw=nan wk=nan
 		if [ "$mode" = on ]; then
+			echo 1 >/proc/sys/kernel/bpf_stats_enabled 2>/dev/null
 			"$dlstat" --kernel --watch 1 -t --output "$work/counter.txt" 2>"$work/counter.err" &
 			bg=$!
 			for _ in $(seq 50); do [ -s "$work/counter.txt" ] && break; sleep 0.1; done
@@ -53,13 +69,16 @@ for r in $(seq 1 "$rounds"); do
 			echo "   dl-load (counter $mode) failed: $(tail -1 "$work/load.out")"
 		pp=$(taskset -c 0 "$pingpong" "$pp_rounds" 2>/dev/null || echo nan)
 		if [ -n "$bg" ]; then
+			sw=$(prog_ns libdl_kc_switch)
+			wk=$(prog_ns libdl_kc_wakeup)
+			restore_stats
 			kill "$bg" 2>/dev/null
 			wait "$bg" 2>/dev/null
 			bg=
 		fi
 		p=$(wake_round "$work/jobs.csv" "$mode")
 		read -r jobs miss <"$work/count"
-		echo "$r,$mode,$jobs,$miss,$p,$pp" >>"$out/kcount.csv"
+		echo "$r,$mode,$jobs,$miss,$p,$pp,$sw,$wk" >>"$out/kcount.csv"
 		echo "$pp" >>"$work/pp-$mode"
 	done
 done
@@ -72,13 +91,35 @@ read -r off50 off99 offmax offn <"$work/pooled-off"
 read -r on50 on99 onmax onn <"$work/pooled-on"
 ppoff=$(ppmed off)
 ppon=$(ppmed on)
+# The wake-up row's noise: how far the rounds without the counter stray
+# from their median (half their range, percent; run.sh's band).  The
+# counter's figure is judged against it: its ratio to the figure without
+# it, off by no more than the band.
+band() { awk -F, -v m="$1" -v c="$2" 'NR > 1 && $2 == m && $c != "nan" {print $c}' "$out/kcount.csv" | spread; }
+judge() { # ON OFF BAND -> met / not met (band ±B%)
+	awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN {
+		if (a == "nan" || b == "nan" || b == 0) {print "not measured"; exit}
+		if (n !~ /^[0-9.]+$/) {print "no band (one round)"; exit}
+		d = 100 * (a / b - 1)
+		printf "%s (%+.1f%%, band ±%s%%)", (d <= n + 0 ? "met" : "not met"), d, n}'
+}
+b50=$(band off 5)
+b99=$(band off 6)
+bpp=$(band off 8)
+# The programs' ns per run, the median of the rounds with the counter.
+prog_med() { awk -F, -v c="$1" 'NR > 1 && $2 == "on" && $c != "nan" {print $c}' "$out/kcount.csv" | median; }
+swns=$(prog_med 9)
+wkns=$(prog_med 10)
+v50=$(judge "$on50" "$off50" "$b50")
+v99=$(judge "$on99" "$off99" "$b99")
+vpp=$(judge "$ppon" "$ppoff" "$bpp")
 if [ -n "$refused" ]; then
 	oncell="not measured: $refused"
 	echo "   the counter cannot run here: $refused"
 else
-	oncell="$on50 / $on99 (max $onmax; $(csv_misses "$out/kcount.csv" on) missed of $onn); round trip $ppon ns"
+	oncell="$on50 / $on99 (max $onmax; $(csv_misses "$out/kcount.csv" on) missed of $onn); round trip $ppon ns; the programs by the kernel's bpf_stats: $(num "$swns" %.0f) ns a context switch, $(num "$wkns" %.0f) ns a wake-up"
 fi
-echo "| 10 | dl-stat --kernel's cost: wake-up latency p50 / p99 (us), and a round trip of two processes on one CPU (ns), counter on against off | $oncell | counter off: $off50 / $off99 (max $offmax; $(csv_misses "$out/kcount.csv" off) missed of $offn); round trip $ppoff ns | $(ratio "$on50" "$off50") / $(ratio "$on99" "$off99"); $(ratio "$ppon" "$ppoff") | within the wake-up row's noise |" >"$out/kcount.row"
+echo "| 10 | dl-stat --kernel's cost: wake-up latency p50 / p99 (us), and a round trip of two processes on one CPU (ns), counter on against off | $oncell | counter off: $off50 / $off99 (max $offmax; $(csv_misses "$out/kcount.csv" off) missed of $offn); round trip $ppoff ns | $(ratio "$on50" "$off50") / $(ratio "$on99" "$off99"); $(ratio "$ppon" "$ppoff") | within the wake-up row's noise: p50 $v50; p99 $v99 (round trip, a result: $vpp) |" >"$out/kcount.row"
 {
 	cat <<EOF2
 ## 10. dl-stat --kernel: what counting every deadline thread costs
@@ -101,6 +142,16 @@ EOF2
 	else
 		echo "| on | $onn | $(csv_misses "$out/kcount.csv" on) | $on50 | $on99 | $onmax | $ppon |"
 	fi
+	echo
+	echo "The target: the counter's wake-up figures off those without it by no"
+	echo "more than the noise of the rounds without it (half their range about"
+	echo "their median).  p50: $v50.  p99: $v99.  The round trip, a"
+	echo "result: $vpp."
+	echo
+	echo "The programs' own time, by the kernel (kernel.bpf_stats_enabled during"
+	echo "the rounds with the counter, then put back): $(num "$swns" %.0f) ns a context"
+	echo "switch (libdl_kc_switch), $(num "$wkns" %.0f) ns a wake-up (libdl_kc_wakeup),"
+	echo "medians of the rounds' run_time_ns / run_cnt."
 	echo
 	echo "Each round: [kcount.csv](kcount.csv)."
 } >"$out/kcount.md"
