@@ -417,7 +417,8 @@ static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 	if (any_counts(f))
 		fputs("note: JOBS, MISSED and OVR are counted by the loops that publish them (dl-stat(1)); '-': the task publishes none\n", o);
 	if (f->kcounts)
-		fputs("note: K-JOBS, K-MISS and K-THR are counted by the kernel's scheduler since dl-stat began (--kernel): jobs, deadline misses, throttles (dl-stat(1))\n", o);
+		fprintf(o, "note: K-JOBS, K-MISS and K-THR are counted by the kernel's scheduler since dl-stat began (--kernel): jobs, deadline misses, throttles (K-THR: %s; dl-stat(1))\n",
+			f->kthrottle_source && strcmp(f->kthrottle_source, "sched_switch") != 0 ? f->kthrottle_source : "inferred at the switch-out");
 	else if (f->kernel_asked)
 		fprintf(o, "note: --kernel: no job is counted from the kernel: %s\n", f->kernel_why);
 }
@@ -576,6 +577,7 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	struct dl_budget *budgets;
 	const struct dl_budget **budget;
 	struct dl_task_counts *kcounts = NULL;
+	uint64_t *kinferred = NULL;
 	size_t ncounts = 0;
 	int ret = 0;
 
@@ -592,9 +594,12 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	mine = calloc(nt ? nt : 1, sizeof(*mine));
 	budgets = calloc(nt ? nt : 1, sizeof(*budgets));
 	budget = calloc(nt ? nt : 1, sizeof(*budget));
-	if (c->kc)
+	if (c->kc) {
 		kcounts = calloc(nt ? nt : 1, sizeof(*kcounts));
-	if (!drift || !used || !overruns || !seen || !rose || !mine || !budgets || !budget || (c->kc && !kcounts))
+		kinferred = calloc(nt ? nt : 1, sizeof(*kinferred));
+	}
+	if (!drift || !used || !overruns || !seen || !rose || !mine || !budgets || !budget ||
+	    (c->kc && (!kcounts || !kinferred)))
 		die(EXIT_FAILURE, "out of memory");
 	/* Each thread's budget left, where the kernel says (Linux 7.1):
 	 * ENOTSUP for the first is the answer for all; a thread that left
@@ -608,7 +613,7 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 			budget[i] = &budgets[i];
 	}
 	for (size_t i = 0; c->kc && i < nt; i++)
-		kcount_get(c->kc, t[i].tid, &kcounts[i]);
+		kcount_get(c->kc, t[i].tid, &kcounts[i], &kinferred[i]);
 	/* The counters the loops publish, each beside its thread; none
 	 * readable is no error (dl-stat(1), FILES). */
 	if (dl_counts_list(&counts, &ncounts) < 0)
@@ -673,6 +678,8 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	f.kernel_asked = c->kernel;
 	f.kernel_why = c->kc ? NULL : c->kernel_why;
 	f.kcounts = kcounts;
+	f.kthrottles_inferred = kinferred;
+	f.kthrottle_source = c->kc ? kcount_throttle_source(c->kc) : NULL;
 	if (c->output) {
 		ret = write_output(c, &f);
 	} else {
@@ -712,6 +719,7 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	free(budgets);
 	free(budget);
 	free(kcounts);
+	free(kinferred);
 	free(h->counts);
 	h->counts = counts;
 	h->ncounts = ncounts;

@@ -17,7 +17,11 @@
  *   queue) or yields (dl_yielded); it missed when the run queue's clock
  *   then is past that deadline: dl.deadline is in rq_clock() time;
  * - a throttle: switched out still runnable with dl_throttled set, its
- *   runtime exhausted, without a yield.
+ *   runtime exhausted, without a yield (inferred, on every kernel);
+ *   where the kernel has the sched_dl_throttle_tp tracepoint (Linux 7.1
+ *   and later: kcount.c loads libdl_kc_dlthr only there), also counted
+ *   where the kernel throttles a task: each count is kept, dl-stat
+ *   reports the tracepoint's and the inferred one beside it.
  *
  * Response: from the job's release as the CBS sees it (its deadline
  * minus the relative deadline) to its end, so that response > relative
@@ -42,9 +46,8 @@ struct {
 	__type(value, struct kc_rec);
 } counts SEC(".maps");
 
-static struct kc_rec *rec_of(struct task_struct *p, bool make)
+static struct kc_rec *rec_tid(__u32 tid, bool make)
 {
-	__u32 tid = p->pid;
 	struct kc_rec *r = bpf_map_lookup_elem(&counts, &tid);
 	static const struct kc_rec zero;
 
@@ -52,6 +55,11 @@ static struct kc_rec *rec_of(struct task_struct *p, bool make)
 		return r;
 	bpf_map_update_elem(&counts, &tid, &zero, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&counts, &tid);
+}
+
+static struct kc_rec *rec_of(struct task_struct *p, bool make)
+{
+	return rec_tid(p->pid, make);
 }
 
 static void job_start(struct kc_rec *r, struct task_struct *p)
@@ -134,6 +142,37 @@ int BPF_PROG(libdl_kc_switch, bool preempt, struct task_struct *prev, struct tas
 		if (r && !r->in_job && r->yielded)
 			job_start(r, next);
 	}
+	return 0;
+}
+
+/* Linux 7.1 and later: the kernel's own throttle, a bare tracepoint
+ * (sched_dl_throttle_tp, no trace event) with the entity, its CPU and its
+ * type (DL_TASK 1, or a deadline server: fair 2, ext 3, other 0).  It
+ * fires in update_curr_dl_se() when the runtime is exhausted or the
+ * entity yielded, and in dl_check_constrained_dl() when a task whose
+ * deadline is shorter than its period wakes between its deadline and its
+ * next period (docs/kernel-notes.md).  Counted: a task's, not yielded,
+ * its runtime exhausted (runtime <= 0: update_curr_dl_se's case; the
+ * constrained wake-up still has the runtime it had, zeroed just after).
+ * The task from its entity: container_of(dl_se, struct task_struct, dl),
+ * the offset of dl relocated by CO-RE; read through probe reads, the
+ * verifier knows no task_struct there. */
+#define KC_DL_TASK 1
+SEC("tp_btf/sched_dl_throttle_tp")
+int BPF_PROG(libdl_kc_dlthr, struct sched_dl_entity *dl_se, int cpu, __u8 type)
+{
+	struct task_struct *p;
+	struct kc_rec *r;
+
+	(void)cpu;
+	if (type != KC_DL_TASK || BPF_CORE_READ_BITFIELD_PROBED(dl_se, dl_yielded) || BPF_CORE_READ(dl_se, runtime) > 0)
+		return 0;
+	p = (void *)dl_se - bpf_core_field_offset(struct task_struct, dl);
+	if (BPF_CORE_READ(p, policy) != SCHED_DEADLINE)
+		return 0;
+	r = rec_tid(BPF_CORE_READ(p, pid), true);
+	if (r)
+		r->tp_throttles++;
 	return 0;
 }
 

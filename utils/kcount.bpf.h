@@ -17,6 +17,9 @@ struct kc_rec {
 	__u64 jobs;       /* jobs seen from start to end */
 	__u64 misses;     /* of them, ended after their deadline */
 	__u64 throttles;  /* switched out with its runtime exhausted */
+	/* Throttled, as the kernel's sched_dl_throttle_tp says (7.1 and
+	 * later; 0 where dl-stat did not load that program). */
+	__u64 tp_throttles;
 	__u64 resp_max;   /* ns */
 	__u64 resp_sum;   /* ns */
 	__u64 buckets[KC_BUCKETS];

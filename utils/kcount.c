@@ -23,6 +23,7 @@
 struct kcount {
 	struct kcount_bpf *skel;
 	int map;
+	bool dl_throttle_tp; /* libdl_kc_dlthr loaded: its throttles count */
 };
 
 /* libbpf's own messages are for BPF developers; kcount_start says what
@@ -44,6 +45,23 @@ static int vmlinux_btf(void)
 
 	btf__free(err ? NULL : btf);
 	return err;
+}
+
+/* Whether the kernel has the bare tracepoint NAME (a typedef
+ * btf_trace_NAME in its BTF, what a tp_btf program attaches by): the
+ * sched_dl_*_tp of Linux 7.1 and later. */
+static bool has_tracepoint(const char *name)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	char type[64];
+	bool has;
+
+	if (libbpf_get_error(btf))
+		return false;
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	has = btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) >= 0;
+	btf__free(btf);
+	return has;
 }
 
 static void explain(int err, char *why, size_t len)
@@ -81,11 +99,18 @@ int kcount_start(struct kcount **out, char *why, size_t len)
 		return -ENOMEM;
 	}
 	libbpf_set_print(quiet);
-	k->skel = kcount_bpf__open_and_load();
+	k->skel = kcount_bpf__open();
 	if (!k->skel) {
 		err = errno ? -errno : -EINVAL;
 		goto fail;
 	}
+	/* Where the kernel has no sched_dl_throttle_tp (before 7.1) its
+	 * program is neither loaded nor attached: the inferred count alone. */
+	k->dl_throttle_tp = has_tracepoint("sched_dl_throttle_tp");
+	bpf_program__set_autoload(k->skel->progs.libdl_kc_dlthr, k->dl_throttle_tp);
+	err = kcount_bpf__load(k->skel);
+	if (err)
+		goto fail;
 	err = kcount_bpf__attach(k->skel);
 	if (err)
 		goto fail;
@@ -99,7 +124,12 @@ fail:
 	return err;
 }
 
-void kcount_get(struct kcount *k, pid_t tid, struct dl_task_counts *out)
+const char *kcount_throttle_source(const struct kcount *k)
+{
+	return k->dl_throttle_tp ? "sched_dl_throttle_tp" : "sched_switch";
+}
+
+void kcount_get(struct kcount *k, pid_t tid, struct dl_task_counts *out, uint64_t *inferred)
 {
 	struct kc_rec r;
 	__u32 key = (__u32)tid;
@@ -107,12 +137,14 @@ void kcount_get(struct kcount *k, pid_t tid, struct dl_task_counts *out)
 	_Static_assert(KC_BUCKETS == DL_COUNTS_BUCKETS, "the kernel counter's buckets are the published ones");
 	memset(out, 0, sizeof(*out));
 	out->tid = tid;
+	*inferred = 0;
 	/* None yet: not woken, throttled or yielded since kcount_start. */
 	if (bpf_map_lookup_elem(k->map, &key, &r) != 0)
 		return;
 	out->jobs = r.jobs;
 	out->misses = r.misses;
-	out->overruns = r.throttles;
+	out->overruns = k->dl_throttle_tp ? r.tp_throttles : r.throttles;
+	*inferred = r.throttles;
 	out->response_max = r.resp_max;
 	out->response_sum = r.resp_sum;
 	memcpy(out->buckets, r.buckets, sizeof(out->buckets));
@@ -140,11 +172,18 @@ int kcount_start(struct kcount **k, char *why, size_t len)
 	return -ENOSYS;
 }
 
-void kcount_get(struct kcount *k, pid_t tid, struct dl_task_counts *out)
+const char *kcount_throttle_source(const struct kcount *k)
+{
+	(void)k;
+	return "sched_switch";
+}
+
+void kcount_get(struct kcount *k, pid_t tid, struct dl_task_counts *out, uint64_t *inferred)
 {
 	(void)k;
 	memset(out, 0, sizeof(*out));
 	out->tid = tid;
+	*inferred = 0;
 }
 
 void kcount_stop(struct kcount *k)

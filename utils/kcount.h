@@ -12,6 +12,7 @@
 #define LIBDL_TOOLS_KCOUNT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "libdeadline.h"
@@ -22,8 +23,14 @@ struct kcount;
  * a negative errno, and why, as a sentence that names the fix, in why. */
 int kcount_start(struct kcount **k, char *why, size_t len);
 /* Thread tid's counts since kcount_start: jobs, misses, throttles (in
- * .overruns) and responses, as the published counters have them. */
-void kcount_get(struct kcount *k, pid_t tid, struct dl_task_counts *out);
+ * .overruns) and responses, as the published counters have them; in
+ * inferred, its throttles as the switch-out shows them (kcount.bpf.c),
+ * which .overruns is too where the kernel has no throttle tracepoint. */
+void kcount_get(struct kcount *k, pid_t tid, struct dl_task_counts *out, uint64_t *inferred);
+/* What counted the throttles (.overruns): the kernel's tracepoint
+ * "sched_dl_throttle_tp" (Linux 7.1 and later), else "sched_switch"
+ * (inferred at the switch-out). */
+const char *kcount_throttle_source(const struct kcount *k);
 void kcount_stop(struct kcount *k);
 
 #endif

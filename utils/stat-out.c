@@ -89,9 +89,12 @@ void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v)
 	if (f->kernel_asked && !f->kcounts)
 		json_str(&j, NULL, f->kernel_why);
 	json_arr_end(&j);
-	/* --kernel: whether each task's kernel_counters are there. */
+	/* --kernel: whether each task's kernel_counters are there, and
+	 * what counted their throttles. */
 	if (f->kernel_asked)
 		json_bool(&j, "kernel_counting", !!f->kcounts);
+	if (f->kcounts && f->kthrottle_source)
+		json_str(&j, "kernel_throttle_source", f->kthrottle_source);
 	if (!v->tasks_only) {
 		json_arr_begin(&j, "root_domains");
 		for (size_t i = 0; i < f->nrds; i++) {
@@ -565,12 +568,16 @@ static void le_seconds(char *buf, size_t len, unsigned i)
 /* Counters c under key, with their throttles or overruns under
  * ovr_key. */
 static void json_counts(struct json *j, const char *key, const struct dl_task_counts *c, const char *ovr_key,
-			const bool *rose)
+			const bool *rose, const uint64_t *inferred)
 {
 	json_obj_begin(j, key);
 	json_uint(j, "jobs", c->jobs);
 	json_uint(j, "deadline_misses", c->misses);
 	json_uint(j, ovr_key, c->overruns);
+	/* The kernel's: its throttles inferred at the switch-out, beside the
+	 * tracepoint's (equal to them where the kernel has none). */
+	if (inferred)
+		json_uint(j, "throttles_inferred", *inferred);
 	json_uint(j, "response_max_ns", c->response_max);
 	json_uint(j, "response_sum_ns", c->response_sum);
 	/* Each bucket's own jobs (not cumulative); the last has no bound. */
@@ -597,9 +604,10 @@ void json_task_counts(struct json *j, const struct stat_frame *f, size_t i)
 	if (!c)
 		json_null(j, "counters");
 	else
-		json_counts(j, "counters", c, "overruns", f->watch && f->misses_rose ? &f->misses_rose[i] : NULL);
+		json_counts(j, "counters", c, "overruns", f->watch && f->misses_rose ? &f->misses_rose[i] : NULL, NULL);
 	if (f->kcounts)
-		json_counts(j, "kernel_counters", &f->kcounts[i], "throttles", NULL);
+		json_counts(j, "kernel_counters", &f->kcounts[i], "throttles", NULL,
+			    f->kthrottles_inferred ? &f->kthrottles_inferred[i] : NULL);
 	else if (f->kernel_asked)
 		json_null(j, "kernel_counters");
 }
@@ -631,6 +639,13 @@ void prom_task_counts(FILE *o, const struct stat_frame *f, const struct stat_vie
 		       "1 when dl-stat --kernel counts every deadline thread from the kernel (BPF), 0 when it cannot (dl-stat says why).");
 		fprintf(o, "libdl_kernel_counting %d\n", !!f->kcounts);
 	}
+	if (f->kcounts && f->kthrottle_source) {
+		family(o, "libdl_kernel_throttle_source", "gauge",
+		       "1 for what counts the kernel's throttles (libdl_task_overruns_total{source=\"kernel\"}): tracepoint=\"sched_dl_throttle_tp\", the kernel's own (Linux 7.1 and later), or tracepoint=\"sched_switch\", inferred at the switch-out.");
+		fputs("libdl_kernel_throttle_source{", o);
+		put_label(o, "tracepoint", f->kthrottle_source, true);
+		fputs("} 1\n", o);
+	}
 	if (!f->counts && !f->kcounts)
 		return;
 	for (int k = 0; k < 3; k++) {
@@ -644,6 +659,16 @@ void prom_task_counts(FILE *o, const struct stat_frame *f, const struct stat_vie
 				task_labels(o, counter[k].name, f, v, i, source[s], NULL, NULL);
 				fprintf(o, " %" PRIu64 "\n", k == 0 ? c->jobs : k == 1 ? c->misses : c->overruns);
 			}
+	}
+	/* Where the tracepoint counts the throttles, the inferred count beside
+	 * it (elsewhere it is libdl_task_overruns_total{source="kernel"}). */
+	if (f->kcounts && f->kthrottles_inferred && f->kthrottle_source && strcmp(f->kthrottle_source, "sched_switch") != 0) {
+		family(o, "libdl_task_throttles_inferred_total", "counter",
+		       "The kernel's throttles of the thread as the switch-out shows them (runnable, dl_throttled, not yielded), beside libdl_task_overruns_total{source=\"kernel\"} that the kernel's sched_dl_throttle_tp counts.");
+		for (size_t i = 0; i < f->ntasks; i++) {
+			task_labels(o, "libdl_task_throttles_inferred_total", f, v, i, "kernel", NULL, NULL);
+			fprintf(o, " %" PRIu64 "\n", f->kthrottles_inferred[i]);
+		}
 	}
 	family(o, hist, "histogram",
 	       "Response time of its jobs: from release to end (source=\"kernel\": from the release the kernel's CBS gave it, its deadline minus the relative deadline).");

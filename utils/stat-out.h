@@ -50,6 +50,12 @@ struct stat_frame {
 	bool kernel_asked;
 	const char *kernel_why;
 	const struct dl_task_counts *kcounts;
+	/* When counting: what counted the throttles in kcounts, the
+	 * kernel's tracepoint ("sched_dl_throttle_tp", 7.1 and later) or the
+	 * switch-out ("sched_switch", inferred); per task the inferred
+	 * count, beside the tracepoint's to compare (kcount.h). */
+	const char *kthrottle_source;
+	const uint64_t *kthrottles_inferred;
 	/* The dl-part layout (dl_layout_report(3)), when there is one. */
 	bool layout;
 	int layout_version;

@@ -67,10 +67,18 @@ ours() { # programs of dl-stat --kernel loaded now
 settle() {
 	for _ in $(seq 50); do [ "$(ours)" = "$1" ] && return; sleep 0.1; done
 }
-echo "1..17"
+echo "1..19"
 
 settle 0 # the probe's above
 before=$(ours)
+# Its programs: three, and a fourth where the kernel has the throttle
+# tracepoint (Linux 7.1 and later: its BTF names btf_trace_sched_dl_throttle_tp,
+# as bpftool shows it), which then counts the throttles.
+if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q "TYPEDEF 'btf_trace_sched_dl_throttle_tp'"; then
+	per=4 thr_src=sched_dl_throttle_tp
+else
+	per=3 thr_src=sched_switch
+fi
 # Three counters side by side, each refresh written whole to its file
 # (with SIGINT's default action, which a script's background jobs lose).
 env --default-signal=INT "$dl_stat" --kernel --watch 0.3 -t --output "$tmp/table" 2>"$tmp/table.err" &
@@ -84,9 +92,9 @@ for _ in $(seq 100); do
 	[ -s "$tmp/table" ] && [ -s "$tmp/json" ] && [ -s "$tmp/prom" ] && break
 	sleep 0.1
 done
-settle $((before + 9))
-check "three counters side by side: each one's programs attached ($((before + 9)) programs of ours)" \
-	"$tmp/table.err" "$tmp/json.err" "$tmp/prom.err" -- [ "$(ours)" = $((before + 9)) ]
+settle $((before + 3 * per))
+check "three counters side by side: each one's $per programs attached ($((before + 3 * per)) programs of ours)" \
+	"$tmp/table.err" "$tmp/json.err" "$tmp/prom.err" -- [ "$(ours)" = $((before + 3 * per)) ]
 
 # The threads write "done" to files on tmpfs: a write that waits for a
 # disk file system's journal (/tmp may be ext4) is a block after the
@@ -214,22 +222,34 @@ check "Prometheus: libdl_task_{jobs,deadline_misses,overruns}_total{source=\"ker
 check "Prometheus: the publishing loop's own series beside the kernel's, source=\"loop\" 4 misses, source=\"kernel\" 4" \
 	"$tmp/prom.now" -- [ "$(pm libdl_task_deadline_misses_total $loop loop) $(pm libdl_task_deadline_misses_total $loop kernel)" = "4 4" ]
 check "Prometheus: libdl_kernel_counting 1" "$tmp/prom.now" -- grep -qx 'libdl_kernel_counting 1' "$tmp/prom.now"
+# What counted the throttles: on this kernel $thr_src (bpftool above).
+# Where the tracepoint counts, the inferred count beside it is the same.
+src_ok() {
+	[ "$(jq -r .kernel_throttle_source "$tmp/json.now")" = "$thr_src" ] &&
+		grep -qx "libdl_kernel_throttle_source{tracepoint=\"$thr_src\"} 1" "$tmp/prom.now"
+}
+check "the throttles' source named, $thr_src on $(uname -r): kernel_throttle_source in JSON, libdl_kernel_throttle_source{tracepoint=...} 1" \
+	"$tmp/json.now" "$tmp/prom.now" -- src_ok
+inferred=$(jq -r --argjson t "$late" '.tasks[] | select(.tid == $t) | .kernel_counters |
+	"\(.throttles) \(.throttles_inferred)"' "$tmp/json.now")
+check "JSON: the late thread's throttles, 4, as many inferred at the switch-out (throttles_inferred)" \
+	"$tmp/json.now" -- [ "$inferred" = "4 4" ]
 
 # Each counter ended by another signal: the kernel detaches its programs.
 kill -INT "$c_json"
 wait "$c_json" 2>/dev/null
-settle $((before + 6))
+settle $((before + 2 * per))
 left_int=$(ours)
 kill -TERM "$c_prom"
 wait "$c_prom" 2>/dev/null
-settle $((before + 3))
+settle $((before + per))
 left_term=$(ours)
 kill -KILL "$c_table"
 wait "$c_table" 2>/dev/null
 settle "$before"
 left_kill=$(ours)
 check "SIGINT, SIGTERM, SIGKILL: each counter's programs gone with it ($left_int, $left_term, $left_kill left beside the $before found before)" \
-	-- [ "$left_int $left_term $left_kill" = "$((before + 6)) $((before + 3)) $before" ]
+	-- [ "$left_int $left_term $left_kill" = "$((before + 2 * per)) $((before + per)) $before" ]
 
 # Not root: the refusal, with the fix; the published counters still shown.
 if setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
