@@ -198,6 +198,54 @@ START_TEST(test_budget_json)
 }
 END_TEST
 
+/* dl-stat --kernel where the kernel's sched_dl_throttle_tp counted the
+ * throttles (Linux 7.1 and later): the source named in JSON and
+ * Prometheus, and the inferred count beside the tracepoint's; where the
+ * switch-out inferred them, the source says so and no second series. */
+static char *kernel_out(const char *source, bool json)
+{
+	struct dl_task t = { .pid = 10, .tid = 10, .comm = "loop", .params = { .runtime = 10000000, .deadline = 20000000, .period = 40000000 } };
+	struct dl_task_counts kc = { .tid = 10, .jobs = 20, .misses = 4, .overruns = 5 };
+	uint64_t inferred = 4;
+	struct stat_frame f = { .now = 1, .tasks = &t, .ntasks = 1, .kernel_asked = true, .kcounts = &kc,
+				.kthrottle_source = source, .kthrottles_inferred = &inferred };
+	struct stat_view view = { .tasks_only = true, .pid_labels = true };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&text, &len);
+
+	ck_assert(o);
+	if (json)
+		stat_json(o, &f, &view);
+	else
+		stat_prometheus(o, &f, &view);
+	ck_assert_int_eq(fclose(o), 0);
+	return text;
+}
+
+START_TEST(test_kernel_throttle_source)
+{
+	char *text = kernel_out("sched_dl_throttle_tp", true);
+	char buf[64];
+
+	ck_assert_msg(strstr(text, "\"kernel_throttle_source\":\"sched_dl_throttle_tp\""), "%s", text);
+	ck_assert_msg(strstr(text, "\"throttles\":5,\"throttles_inferred\":4"), "%s", text);
+	free(text);
+	text = kernel_out("sched_dl_throttle_tp", false);
+	ck_assert_str_eq(sample(text, "libdl_kernel_throttle_source{tracepoint=\"sched_dl_throttle_tp\"}", buf, sizeof(buf)), "1");
+	ck_assert_msg(strstr(text, "libdl_task_overruns_total{") && strstr(text, ",source=\"kernel\"} 5\n"), "%s", text);
+	ck_assert_msg(strstr(text, "\nlibdl_task_throttles_inferred_total{") &&
+			      strstr(text, "tid=\"10\",source=\"kernel\"} 4\n"),
+		      "%s", text);
+	promtool(text);
+	free(text);
+	text = kernel_out("sched_switch", false);
+	ck_assert_str_eq(sample(text, "libdl_kernel_throttle_source{tracepoint=\"sched_switch\"}", buf, sizeof(buf)), "1");
+	ck_assert_msg(!strstr(text, "libdl_task_throttles_inferred_total"), "%s", text);
+	free(text);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("stat-out");
@@ -206,6 +254,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_unlimited_free_is_inf);
 	tcase_add_test(tc, test_limited_free_is_exact);
 	tcase_add_test(tc, test_cpu_servers);
+	tcase_add_test(tc, test_kernel_throttle_source);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("json");
 	tcase_add_test(tc, test_budget_json);
