@@ -14,7 +14,7 @@
 # or more: see below).  Then
 # dl-stat ends (SIGTERM) and the kernel frees its programs:
 # /proc/kallsyms, the kernel's list of every loaded BPF program
-# (bpf_jit_kallsyms), names none of them, as it named its three while
+# (bpf_jit_kallsyms), names none of them, as it named its three (four on 7.1+) while
 # it ran.
 #
 # Throttles: where the kernel has the sched_dl_* tracepoints (Linux 7.1
