@@ -127,10 +127,10 @@ kjson() {
 # reading its pages (22 jobs for 20 seen under a loaded CI), and when it
 # does not, the first job began with no wake-up and is not counted (19
 # seen).  Those come before the first period and are short; none is late.
-counted() { # "J M T" N MISSES THROTTLES
+counted() { # "J M T" N MISSES THROTTLES [MORE]: jobs up to N + 2 + MORE
 	local j m t
 	read -r j m t <<<"$1"
-	[ -n "$j" ] && [ "$j" -ge $(($2 - 1)) ] && [ "$j" -le $(($2 + 2)) ] && [ "$m" = "$3" ] && [ "$t" = "$4" ]
+	[ -n "$j" ] && [ "$j" -ge $(($2 - 1)) ] && [ "$j" -le $(($2 + 2 + ${5:-0})) ] && [ "$m" = "$3" ] && [ "$t" = "$4" ]
 }
 cp "$tmp/json" "$tmp/json.now"
 cp "$tmp/table" "$tmp/table.now"
@@ -141,12 +141,16 @@ check "JSON: the chrt thread that never overruns: 20 jobs (19 to 22), 0 misses, 
 	"$tmp/json.now" "$shm/never.out" -- counted "$(kjson $never)" 20 0 0
 # The loop ends 20 jobs with dl_periodic_next(); its last call sleeps to
 # the 21st release and returns, and the thread then prints and sleeps:
-# a 21st wake-up-to-block, which the kernel counts as a job.
+# a 21st wake-up-to-block, which the kernel counts as a job.  Before its
+# first release the loop makes its publish file: creating a file in the
+# folder the three counters here list (each holds the folder's lock while
+# it reads it) can wait, a block, one more short job each time (24 seen
+# on a loaded host: 20 to 24 allowed).  Misses and throttles stay exact.
 loopc=$(jq -r --argjson t "$loop" '.tasks[] | select(.tid == $t) |
 	"\(.counters.jobs) \(.counters.deadline_misses) \(.kernel_counters.jobs) \(.kernel_counters.deadline_misses) \(.kernel_counters.throttles)"' \
 	"$tmp/json.now")
-loop_ok() { read -r lj lm _ <<<"$loopc"; [ "$lj $lm" = "20 4" ] && counted "${loopc#* * }" 21 4 4; }
-check "a libdeadline loop that publishes: its 4 misses of 20 jobs are the kernel's 4 (21 jobs: the wake-up after the last; 20 to 23), 4 throttles" \
+loop_ok() { read -r lj lm _ <<<"$loopc"; [ "$lj $lm" = "20 4" ] && counted "${loopc#* * }" 21 4 4 1; }
+check "a libdeadline loop that publishes: its 4 misses of 20 jobs are the kernel's 4 (21 jobs: the wake-up after the last; 20 to 24), 4 throttles" \
 	"$tmp/json.now" "$shm/loop.out" -- loop_ok
 # Responses from the CBS's release: a late job ends after the next
 # period's start (40ms), an on-time one within its 20ms deadline.
