@@ -9,7 +9,7 @@
 #   --in debian13   build in Debian 13's build root instead of on this
 #                   host (a chroot; needs root): fetched into the cache
 #                   (LIBDL_VM_CACHE, default ~/.cache/libdl) the first
-#                   time, 234 MB to download (tests/vm/fetch.sh
+#                   time, 292 MB to download (tests/vm/fetch.sh
 #                   debian13-build)
 #   --out DIR       where the packages go (default deb/RELEASE, RELEASE
 #                   being the building system's, e.g. debian12)

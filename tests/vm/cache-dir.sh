@@ -4,5 +4,5 @@
 # ($XDG_CACHE_HOME/libdl, or ~/.cache/libdl), which every checkout and
 # build tree of that user shares, so that a fresh clone finds the images
 # an earlier one fetched.  Images there are fetched, never installed;
-# remove the folder to take back its 2 GB.
+# remove the folder to take back its 2.8 GB.
 cache=${LIBDL_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/libdl}

@@ -104,12 +104,16 @@ for w in "$@"; do
 	esac
 done
 have() { [ -s "$out/$1" ] || [ -d "$out/$1" ]; }
-# A build root without rt-app, the packaging tools or the Python binding's
-# build dependencies is made again.
+# A build root without rt-app, the packaging tools, the Python binding's
+# build dependencies, or clang, libbpf-dev and bpftool (dl-stat --kernel;
+# its build.stamp names them) and their libraries' .debs for the VM is
+# made again.
 have_build() {
 	have build.stamp && [ -x "$out/build/usr/bin/rt-app" ] && [ -x "$out/build/usr/bin/dh" ] &&
 		[ -x "$out/build/usr/bin/dh_python3" ] && [ -x "$out/build/usr/bin/python3-config" ] &&
-		ls "$out"/build/root/vm-debs/libcap2-bin_*.deb >/dev/null 2>&1
+		[ -x "$out/build/usr/sbin/bpftool" ] && [ -r "$out/build/usr/include/bpf/libbpf.h" ] &&
+		grep -q '^clang ' "$out/build.stamp" && grep -q '^bpftool ' "$out/build.stamp" &&
+		ls "$out"/build/root/vm-debs/libcap2-bin_*.deb "$out"/build/root/vm-debs/libbpf1_*.deb >/dev/null 2>&1
 }
 [ $want_kernels = no ] || { have generic/vmlinuz && have rt/vmlinuz; } || need=1
 [ $want_build = no ] || have_build || need=1
@@ -211,17 +215,25 @@ debootstrap() {
 # its libjson-c 0.18, installed nowhere on the host); and what
 # dpkg-buildpackage and the release's lintian need for the project's
 # packages, systemd included (the tools' package makes its group with
-# sysusers, so that tests/deb installs the packages here offline).
-build_pkgs=build-essential,autoconf,automake,libtool,pkg-config,libcgroup-dev,libcap-dev,check,libsystemd-dev,bash-completion,libcap2-bin,util-linux,procps,valgrind,binutils,abigail-tools,groff-base,file,rt-app,debhelper,lintian,fakeroot,systemd-dev,systemd,python3-dev,python3-pytest,dh-python
+# sysusers, so that tests/deb installs the packages here offline); clang,
+# libbpf-dev and bpftool, with which configure builds dl-stat --kernel
+# (debian/rules requires it: the packages carry it).
+build_pkgs=build-essential,autoconf,automake,libtool,pkg-config,libcgroup-dev,libcap-dev,check,libsystemd-dev,bash-completion,libcap2-bin,util-linux,procps,valgrind,binutils,abigail-tools,groff-base,file,rt-app,debhelper,lintian,fakeroot,systemd-dev,systemd,python3-dev,python3-pytest,dh-python,clang,libbpf-dev,bpftool
+
+# The .debs the systemd image lacks that the packages need, for
+# tests/deb to install offline in the VM: libcap2-bin (setcap), and
+# libbpf1 with its libelf (the package libbpf1 depends on, named as the
+# release names it: libelf1t64 in Debian 13).
+vm_debs='cd /root/vm-debs && apt-get download -q libcap2-bin libbpf1 $(apt-cache depends libbpf1 | sed -n "s/^ *Depends: \(libelf[^ ]*\)$/\1/p")'
 
 fetch_build() {
 	# shellcheck disable=SC2016
 	debootstrap buildd "$work/build" "$build_pkgs" \
-		'mkdir -p "$1/root/vm-debs" && cd "$1/root/vm-debs" && chroot "$1" sh -c "cd /root/vm-debs && apt-get download -q libcap2-bin"'
+		'mkdir -p "$1/root/vm-debs" && chroot "$1" sh -c '"'$vm_debs'"
 	# Files made in the chroot for tests: like the host, root's /tmp.
 	chmod 1777 "$work/build/tmp"
 	chroot "$work/build" dpkg-query -W -f '${Package} ${Version}\n' libcgroup-dev gcc libc6 check rt-app debhelper lintian \
-		>"$work/build/.libdl-build.stamp"
+		clang libbpf-dev bpftool >"$work/build/.libdl-build.stamp"
 	rm -rf "$out/build"
 	mv "$work/build" "$out/build"
 	mv -f "$out/build/.libdl-build.stamp" "$out/build.stamp"

@@ -56,15 +56,18 @@ die() {
 
 # The catalogue: the script and its arguments; what the image is and
 # what it is for; its size, MB downloaded and MB in the cache, as
-# measured on a Debian 12 host with deb.debian.org: about 1.5 GB to
-# download and 2 GB in the cache for them all, 4 to 5 minutes side by
+# measured on a Debian 12 host with deb.debian.org: about 1.6 GB to
+# download and 2.8 GB in the cache for them all, 4 to 5 minutes side by
 # side on a quiet 2-CPU machine for all but Debian sid's (Debian 13's
 # build root the longest), three times that when other work keeps both
 # CPUs busy; Debian sid's three, 312 MB, 5.5 minutes side by side at
 # nice 19 on a busy machine (its build root the longest).  A podman
 # layer made again (a package added to it) costs its release 2 min 45 s
 # at nice 19 on a busy machine, the two side by side, most of it the
-# mmdebstrap of the systemd tree it is made in.
+# mmdebstrap of the systemd tree it is made in.  A build root made again
+# (a cache from before clang, libbpf-dev and bpftool, which add 58 MB to
+# download and 280 MB to each root): 2 min 15 s each, Debian 13's and
+# sid's side by side at nice 19 beside a package build (2026-12-06).
 script() {
 	case $1 in
 	kernel) echo fetch-kernel.sh ;;
@@ -85,10 +88,10 @@ about() {
 	systemd) echo "Debian 12 with systemd, for tests/vm/systemd-*.vm and tests/deb/debian12.sh: 82 MB to download, 57 MB in the cache" ;;
 	prometheus) echo "promtool, the prometheus server and prometheus-node-exporter, for tests/kernel/prometheus.sh and tests/vm/systemd.vm: 23 MB to download, 107 MB in the cache" ;;
 	debian13-kernels) echo "Debian 13's 6.12 kernels, generic and PREEMPT_RT, for tests/vm/debian13 and tests/deb/debian13.sh: 227 MB to download, 24 MB in the cache" ;;
-	debian13-build) echo "Debian 13's build root (gcc 14, libcgroup 3, debhelper, lintian), for tests/distro/debian13*.sh, tests/vm/debian13, tests/deb/debian13.sh and make deb DEB_IN=debian13: 234 MB to download, 711 MB in the cache" ;;
+	debian13-build) echo "Debian 13's build root (gcc 14, libcgroup 3, clang 19 and libbpf 1.5 for dl-stat --kernel, debhelper, lintian), for tests/distro/debian13*.sh, tests/vm/debian13, tests/deb/debian13.sh and make deb DEB_IN=debian13: 292 MB to download, 1030 MB in the cache" ;;
 	debian13-systemd) echo "Debian 13 with systemd, and with podman, for tests/vm/debian13 and tests/deb/debian13.sh: 150 MB to download, 165 MB in the cache" ;;
 	sid-kernels) echo "Debian sid's 7.2 kernels, generic and PREEMPT_RT, for tests/vm/sid: 29 MB to download, 30 MB in the cache" ;;
-	sid-build) echo "Debian sid's build root (gcc 16, glibc 2.43, libcgroup 3.2), for tests/distro/sid*.sh and tests/vm/sid: 232 MB to download, 830 MB in the cache" ;;
+	sid-build) echo "Debian sid's build root (gcc 16, glibc 2.43, libcgroup 3.2, clang 21 and libbpf 1.7 for dl-stat --kernel), for tests/distro/sid*.sh and tests/vm/sid: 291 MB to download, 1105 MB in the cache" ;;
 	sid-systemd) echo "Debian sid with systemd 262, and with podman 5.8 and crun 1.28, for tests/vm/sid: 51 MB to download and podman's packages, 176 MB in the cache" ;;
 	sid-scx) echo "scx_simple built in a Debian sid root (clang 21, libbpf 1.7, bpftool, linux-source 7.2, thrown away), for tests/vm/sid/scx.vm: 378 MB to download, 3 MB in the cache" ;;
 	esac
