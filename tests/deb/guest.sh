@@ -6,9 +6,10 @@
 # vm: Debian 13 booted with its own systemd (run-vm.sh --systemd --rootfs
 # debian13, the image as fetched, without the project), at two boots:
 #   boot 1: apt-get install ./*.deb of libdeadline0 and libdeadline-tools
-#           (offline; libcap2-bin, which the image lacks, from
-#           /root/vm-debs first, as part of the system); the group, the
-#           capability, the policy as users see them; a layout written to
+#           (offline; libcap2-bin and libbpf1, which the image lacks,
+#           from /root/vm-debs first, as part of the system); the group,
+#           the capability, the policy as users see them; dl-stat
+#           --kernel counting a thread's misses; a layout written to
 #           /etc/libdl/dl-part.conf and a unit that requires it, enabled;
 #           then a soft reboot (every unit stops, the next boot's
 #           transaction starts them again in order).
@@ -24,11 +25,13 @@
 #   booted: that image booted: the layout made at boot before that unit;
 #           dl-run's capability, which no initramfs carries (cpio keeps
 #           no extended attributes), set again by the package's postinst;
-#           the users; apt-get purge stopping both and leaving no libdl
-#           cgroup, unit or state and total_bw as at boot.
+#           the users; dl-stat --kernel's count; apt-get purge
+#           stopping both and leaving no libdl cgroup, unit or state and
+#           total_bw as at boot.
 # chroot: the three packages in an overlay of a Debian root file system
 # (suite.sh mounts it; the overlay is thrown away): the install, the
-# group, the capability and the policy as users see them, a program built
+# group, the capability and the policy as users see them, dl-stat
+# linked with the release's libbpf1, a program built
 # against libdeadline-dev, an administrator's dpkg-statoverride, and the
 # purge leaving the files as found.  No systemd runs there: the units and
 # the layout are the VM's part.
@@ -252,6 +255,26 @@ EOF
 	check "libdeadline-tools installed again" eq "$?" 0
 }
 
+# dl-stat --kernel as the package ships it: dl-stat loads the release's
+# libbpf1; booted (the kernel and its deadline threads are the VM's
+# alone), it counts: guest/kcount.sh, the VM suites' part, on the
+# package's /usr/bin/dl-stat and dl-run (/bin is /usr/bin) and the
+# dl-jobs suite.sh copies in: a thread's late jobs counted as exactly
+# its misses, and none of its BPF programs left once it stops.
+kcount_round() {
+	phase "dl-stat --kernel"
+	lib=$(ldd /usr/bin/dl-stat | awk '$1 == "libbpf.so.1" { print $3 }')
+	check "dl-stat loads libbpf.so.1 of libbpf1" eq "$(dpkg -S "$(readlink -f "$lib")" 2>&1 | cut -d: -f1)" libbpf1
+	[ "$mode" = chroot ] && return
+	run /usr/bin/dl-stat --kernel --watch 0.01 -n 1
+	check "dl-stat --kernel runs: the package is built with BPF" eq "$rc" 0
+	[ "$rc" = 0 ] || note "$err"
+	check "kcount.sh finds no other dl-stat (/opt/host) than the package's" test ! -e /opt/host/dl-stat
+	check "and the dl-jobs suite.sh copies in" test -x /bin/dl-jobs
+	sh -c '. /guest/lib.sh && . /guest/kcount.sh'
+	check "guest/kcount.sh ended with status 0" eq "$?" 0
+}
+
 # The policy as users meet it: alice in realtime, bob outside.
 users_round() {
 	phase "users"
@@ -369,12 +392,15 @@ if [ "$mode" = booted ]; then
 	[ -n "$(getcap /usr/bin/dl-run)" ] || show_log /tmp/postinst.log
 	check "dl-run is root:realtime, mode 750" eq "$(stat -c '%U:%G %a' /usr/bin/dl-run)" "root:realtime 750"
 	users_round
+	kcount_round
 elif [ "$boot" = 1 ]; then
 	note "boot 1: a fresh $(. /etc/os-release && echo "$PRETTY_NAME"), kernel $(uname -r)"
 	if [ "$mode" = vm ]; then
-		# setcap, which the image lacks, as part of the system found.
-		dpkg -i /root/vm-debs/libcap2-bin_*.deb >/tmp/libcap2-bin.log 2>&1 ||
-			{ note "dpkg -i libcap2-bin failed"; show_log /tmp/libcap2-bin.log; }
+		# What the image lacks, as part of the system found: setcap
+		# (libcap2-bin), and libbpf1 with its libelf, which dl-stat
+		# links (apt would take them from the archive).
+		dpkg -i /root/vm-debs/*.deb >/tmp/vm-debs.log 2>&1 ||
+			{ note "dpkg -i of /root/vm-debs failed"; show_log /tmp/vm-debs.log; }
 		all_bw >"$state/before.bw"
 	fi
 	if [ "$mode" = chroot ]; then
@@ -413,6 +439,7 @@ elif [ "$boot" = 1 ]; then
 	fi
 
 	users_round
+	kcount_round
 
 	if [ "$mode" = chroot ]; then
 		dev_prog
