@@ -93,9 +93,11 @@ check)
 	# the release (the exposition is checked by promtool on the host, its
 	# figures here, in test-prometheus); the Kubernetes examples are the
 	# same text for every release, checked on the host (with its
-	# python3-yaml); and kernel-count.sh needs a build with BPF, which
-	# these build roots have no clang for (the VM parts run the host's
-	# build on 6.12 and 7.2 instead: tests/vm/kcount-v2.vm).
+	# python3-yaml); and kernel-count.sh, whose jq the build roots lack
+	# (their builds have BPF since clang, libbpf-dev and bpftool are
+	# there for the packages: tests/deb/debian13.sh boots Debian 13's
+	# package and counts with its dl-stat; the VM parts run the host's
+	# build on 6.12 and 7.2: tests/vm/kcount-v2.vm).
 	run='cd "$1" && { make check TESTS="$(make -s print-unit-tests) $(make -s print-build-tests | sed s,tests/build/k8s-examples.sh,,)" >check-unit.log 2>&1;
 		make check TESTS="$(make -s print-kernel-tests | sed -e s,tests/kernel/prometheus.sh,, -e s,tests/kernel/kernel-count.sh,,)" >check-kernel.log 2>&1; true; }'
 	;;
