@@ -81,12 +81,14 @@ case $rc in
 	fi
 	sed 's/^/# /' "$log"
 	# dl-stat --kernel in the package (debian/rules requires it on
-	# amd64): dl-stat linked with libbpf, the BPF program embedded (its
-	# three programs' names), libbpf1 among the package's dependencies.
+	# amd64): dl-stat linked with libbpf, the BPF object embedded (the
+	# names of the programs utils/kcount.bpf.c defines), libbpf1 among
+	# the package's dependencies.
 	x=$(mktemp -d)
 	dpkg-deb -x "$out"/libdeadline-tools_*.deb "$x" 2>/dev/null
 	needed=$(objdump -p "$x/usr/bin/dl-stat" 2>/dev/null | awk '$1 == "NEEDED" { print $2 }' | paste -s -d ' ')
-	progs=$(grep -a -o -E '(^|[^_])libdl_kc_(wakeup|switch|exit)' "$x/usr/bin/dl-stat" 2>/dev/null | sed 's/^.//' | sort -u | paste -s -d ' ')
+	want=$(sed -n 's/^int BPF_PROG(\(libdl_kc_[a-z_0-9]*\),.*/\1/p' "$src/utils/kcount.bpf.c" | sort | paste -s -d ' ')
+	progs=$(for p in $want; do grep -q -a -F "$p" "$x/usr/bin/dl-stat" 2>/dev/null && echo "$p"; done | paste -s -d ' ')
 	rm -rf "$x"
 	tdeps=$(dpkg-deb -f "$out"/libdeadline-tools_*.deb Depends)
 	if [ "$(dpkg --print-architecture)" = amd64 ]; then
@@ -94,8 +96,8 @@ case $rc in
 		*libbpf.so.1*) tap ok "the package's dl-stat links libbpf.so.1 (dl-stat --kernel)" ;;
 		*) tap "not ok" "the package's dl-stat links libbpf.so.1 (dl-stat --kernel): it needs only $needed" ;;
 		esac
-		tap "$([ "$progs" = "libdl_kc_exit libdl_kc_switch libdl_kc_wakeup" ] && echo ok || echo "not ok")" \
-			"and embeds the BPF program: libdl_kc_exit, libdl_kc_switch, libdl_kc_wakeup (found: ${progs:-none})"
+		tap "$([ -n "$want" ] && [ "$progs" = "$want" ] && echo ok || echo "not ok")" \
+			"and embeds the BPF object: the programs of utils/kcount.bpf.c, ${want:-none found there} (in dl-stat: ${progs:-none})"
 		case $tdeps in
 		*libbpf1*) tap ok "libdeadline-tools depends on libbpf1 (\${shlibs:Depends}): $(echo "$tdeps" | grep -o 'libbpf1[^,]*')" ;;
 		*) tap "not ok" "libdeadline-tools depends on libbpf1: its Depends are $tdeps" ;;
