@@ -30,11 +30,14 @@
 #                                     there beside dl-load; debhelper and
 #                                     lintian, for the project's Debian
 #                                     packages (build-deb.sh --in
-#                                     debian13); in its root/vm-debs/ the
-#                                     .deb of libcap2-bin (setcap), which
-#                                     the packages need and the systemd
-#                                     image lacks (tests/deb installs it
-#                                     there, offline)
+#                                     debian13), with clang, libbpf-dev
+#                                     and bpftool, which they require
+#                                     (dl-stat --kernel); in its
+#                                     root/vm-debs/ the .debs of
+#                                     libcap2-bin (setcap), libbpf1 and its
+#                                     libelf, which the packages need and
+#                                     the systemd image lacks (tests/deb
+#                                     installs them there, offline)
 #   systemd.cpio.gz                   a minimal system with systemd as PID 1,
 #                                     libcgroup3, libcap2 and rt-app, as a
 #                                     gzip'd cpio that run-vm.sh --systemd
