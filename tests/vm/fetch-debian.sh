@@ -227,6 +227,7 @@ build_pkgs=build-essential,autoconf,automake,libtool,pkg-config,libcgroup-dev,li
 # tests/deb to install offline in the VM: libcap2-bin (setcap), and
 # libbpf1 with its libelf (the package libbpf1 depends on, named as the
 # release names it: libelf1t64 in Debian 13).
+# shellcheck disable=SC2016 # (expanded by the chroot's shell)
 vm_debs='cd /root/vm-debs && apt-get download -q libcap2-bin libbpf1 $(apt-cache depends libbpf1 | sed -n "s/^ *Depends: \(libelf[^ ]*\)$/\1/p")'
 
 fetch_build() {
