@@ -40,25 +40,32 @@ if ! why=$("$dlstat" --kernel --watch 0.01 -n 1 -t 2>&1 >/dev/null); then
 fi
 
 # The kernel's own account of the programs' cost: with
-# kernel.bpf_stats_enabled set (during the rounds with the counter only,
-# and put back as found at the end, an error or a signal included), each
-# program's run_time_ns over run_cnt, as bpftool lists them.
+# kernel.bpf_stats_enabled set during the rounds with the counter (and put
+# back as found after each, and at the end, an error or a signal
+# included), each program's run_time_ns and run_cnt as bpftool lists
+# them, read after the deadline task's part and after the round trips:
+# ns per run in each part.  The statistics cost two clock reads a run,
+# which the counter's round trips therefore include.
 stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo)
 restore_stats() { [ -n "$stats_was" ] && echo "$stats_was" >/proc/sys/kernel/bpf_stats_enabled 2>/dev/null; }
 trap 'restore_stats; cleanup' EXIT
-prog_ns() { # PROGRAM -> ns per run, or nan
-	command -v bpftool >/dev/null 2>&1 || { echo nan; return; }
+prog_stats() { # PROGRAM -> "run_time_ns run_cnt" so far, or "0 0"
+	command -v bpftool >/dev/null 2>&1 || { echo "0 0"; return; }
 	bpftool prog show 2>/dev/null | awk -v n="$1" '$0 ~ " name " n " " {
 		for (i = 1; i < NF; i++) {if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") c = $(i + 1)}}
-		END {if (c > 0) printf "%.0f", t / c; else print "nan"}'
+		END {print t + 0, c + 0}'
+}
+per_run() { # "T0 C0" "T1 C1" -> ns per run between the two, or nan
+	awk -v a="$1" -v b="$2" 'BEGIN {split(a, x, " "); split(b, y, " ")
+		if (y[2] > x[2]) printf "%.0f", (y[1] - x[1]) / (y[2] - x[2]); else print "nan"}'
 }
 
 echo "wake 2ms 10ms 10ms work=1ms" >"$work/wake.tasks"
-echo "round,counter,jobs,misses,wake_p50_us,wake_p99_us,wake_max_us,pingpong_ns,switch_prog_ns,wakeup_prog_ns" >"$out/kcount.csv"
+echo "round,counter,jobs,misses,wake_p50_us,wake_p99_us,wake_max_us,pingpong_ns,switch_prog_ns,wakeup_prog_ns,switch_prog_pp_ns,wakeup_prog_pp_ns" >"$out/kcount.csv"
 for r in $(seq 1 "$rounds"); do
 	for mode in off on; do
 		[ "$mode" = on ] && [ -n "$refused" ] && continue
-		sw=nan wk=nan
+		sw=nan wk=nan swp=nan wkp=nan
 		if [ "$mode" = on ]; then
 			echo 1 >/proc/sys/kernel/bpf_stats_enabled 2>/dev/null
 			"$dlstat" --kernel --watch 1 -t --output "$work/counter.txt" 2>"$work/counter.err" &
@@ -67,18 +74,22 @@ for r in $(seq 1 "$rounds"); do
 		fi
 		"$dlload" -t "${secs}s" --csv "$work/jobs.csv" "$work/wake.tasks" >"$work/load.out" 2>&1 ||
 			echo "   dl-load (counter $mode) failed: $(tail -1 "$work/load.out")"
+		if [ -n "$bg" ]; then
+			s1=$(prog_stats libdl_kc_switch) w1=$(prog_stats libdl_kc_wakeup)
+		fi
 		pp=$(taskset -c 0 "$pingpong" "$pp_rounds" 2>/dev/null || echo nan)
 		if [ -n "$bg" ]; then
-			sw=$(prog_ns libdl_kc_switch)
-			wk=$(prog_ns libdl_kc_wakeup)
+			s2=$(prog_stats libdl_kc_switch) w2=$(prog_stats libdl_kc_wakeup)
 			restore_stats
+			sw=$(per_run "0 0" "$s1") wk=$(per_run "0 0" "$w1")
+			swp=$(per_run "$s1" "$s2") wkp=$(per_run "$w1" "$w2")
 			kill "$bg" 2>/dev/null
 			wait "$bg" 2>/dev/null
 			bg=
 		fi
 		p=$(wake_round "$work/jobs.csv" "$mode")
 		read -r jobs miss <"$work/count"
-		echo "$r,$mode,$jobs,$miss,$p,$pp,$sw,$wk" >>"$out/kcount.csv"
+		echo "$r,$mode,$jobs,$miss,$p,$pp,$sw,$wk,$swp,$wkp" >>"$out/kcount.csv"
 		echo "$pp" >>"$work/pp-$mode"
 	done
 done
@@ -110,6 +121,8 @@ bpp=$(band off 8)
 prog_med() { awk -F, -v c="$1" 'NR > 1 && $2 == "on" && $c != "nan" {print $c}' "$out/kcount.csv" | median; }
 swns=$(prog_med 9)
 wkns=$(prog_med 10)
+swpp=$(prog_med 11)
+wkpp=$(prog_med 12)
 v50=$(judge "$on50" "$off50" "$b50")
 v99=$(judge "$on99" "$off99" "$b99")
 vpp=$(judge "$ppon" "$ppoff" "$bpp")
@@ -117,7 +130,7 @@ if [ -n "$refused" ]; then
 	oncell="not measured: $refused"
 	echo "   the counter cannot run here: $refused"
 else
-	oncell="$on50 / $on99 (max $onmax; $(csv_misses "$out/kcount.csv" on) missed of $onn); round trip $ppon ns; the programs by the kernel's bpf_stats: $(num "$swns" %.0f) ns a context switch, $(num "$wkns" %.0f) ns a wake-up"
+	oncell="$on50 / $on99 (max $onmax; $(csv_misses "$out/kcount.csv" on) missed of $onn); round trip $ppon ns; the programs by the kernel's bpf_stats, ns a context switch / a wake-up: $(num "$swns" %.0f) / $(num "$wkns" %.0f) beside the deadline task, $(num "$swpp" %.0f) / $(num "$wkpp" %.0f) in the round trips"
 fi
 echo "| 10 | dl-stat --kernel's cost: wake-up latency p50 / p99 (us), and a round trip of two processes on one CPU (ns), counter on against off | $oncell | counter off: $off50 / $off99 (max $offmax; $(csv_misses "$out/kcount.csv" off) missed of $offn); round trip $ppoff ns | $(ratio "$on50" "$off50") / $(ratio "$on99" "$off99"); $(ratio "$ppon" "$ppoff") | within the wake-up row's noise: p50 $v50; p99 $v99 (round trip, a result: $vpp) |" >"$out/kcount.row"
 {
@@ -149,8 +162,10 @@ EOF2
 	echo "result: $vpp."
 	echo
 	echo "The programs' own time, by the kernel (kernel.bpf_stats_enabled during"
-	echo "the rounds with the counter, then put back): $(num "$swns" %.0f) ns a context"
-	echo "switch (libdl_kc_switch), $(num "$wkns" %.0f) ns a wake-up (libdl_kc_wakeup),"
+	echo "the rounds with the counter, then put back), ns a run of"
+	echo "libdl_kc_switch (a context switch) / libdl_kc_wakeup (a wake-up):"
+	echo "$(num "$swns" %.0f) / $(num "$wkns" %.0f) beside the deadline task (few switches, the programs"
+	echo "cold), $(num "$swpp" %.0f) / $(num "$wkpp" %.0f) in the round trips (one switch after another),"
 	echo "medians of the rounds' run_time_ns / run_cnt."
 	echo
 	echo "Each round: [kcount.csv](kcount.csv)."
