@@ -418,7 +418,7 @@ static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 		fputs("note: JOBS, MISSED and OVR are counted by the loops that publish them (dl-stat(1)); '-': the task publishes none\n", o);
 	if (f->kcounts)
 		fprintf(o, "note: K-JOBS, K-MISS and K-THR are counted by the kernel's scheduler since dl-stat began (--kernel): jobs, deadline misses, throttles (K-THR: %s; dl-stat(1))\n",
-			f->kthrottle_source && strcmp(f->kthrottle_source, "sched_switch") != 0 ? f->kthrottle_source : "inferred at the switch-out");
+			stat_throttle_tp(f) ? f->kthrottle_source : "inferred at the switch-out");
 	else if (f->kernel_asked)
 		fprintf(o, "note: --kernel: no job is counted from the kernel: %s\n", f->kernel_why);
 }

@@ -621,6 +621,11 @@ static const struct dl_task_counts *counts_of(const struct stat_frame *f, size_t
 	return f->counts ? f->counts[i] : NULL;
 }
 
+bool stat_throttle_tp(const struct stat_frame *f)
+{
+	return f->kcounts && f->kthrottle_source && strcmp(f->kthrottle_source, "sched_switch") != 0;
+}
+
 void prom_task_counts(FILE *o, const struct stat_frame *f, const struct stat_view *v)
 {
 	static const struct {
@@ -662,7 +667,7 @@ void prom_task_counts(FILE *o, const struct stat_frame *f, const struct stat_vie
 	}
 	/* Where the tracepoint counts the throttles, the inferred count beside
 	 * it (elsewhere it is libdl_task_overruns_total{source="kernel"}). */
-	if (f->kcounts && f->kthrottles_inferred && f->kthrottle_source && strcmp(f->kthrottle_source, "sched_switch") != 0) {
+	if (f->kthrottles_inferred && stat_throttle_tp(f)) {
 		family(o, "libdl_task_throttles_inferred_total", "counter",
 		       "The kernel's throttles of the thread as the switch-out shows them (runnable, dl_throttled, not yielded), beside libdl_task_overruns_total{source=\"kernel\"} that the kernel's sched_dl_throttle_tp counts.");
 		for (size_t i = 0; i < f->ntasks; i++) {

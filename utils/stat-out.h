@@ -82,6 +82,9 @@ const char *member_invalid(int version, const struct dl_part_info *p);
 struct json;
 void json_task_counts(struct json *j, const struct stat_frame *f, size_t i);
 void prom_task_counts(FILE *o, const struct stat_frame *f, const struct stat_view *v);
+/* Whether the kernel's own tracepoint counted f's throttles (kcounts
+ * and f->kthrottle_source say so), rather than the switch-out. */
+bool stat_throttle_tp(const struct stat_frame *f);
 
 void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v);
 void stat_prometheus(FILE *o, const struct stat_frame *f, const struct stat_view *v);
