@@ -123,7 +123,11 @@ static int load_server(struct dl_layout *l, const char *line)
 /* One line of the state file into l; 0, or -EINVAL when it is damaged. */
 static int load_line(struct dl_layout *l, char *line)
 {
-	char key[32], v1[DL_LAYOUT_NAME_MAX + 2], v2[4096];
+	/* A value is a number, a partition's name (dl_layout_add_partition
+	 * judges its length) or a CPU list: each buffer holds a whole line
+	 * (dl_layout_parse's), so a list of up to DL_CPUS_MAX CPUs
+	 * (DL_CPUS_STRLEN) is read whole, never cut. */
+	char key[32], v1[4200], v2[4200];
 	long long n;
 	int k;
 
@@ -141,7 +145,7 @@ static int load_line(struct dl_layout *l, char *line)
 	}
 	if (strncmp(line, "server", 6) == 0 && (line[6] == ' ' || strncmp(line + 6, "_orig ", 6) == 0))
 		return load_server(l, line);
-	k = sscanf(line, "%31s %33s %4095s", key, v1, v2);
+	k = sscanf(line, "%31s %4199s %4199s", key, v1, v2);
 	if (k < 1)
 		return -EINVAL;
 	n = k >= 2 ? atoll(v1) : 0;

@@ -171,6 +171,32 @@ START_TEST(test_state_round_trip)
 		ck_assert_int_eq(dl_layout_count(back), 2);
 		dl_layout_free(back);
 	}
+	{
+		/* The longest lists read back whole: every other CPU of
+		 * DL_CPUS_MAX, the partition's and the cluster's, and as
+		 * many memory nodes. */
+		char list[DL_CPUS_STRLEN];
+		dl_cpus_t e, o;
+
+		dl_cpus_zero(&e);
+		dl_cpus_zero(&o);
+		for (int c = 0; c < DL_CPUS_MAX; c++)
+			dl_cpus_set(c % 2 ? &o : &e, c);
+		dl_layout_free(l);
+		l = dl_layout_new();
+		dl_layout_add_partition(l, "rt", &o);
+		dl_layout_set_cluster(l, &e);
+		ck_assert_int_eq(dl_layout_set_mems(l, dl_cpus_format(&e, list, sizeof(list))), 0);
+		l->version = 1;
+		ck_assert_int_eq(dl_layout_save(l), 0);
+		ck_assert_msg(dl_layout_load(&back) == 0, "%s", dl_errmsg());
+		dl_layout_member(back, 0, &got);
+		ck_assert(dl_cpus_equal(&got, &o));
+		dl_layout_member(back, -1, &got);
+		ck_assert(dl_cpus_equal(&got, &e));
+		ck_assert(dl_cpus_equal(&back->mems, &e));
+		dl_layout_free(back);
+	}
 	ck_assert_int_eq(dl_layout_forget(), 0);
 	ck_assert_int_eq(dl_layout_load(&back), -ENOENT);
 	{
