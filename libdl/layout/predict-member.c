@@ -13,13 +13,15 @@
  * EBUSY".
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "layout/layout.h"
 
 /* Where a task outside every partition starts, with no layout: the
  * root cgroup (every online CPU the kernel gives it). */
-static int outside(dl_cpus_t *cpus, char *where, size_t len)
+static int outside(dl_cpus_t *cpus, char **where)
 {
 	int err = dl_cs_effective("", cpus);
 
@@ -27,11 +29,18 @@ static int outside(dl_cpus_t *cpus, char *where, size_t len)
 		err = dl_cpus_online(cpus);
 	if (err)
 		return dl_fail(err, "cannot read the online CPUs");
-	snprintf(where, len, "no layout, the whole machine: ");
+	if (!(*where = strdup("no layout, the whole machine: ")))
+		return dl_fail(-ENOMEM, "out of memory");
 	return 0;
 }
 
-static int member_cpus(const char *member, dl_cpus_t *cpus, char *where, size_t len)
+/* The member's CPUs, and where the reason says the task starts: "in
+ * partition rt (cgroup /libdl/rt, CPUs 2-3): " after lead ("outside the
+ * partitions, " for the cluster asked for as the rest of the machine),
+ * made whole at once on the heap: it holds the CPU list, which on a
+ * machine of many CPUs outgrows any fixed share of a message (every
+ * other CPU of 512 is 968 characters; DL_CPUS_STRLEN the longest). */
+static int member_cpus(const char *member, const char *lead, dl_cpus_t *cpus, char **where)
 {
 	struct dl_layout *l;
 	char cg[4200], list[DL_CPUS_STRLEN];
@@ -46,10 +55,13 @@ static int member_cpus(const char *member, dl_cpus_t *cpus, char *where, size_t 
 	/* What the kernel gives its tasks now, else what create asked. */
 	if (dl_cs_effective(cg, cpus) == 0 && dl_cpus_count(cpus) == 0)
 		dl_layout_member(l, i, cpus);
-	snprintf(where, len, "in %s%s (cgroup /%s, CPUs %s): ", i < 0 ? "the " : "partition ", member, cg,
-		 dl_cpus_format(cpus, list, sizeof(list)));
+	if (asprintf(where, "%sin %s%s (cgroup /%s, CPUs %s): ", lead, i < 0 ? "the " : "partition ", member, cg,
+		     dl_cpus_format(cpus, list, sizeof(list))) < 0) {
+		*where = NULL; /* asprintf(3) leaves it undefined */
+		err = dl_fail(-ENOMEM, "out of memory");
+	}
 	dl_layout_free(l);
-	return 0;
+	return err;
 }
 
 DL_EXPORT int dl_predict_member(const char *member, const struct dl_params *p, struct dl_verdict *v, char *why,
@@ -58,9 +70,10 @@ DL_EXPORT int dl_predict_member(const char *member, const struct dl_params *p, s
 	struct dl_verdict local;
 	struct dl_admission a;
 	struct dl_params norm;
-	char where[512], rest[1024], span[DL_CPUS_STRLEN], scratch[1536];
+	char span[DL_CPUS_STRLEN], scratch[1536], *where = NULL;
 	dl_cpus_t cpus;
-	int err, ret;
+	size_t at;
+	int err;
 
 	if (!why || len == 0) {
 		/* No reason wanted: the verdict alone. */
@@ -73,29 +86,33 @@ DL_EXPORT int dl_predict_member(const char *member, const struct dl_params *p, s
 	/* Outside the partitions of a layout is the cluster: the rest of the
 	 * machine (the root cgroup's CPUs on cgroup v2 and under systemd). */
 	if (member)
-		err = member_cpus(member, &cpus, where, sizeof(where));
-	else if ((err = member_cpus(DL_CLUSTER, &cpus, where, sizeof(where))) == 0)
-		memmove(where + strlen("outside the partitions, "), where, strlen(where) + 1),
-			memcpy(where, "outside the partitions, ", strlen("outside the partitions, "));
-	else if (err == -ENOENT)
-		err = outside(&cpus, where, sizeof(where));
+		err = member_cpus(member, "", &cpus, &where);
+	else if ((err = member_cpus(DL_CLUSTER, "outside the partitions, ", &cpus, &where)) == -ENOENT)
+		err = outside(&cpus, &where);
 	if (err)
-		return err;
+		goto out;
 	memset(&a, 0, sizeof(a));
 	a.cpu = dl_cpus_first(&cpus);
 	a.need = dl_params_bw(&norm);
 	a.affinity = cpus;
 	a.have_affinity = true;
-	if (a.cpu < 0)
-		return dl_fail(-ENODEV, "%sno CPU", where);
+	if (a.cpu < 0) {
+		err = dl_fail(-ENODEV, "%sno CPU", where);
+		goto out;
+	}
 	if ((err = dl_rd_of_cpu(a.cpu, &a.rd)))
-		return err;
+		goto out;
 	dl_admit_decide(&a);
-	ret = dl_verdict_render(0, 1, &a, v, rest, sizeof(rest));
+	/* The verdict follows where, in what is left of why (none when
+	 * where alone fills it: the caller's len cuts the reason). */
+	snprintf(why, len, "%s", where);
+	at = strlen(why);
+	err = dl_verdict_render(0, 1, &a, v, why + at, len - at);
 	if (a.step == DL_ADMIT_AFFINITY)
-		snprintf(rest, sizeof(rest),
+		snprintf(why + at, len - at,
 			 "permission denied: its CPUs are not a root domain of their own (the root domain of CPU %d is CPUs %s): the kernel refuses a deadline task whose CPUs do not cover its root domain; is the partition still valid? (dl_layout_report(3))",
 			 a.cpu, dl_cpus_format(&a.rd.cpus, span, sizeof(span)));
-	snprintf(why, len, "%s%s", where, rest);
-	return ret;
+out:
+	free(where);
+	return err;
 }

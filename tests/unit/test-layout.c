@@ -279,6 +279,78 @@ START_TEST(test_servers_state)
 }
 END_TEST
 
+/* A layout of every other CPU of 512, the partition's and the cluster's
+ * (a 256-CPU partition beside a 256-CPU cluster), saved as a create
+ * would: what dl_predict_member(3) reads. */
+static void save_interleaved(const char *dir, bool cluster_even, char *even, size_t len)
+{
+	struct dl_layout *l = dl_layout_new();
+	dl_cpus_t e, o;
+
+	dl_cpus_zero(&e);
+	dl_cpus_zero(&o);
+	for (int c = 0; c < 512; c++)
+		dl_cpus_set(c % 2 ? &o : &e, c);
+	ck_assert_ptr_nonnull(dl_cpus_format(&e, even, len));
+	ck_assert_int_eq(dl_layout_add_partition(l, "wide", cluster_even ? &o : &e), 0);
+	dl_layout_set_cluster(l, cluster_even ? &e : &o);
+	dl_layout_set_mems(l, "0");
+	l->version = 1;
+	use_state_dir(dir);
+	ck_assert_msg(dl_layout_save(l) == 0, "%s", dl_errmsg());
+	dl_layout_free(l);
+}
+
+/* Where a container would start, said whole however long its CPU list:
+ * the cluster's ("outside the partitions, in the cluster ...") and a
+ * partition's, of 256 CPUs each (968 characters), in a reason of any
+ * size the caller gives, cut to it and never past it.  Each starts at
+ * CPU 0, the one CPU every machine has, whose root domain judges it. */
+START_TEST(test_predict_member_long_cpus)
+{
+	const struct dl_params p = { .runtime = 1000000, .period = 10000000 };
+	char dir[] = "/tmp/libdl-predict-XXXXXX", even[DL_CPUS_STRLEN], want[DL_CPUS_STRLEN + 128];
+	char why[8192], small[64], path[256];
+	struct dl_verdict v;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	if (dl_cs_exists(DL_LAYOUT_PARENT "/" DL_CLUSTER)) {
+		/* A layout of this host's own: its cgroups, not the state's
+		 * list, are what the kernel gives a container. */
+		tl_note("cpuset /%s/%s exists: a layout stands on this host, not judged", DL_LAYOUT_PARENT,
+			DL_CLUSTER);
+		rmdir(dir);
+		return;
+	}
+	save_interleaved(dir, true, even, sizeof(even));
+	ck_assert_int_eq(strlen(even), 968);
+	ck_assert_int_ge(dl_predict_member(NULL, &p, &v, why, sizeof(why)), 0);
+	snprintf(want, sizeof(want), "outside the partitions, in the cluster (cgroup /%s/%s, CPUs %s): ",
+		 DL_LAYOUT_PARENT, DL_CLUSTER, even);
+	ck_assert_msg(strncmp(why, want, strlen(want)) == 0, "%s", why);
+	/* The verdict after it, in the rest of why. */
+	ck_assert_msg(strlen(why) > strlen(want) + 20, "%s", why);
+	ck_assert_int_eq(v.cpu, 0);
+	ck_assert_int_ge(dl_predict_member(NULL, &p, NULL, NULL, 0), 0);
+	memset(small, 'x', sizeof(small));
+	ck_assert_int_ge(dl_predict_member(NULL, &p, &v, small, 40), 0);
+	ck_assert_int_eq(strlen(small), 39);
+	ck_assert(strncmp(small, want, 39) == 0);
+	ck_assert_int_eq(small[40], 'x');
+
+	save_interleaved(dir, false, even, sizeof(even));
+	ck_assert_int_ge(dl_predict_member("wide", &p, &v, why, sizeof(why)), 0);
+	snprintf(want, sizeof(want), "in partition wide (cgroup /%s/wide, CPUs %s): ", DL_LAYOUT_PARENT, even);
+	ck_assert_msg(strncmp(why, want, strlen(want)) == 0, "%s", why);
+	ck_assert_int_eq(v.cpu, 0);
+
+	ck_assert_int_eq(dl_layout_forget(), 0);
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	unlink(path);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 /* The order of a server's two writes: the pair in between is always one
  * the kernel takes (runtime <= period), and of two such the one with the
  * smaller bandwidth. */
@@ -468,6 +540,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_defaults_filled);
 	tcase_add_test(tc, test_state_round_trip);
 	tcase_add_test(tc, test_servers_state);
+	tcase_add_test(tc, test_predict_member_long_cpus);
 	tcase_add_test(tc, test_server_write_order);
 	tcase_add_test(tc, test_state_origins_bounded);
 	tcase_add_test(tc, test_lock_excludes);
