@@ -250,10 +250,13 @@ int dl_layout_cgroup(const struct dl_layout *l, const char *member, char *buf, s
 	return dl_layout_backend(l)->cgroup(member, buf, len);
 }
 
-/* Online memory nodes; "0" on kernels without NUMA information. */
+/* Online memory nodes; "0" on kernels without NUMA information.  Room
+ * for the longest list of nodes a dl_cpus_t holds (DL_CPUS_STRLEN): a
+ * longer one names a node past DL_CPUS_MAX before it is cut, which
+ * dl_cpus_parse refuses, instead of being read as fewer nodes. */
 static int online_nodes(dl_cpus_t *set)
 {
-	char buf[1024];
+	char buf[DL_CPUS_STRLEN];
 
 	if (dl_read_file("/sys/devices/system/node/online", buf, sizeof(buf)) < 0)
 		snprintf(buf, sizeof(buf), "0");
