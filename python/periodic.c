@@ -190,6 +190,10 @@ static PyObject *periodic_next(Periodic *self)
 				"the one it started in");
 		return NULL;
 	}
+	/* Finished at its jobs limit: every further next() ends the iteration
+	 * again, with no period waited for and no job counted. */
+	if (self->limit && self->count >= self->limit)
+		return NULL;
 	self->busy = true;
 	if (!self->started) {
 		self->started = true;

@@ -1099,8 +1099,9 @@ def periodic(params: Optional[Params] = None, *, runtime: Optional[Time] = None,
     reserve=False measures the same releases without a reservation (no
     privilege needed).  mode "sleep" releases on an absolute grid, "yield"
     follows the kernel's replenishments.  jobs=N stops after N jobs (0:
-    never).  The reservation the loop sets carries FLAG_RESET_ON_FORK, as
-    reserve()'s does, unless reset_on_fork=False."""
+    never), for good: a further next() waits for no period.  The
+    reservation the loop sets carries FLAG_RESET_ON_FORK, as reserve()'s
+    does, unless reset_on_fork=False."""
     p = None
     if params is not None or runtime is not None:
         p = globals()["params"](params, runtime=runtime, deadline=deadline, period=period, flags=flags)

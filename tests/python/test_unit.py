@@ -452,6 +452,21 @@ def test_huge_times_are_not_truncated():
         dl.periodic(runtime="1ms", period="10ms", reserve=False, first_release=-1)
 
 
+def test_a_loop_past_its_jobs_limit_stays_finished():
+    loop = dl.periodic(runtime="1ms", period="20ms", reserve=False, jobs=2)
+    assert [j.number for j in loop] == [0, 1]
+    last, jobs = loop.last, loop.stats().jobs
+    assert jobs == 2
+    for _ in range(3):
+        with pytest.raises(StopIteration):
+            next(loop)
+        # No further period waited for, no job ended or counted.
+        assert loop.last is last and loop.stats().jobs == jobs
+    assert not loop._loop.closed
+    loop.close()
+    assert loop.stats() is None
+
+
 EMPTIER = """
 import libdeadline as dl
 from libdeadline import _core
