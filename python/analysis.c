@@ -259,9 +259,8 @@ static int server_arg(PyObject *obj, struct dl_params *p, const struct dl_params
 
 int pydl_platform(PyObject *obj, struct dl_platform *pf, struct dl_platform **use)
 {
-	unsigned long long pmin, pmax;
-	long long cpu_bw;
-	PyObject *cpus, *server;
+	PyObject *cpus, *server, *bwobj, *minobj, *maxobj;
+	uint64_t cpu_bw;
 	int ncpus, unlimited;
 	static char *keys[] = { "ncpus", "cpus", "cpu_bw", "unlimited", "server", "period_min", "period_max", NULL };
 	PyObject *empty, *copy;
@@ -275,23 +274,26 @@ int pydl_platform(PyObject *obj, struct dl_platform *pf, struct dl_platform **us
 		PyErr_SetString(PyExc_TypeError, "a platform is a Platform");
 		return -1;
 	}
-	/* A copy holds cpus and server: a value's __index__ or __bool__
-	 * that takes them out of the caller's dict frees nothing in use. */
+	/* A copy holds the values: a value's __index__ or __bool__ that
+	 * takes another out of the caller's dict frees nothing in use.
+	 * The admission cap is an int64_t of the library's but never
+	 * negative. */
 	copy = PyDict_Copy(obj);
 	empty = PyTuple_New(0);
 	ok = copy && empty &&
-	     PyArg_ParseTupleAndKeywords(empty, copy, "iOLpOKK", keys, &ncpus, &cpus, &cpu_bw, &unlimited, &server,
-					 &pmin, &pmax) &&
-	     pydl_cpus(cpus, &pf->cpus) == 0 && pydl_params(server, &pf->server) == 0;
+	     PyArg_ParseTupleAndKeywords(empty, copy, "iOOpOOO", keys, &ncpus, &cpus, &bwobj, &unlimited, &server,
+					 &minobj, &maxobj) &&
+	     pydl_u64(bwobj, "cpu_bw", INT64_MAX, &cpu_bw) == 0 &&
+	     pydl_u64(minobj, "period_min", UINT64_MAX, &pf->period_min) == 0 &&
+	     pydl_u64(maxobj, "period_max", UINT64_MAX, &pf->period_max) == 0 && pydl_cpus(cpus, &pf->cpus) == 0 &&
+	     pydl_params(server, &pf->server) == 0;
 	Py_XDECREF(empty);
 	Py_XDECREF(copy);
 	if (!ok)
 		return -1;
 	pf->ncpus = ncpus;
-	pf->cpu_bw = cpu_bw;
+	pf->cpu_bw = (int64_t)cpu_bw;
 	pf->unlimited = unlimited;
-	pf->period_min = pmin;
-	pf->period_max = pmax;
 	*use = pf;
 	return 0;
 }
@@ -502,12 +504,13 @@ static PyObject *plan(PyObject *self, PyObject *args)
 
 static PyObject *test_name(PyObject *self, PyObject *arg)
 {
-	long t = PyLong_AsLong(arg);
+	int t;
 
 	(void)self;
-	if (t == -1 && PyErr_Occurred())
+	/* "i": an int's range or OverflowError, never cut to one. */
+	if (!PyArg_Parse(arg, "i", &t))
 		return NULL;
-	return str_or_none(dl_test_name((int)t));
+	return str_or_none(dl_test_name(t));
 }
 
 PyMethodDef pydl_analysis_methods[] = {

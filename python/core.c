@@ -9,6 +9,7 @@
  * released, so the message read after the call is the call's.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -89,6 +90,18 @@ int pydl_u64(PyObject *obj, const char *name, uint64_t max, uint64_t *out)
 	}
 	Py_DECREF(n);
 	*out = v;
+	return 0;
+}
+
+int pydl_uint(PyObject *obj, const char *name, unsigned int *out)
+{
+	uint64_t v;
+
+	if (!obj)
+		return 0;
+	if (pydl_u64(obj, name, UINT_MAX, &v) < 0)
+		return -1;
+	*out = (unsigned int)v;
 	return 0;
 }
 
@@ -249,11 +262,11 @@ static PyObject *time_parse(PyObject *self, PyObject *arg)
 
 static PyObject *time_format(PyObject *self, PyObject *arg)
 {
-	unsigned long long ns = PyLong_AsUnsignedLongLong(arg);
 	char buf[DL_TIME_STRLEN];
+	uint64_t ns;
 
 	(void)self;
-	if (ns == (unsigned long long)-1 && PyErr_Occurred())
+	if (pydl_u64(arg, "time", UINT64_MAX, &ns) < 0)
 		return NULL;
 	return PyUnicode_FromString(dl_time_format(ns, buf, sizeof(buf)));
 }
@@ -360,14 +373,15 @@ static PyObject *set(PyObject *self, PyObject *args)
 static PyObject *set_process(PyObject *self, PyObject *args)
 {
 	struct dl_thread_status *st = NULL;
-	unsigned int flags;
+	unsigned int flags = 0;
 	struct dl_params p;
-	PyObject *tuple;
+	PyObject *tuple, *fobj;
 	size_t n = 0;
 	int pid, err;
 
 	(void)self;
-	if (!PyArg_ParseTuple(args, "iOI", &pid, &tuple, &flags) || pydl_params(tuple, &p) < 0)
+	if (!PyArg_ParseTuple(args, "iOO", &pid, &tuple, &fobj) || pydl_params(tuple, &p) < 0 ||
+	    pydl_uint(fobj, "flags", &flags) < 0)
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
 	err = dl_set_process(pid, &p, flags, &st, &n);

@@ -27,6 +27,9 @@ PyObject *pydl_raise(int err, int kind);
 /* obj as an int (its __index__) in 0..max, or -1 with OverflowError
  * naming the field name and its range: nothing is truncated. */
 int pydl_u64(PyObject *obj, const char *name, uint64_t max, uint64_t *out);
+/* The same for an unsigned int (flags, milliseconds); obj NULL (an
+ * optional argument not given) leaves *out as it is. */
+int pydl_uint(PyObject *obj, const char *name, unsigned int *out);
 /* A tuple (runtime, deadline, period, flags, util_min, util_max), each in
  * its field's range: 0, or -1 with an exception. */
 int pydl_params(PyObject *tuple, struct dl_params *p);

@@ -82,12 +82,12 @@ static PyObject *drift_check(PyObject *self, PyObject *args)
 {
 	struct dl_drift *d = NULL;
 	unsigned int settle = DL_DRIFT_SETTLE_MS;
-	PyObject *list;
+	PyObject *list, *sobj = NULL;
 	size_t n = 0;
 	int err;
 
 	(void)self;
-	if (!PyArg_ParseTuple(args, "|I", &settle))
+	if (!PyArg_ParseTuple(args, "|O", &sobj) || pydl_uint(sobj, "settle_ms", &settle) < 0)
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
 	err = dl_drift_check(settle, &d, &n);
@@ -162,12 +162,12 @@ static PyObject *layout_create(PyObject *self, PyObject *args)
 	struct dl_layout_result res = { 0 };
 	const char *mems = NULL;
 	struct dl_layout *l;
-	PyObject *parts, *cluster = Py_None;
+	PyObject *parts, *cluster = Py_None, *fobj = NULL;
 	unsigned int flags = 0;
 	int err;
 
 	(void)self;
-	if (!PyArg_ParseTuple(args, "O|OzI", &parts, &cluster, &mems, &flags))
+	if (!PyArg_ParseTuple(args, "O|OzO", &parts, &cluster, &mems, &fobj) || pydl_uint(fobj, "flags", &flags) < 0)
 		return NULL;
 	l = layout_build(parts, cluster, mems, flags);
 	if (!l)
@@ -187,14 +187,14 @@ static PyObject *layout_create(PyObject *self, PyObject *args)
 static PyObject *layout_destroy(PyObject *self, PyObject *args)
 {
 	struct dl_layout_result res = { 0 };
-	PyObject *parts = Py_None, *cluster = Py_None;
+	PyObject *parts = Py_None, *cluster = Py_None, *fobj = NULL;
 	const char *mems = NULL;
 	struct dl_layout *l = NULL;
 	unsigned int flags = 0;
 	int err;
 
 	(void)self;
-	if (!PyArg_ParseTuple(args, "|OOzI", &parts, &cluster, &mems, &flags))
+	if (!PyArg_ParseTuple(args, "|OOzO", &parts, &cluster, &mems, &fobj) || pydl_uint(fobj, "flags", &flags) < 0)
 		return NULL;
 	if (parts != Py_None) {
 		l = layout_build(parts, cluster, mems, flags);
@@ -314,10 +314,11 @@ static PyObject *part_attach(PyObject *self, PyObject *args)
 {
 	const char *name;
 	unsigned int flags = 0;
+	PyObject *fobj = NULL;
 	int tid, err;
 
 	(void)self;
-	if (!PyArg_ParseTuple(args, "si|I", &name, &tid, &flags))
+	if (!PyArg_ParseTuple(args, "si|O", &name, &tid, &fobj) || pydl_uint(fobj, "flags", &flags) < 0)
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
 	err = dl_part_attach(name, tid, flags);
@@ -334,13 +335,14 @@ static PyObject *part_set(PyObject *self, PyObject *args)
 	struct dl_thread_status *st = NULL;
 	struct dl_params p;
 	const char *name;
-	PyObject *tuple;
+	PyObject *tuple, *fobj = NULL;
 	unsigned int flags = 0;
 	int tid, process = 0, err;
 	size_t n = 0;
 
 	(void)self;
-	if (!PyArg_ParseTuple(args, "siO|pI", &name, &tid, &tuple, &process, &flags) || pydl_params(tuple, &p) < 0)
+	if (!PyArg_ParseTuple(args, "siO|pO", &name, &tid, &tuple, &process, &fobj) || pydl_params(tuple, &p) < 0 ||
+	    pydl_uint(fobj, "flags", &flags) < 0)
 		return NULL;
 	Py_BEGIN_ALLOW_THREADS
 	err = process ? dl_part_set_process(name, tid, &p, flags, &st, &n) : dl_part_set(name, tid, &p);

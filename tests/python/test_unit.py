@@ -452,6 +452,52 @@ def test_huge_times_are_not_truncated():
         dl.periodic(runtime="1ms", period="10ms", reserve=False, first_release=-1)
 
 
+@pytest.mark.parametrize("field, value, top", [("period_min", -1, 2**64 - 1), ("period_min", 2**64 + 100_000, 2**64 - 1),
+                                               ("period_max", -1, 2**64 - 1),
+                                               ("period_max", 2**64 + 4_194_304_000, 2**64 - 1),
+                                               ("cpu_bw", -1, 2**63 - 1), ("cpu_bw", 2**63, 2**63 - 1)])
+def test_out_of_range_platform_fields_are_refused_by_name(field, value, top):
+    # Not wrapped: 2**64 + 100us is not a period limit of 100us, nor -1 one
+    # of 2**64 - 1 ns, and an admission cap is not negative.
+    pf = dataclasses.replace(dl.Platform.default(2), **{field: value})
+    for call in (lambda: dl.plan([dl.Params("1ms", period="10ms")], pf),
+                 lambda: dl.global_test(dl.TaskSet(), platform=pf)):
+        with pytest.raises(OverflowError) as e:
+            call()
+        assert f"{field} {value} is out of range" in str(e.value) and str(top) in str(e.value), e.value
+
+
+@pytest.mark.parametrize("value", [-1, 2**32, 2**32 + 1])
+def test_out_of_range_flags_and_settle_times_are_refused_by_name(value):
+    # Each call would fail at once with a value in range (parameters that
+    # break the kernel's rules, CPUs that are not CPUs, a member that does
+    # not exist, a thread that does not exist): nothing is changed whatever
+    # the flags, and the answer for the value is OverflowError, not a wrap
+    # (2**32 taken for 0, -1 for 2**32 - 1).
+    bad = (3_000_000, 2_000_000, 2_000_000, 0, 0, 0)
+    calls = {"flags": [lambda: dl._core.set_process(os.getpid(), bad, value),
+                       lambda: dl._core.layout_create([("py0", "no-such-cpus")], None, None, value),
+                       lambda: dl._core.layout_destroy([("py0", "no-such-cpus")], None, None, value),
+                       lambda: dl._core.part_attach("no-such-member", 2**31 - 1, value),
+                       lambda: dl._core.part_set("no-such-member", 2**31 - 1, bad, True, value)],
+             "settle_ms": [lambda: dl.drift_check(settle_ms=value)]}
+    for field, fns in calls.items():
+        for call in fns:
+            with pytest.raises(OverflowError) as e:
+                call()
+            assert f"{field} {value} is out of range" in str(e.value) and "4294967295" in str(e.value), e.value
+
+
+def test_other_numbers_are_not_wrapped():
+    with pytest.raises(OverflowError, match="time -1 is out of range"):
+        dl.format_time(-1)
+    with pytest.raises(OverflowError, match="time 18446744073709551616 is out of range"):
+        dl.format_time(2**64)
+    assert dl._core.test_name(1) == "GFB"
+    with pytest.raises(OverflowError):
+        dl._core.test_name(2**32 + 1)
+
+
 def test_a_loop_past_its_jobs_limit_stays_finished():
     loop = dl.periodic(runtime="1ms", period="20ms", reserve=False, jobs=2)
     assert [j.number for j in loop] == [0, 1]
