@@ -34,6 +34,17 @@ struct dl_run {
 	struct dl_policy *policy; /* for a caller that is not root */
 };
 
+/*
+ * The exit status is the command's once it runs, so that whoever watches
+ * it (a shell, systemd's Restart= and RestartPreventExitStatus=) reads
+ * the program's failures as the program's: dl-run's own failures (bad
+ * usage, the reservation refused, the policy, a --check that cannot
+ * tell) are EXIT_CANCELED, 125, and a command that cannot run 126 or
+ * 127, as env(1), nice(1) and timeout(1) keep theirs apart.  --check
+ * runs nothing and answers as test(1) and grep(1) do: 0 yes, 1 no.
+ */
+#define EXIT_NOT_ADMISSIBLE 1
+
 /* The policy file of dl-run.conf(5): a path fixed at build time. */
 #ifndef DL_RUN_POLICY
 #define DL_RUN_POLICY "/etc/libdl/dl-run.conf"
@@ -81,8 +92,9 @@ static noreturn void usage(void)
 	       "others needs -R, e.g.\n"
 	       "  %1$s -R -r 2ms -p 10ms -- sh ./job.sh\n"
 	       "\n"
-	       "Exit status: the command's own; 1 if the reservation fails; 2 for bad\n"
-	       "usage; 126 if COMMAND cannot be run; 127 if it is not found.\n"
+	       "Exit status: the command's own; 125 if dl-run fails (bad usage, the\n"
+	       "reservation refused); 126 if COMMAND cannot be run; 127 if it is not\n"
+	       "found.  With --check: 0 admissible, 1 not, 125 if it cannot tell.\n"
 	       "\n"
 	       "See dl-run(1).\n", program_name);
 	exit(EXIT_SUCCESS);
@@ -243,7 +255,7 @@ static void set_self(struct dl_run *ctl)
 		return;
 	snprintf(why, sizeof(why), "%s", dl_errmsg());
 	check_params(ctl);
-	die(EXIT_FAILURE, "cannot set SCHED_DEADLINE (%s): %s", params_text(&ctl->params, text, sizeof(text)), why);
+	die(EXIT_CANCELED, "cannot set SCHED_DEADLINE (%s): %s", params_text(&ctl->params, text, sizeof(text)), why);
 }
 
 /* What the kernel now reports for tid, on stderr (stdout is the command's). */
@@ -374,12 +386,12 @@ static int check(const struct dl_run *ctl)
 	ret = ctl->place ? dl_part_predict(ctl->place, ctl->pid, ctl->all_threads, &ctl->params, &v, why, sizeof(why))
 			 : dl_predict_verdict(ctl->pid, ctl->all_threads, &ctl->params, &v, why, sizeof(why));
 	if (ret < 0)
-		die(EXIT_FAILURE, "cannot tell: %s", dl_errmsg());
+		die(EXIT_CANCELED, "cannot tell: %s", dl_errmsg());
 	if (ctl->policy) {
 		pol = dl_policy_check(ctl->policy, ctl->pid, ctl->all_threads, &ctl->params,
 				      allowed, sizeof(allowed));
 		if (pol < 0)
-			die(EXIT_FAILURE, "cannot apply the policy: %s", dl_errmsg());
+			die(EXIT_CANCELED, "cannot apply the policy: %s", dl_errmsg());
 	}
 	tool_text(why, shown, sizeof(shown));
 	if (ctl->json) {
@@ -391,7 +403,7 @@ static int check(const struct dl_run *ctl)
 		if (ctl->policy)
 			printf("policy: %s\n", allowed);
 	}
-	return ret && pol ? EXIT_SUCCESS : EXIT_FAILURE;
+	return ret && pol ? EXIT_SUCCESS : EXIT_NOT_ADMISSIBLE;
 }
 
 /* The layout's state cannot be read (it is root's): which partition a
@@ -414,7 +426,8 @@ static bool layout_unknown(char *why, size_t len)
 /* --check --oci: what crun will ask the kernel when it starts the
  * container, judged by the root domain of the partition its cgroup is in.
  * No per-user policy: a container runtime runs as root.  Exit 0
- * admitted, 1 refused, 2 a file that cannot be judged. */
+ * admitted, 1 refused, 125 a file that cannot be judged or a layout
+ * unknown. */
 static int check_oci(const struct dl_run *ctl)
 {
 	char why[2048], shown[2048], text[256];
@@ -427,7 +440,7 @@ static int check_oci(const struct dl_run *ctl)
 		tool_text(dl_errmsg(), shown, sizeof(shown));
 		if (ctl->json)
 			oci_no_verdict("bad-file", shown, NULL);
-		die(EXIT_USAGE, "%s", shown);
+		die(EXIT_CANCELED, "%s", shown);
 	}
 	if (!oci->member && layout_unknown(why, sizeof(why))) {
 		tool_text(why, shown, sizeof(shown));
@@ -438,14 +451,14 @@ static int check_oci(const struct dl_run *ctl)
 			printf("container: %s: %s\n", oci->config, oci->where);
 		}
 		dl_oci_free(oci);
-		return EXIT_FAILURE;
+		return EXIT_CANCELED;
 	}
 	ret = dl_predict_member(oci->member, &oci->params, &v, why, sizeof(why));
 	/* Shown as the kernel takes them: a period of 0 is the deadline. */
 	if (dl_params_normalize(&oci->params, &shown_params) < 0)
 		shown_params = oci->params;
 	if (ret < 0)
-		die(EXIT_FAILURE, "cannot tell: %s", dl_errmsg());
+		die(EXIT_CANCELED, "cannot tell: %s", dl_errmsg());
 	tool_text(why, shown, sizeof(shown));
 	if (ctl->json) {
 		check_json(ctl, &shown_params, oci, &v, ret, shown, 1, NULL);
@@ -457,7 +470,7 @@ static int check_oci(const struct dl_run *ctl)
 			printf("note: %s\n", oci->note);
 	}
 	dl_oci_free(oci);
-	return ret ? EXIT_SUCCESS : EXIT_FAILURE;
+	return ret ? EXIT_SUCCESS : EXIT_NOT_ADMISSIBLE;
 }
 
 /* A caller that is not root, placing a task in a partition: the policy
@@ -471,9 +484,9 @@ static void enforce_policy(const struct dl_run *ctl)
 		return;
 	ret = dl_policy_check(ctl->policy, ctl->pid, ctl->all_threads, &ctl->params, why, sizeof(why));
 	if (ret < 0)
-		die(EXIT_FAILURE, "cannot apply the policy: %s", dl_errmsg());
+		die(EXIT_CANCELED, "cannot apply the policy: %s", dl_errmsg());
 	if (ret == 0)
-		die(EXIT_FAILURE, "will not set SCHED_DEADLINE (%s): %s",
+		die(EXIT_CANCELED, "will not set SCHED_DEADLINE (%s): %s",
 		    params_text(&ctl->params, text, sizeof(text)), why);
 }
 
@@ -527,7 +540,7 @@ static int set_by_policy(const struct dl_run *ctl)
 	params_text(&ctl->params, text, sizeof(text));
 	ret = dl_policy_set(ctl->policy, ctl->pid, ctl->all_threads, &ctl->params, &st, &n, why, sizeof(why));
 	if (ret == 0)
-		die(EXIT_FAILURE, "will not set SCHED_DEADLINE (%s): %s", text, why);
+		die(EXIT_CANCELED, "will not set SCHED_DEADLINE (%s): %s", text, why);
 	if (ret < 0) {
 		snprintf(why, sizeof(why), "%s", dl_errmsg());
 		if (ctl->pid && ctl->all_threads)
@@ -537,7 +550,7 @@ static int set_by_policy(const struct dl_run *ctl)
 		else
 			warnx_("cannot set SCHED_DEADLINE (%s): %s", text, why);
 		free(st);
-		return EXIT_FAILURE;
+		return EXIT_CANCELED;
 	}
 	if (ctl->verbose && st)
 		for (size_t i = 0; i < n; i++)
@@ -565,7 +578,7 @@ static int set_pid(const struct dl_run *ctl)
 				 : dl_set(ctl->pid, &ctl->params);
 		if (err) {
 			warnx_("cannot set SCHED_DEADLINE on pid %d (%s): %s", (int)ctl->pid, text, dl_errmsg());
-			return EXIT_FAILURE;
+			return EXIT_CANCELED;
 		}
 		if (ctl->verbose)
 			report(ctl->pid);
@@ -579,7 +592,7 @@ static int set_pid(const struct dl_run *ctl)
 		snprintf(why, sizeof(why), "%s", dl_errmsg());
 		all_threads_failed(ctl, st, n, flags & DL_PROC_OWNED, why);
 		free(st);
-		return EXIT_FAILURE;
+		return EXIT_CANCELED;
 	}
 	if (ctl->verbose)
 		for (size_t i = 0; i < n; i++)
@@ -603,7 +616,7 @@ static uid_t refuse_set_id(void)
 	gid_t rg = (gid_t)getauxval(AT_GID), eg = (gid_t)getauxval(AT_EGID);
 
 	if (r != e || rg != eg)
-		die(EXIT_FAILURE, "dl-run is installed setuid or setgid (real uid %u, effective uid %u; real gid %u, effective gid %u): it would run commands as another user; remove the bits (chmod u-s,g-s) and give it the capability instead (setcap cap_sys_nice+ep, see dl-run(1))",
+		die(EXIT_CANCELED, "dl-run is installed setuid or setgid (real uid %u, effective uid %u; real gid %u, effective gid %u): it would run commands as another user; remove the bits (chmod u-s,g-s) and give it the capability instead (setcap cap_sys_nice+ep, see dl-run(1))",
 		    (unsigned)r, (unsigned)e, (unsigned)rg, (unsigned)eg);
 	return r;
 }
@@ -617,13 +630,14 @@ int main(int argc, char **argv)
 	int ret;
 
 	util_init(argv[0]);
+	tool_usage_status = EXIT_CANCELED;
 	uid = refuse_set_id();
 	parse_args(&ctl, argc, argv);
 	launch = uid == 0 && ctl.command && !ctl.place && !ctl.check;
 	if (!launch && !ctl.oci)
 		check_params(&ctl);
 	if (uid != 0 && dl_policy_read(DL_RUN_POLICY, &ctl.policy) < 0)
-		die(EXIT_FAILURE, "%s", dl_errmsg());
+		die(EXIT_CANCELED, "%s", dl_errmsg());
 
 	if (ctl.check) {
 		ret = ctl.oci ? check_oci(&ctl) : check(&ctl);
@@ -651,13 +665,13 @@ int main(int argc, char **argv)
 		if (launch)
 			set_self(&ctl);
 		else if ((ctl.place ? dl_part_set(ctl.place, 0, &ctl.params) : dl_set(0, &ctl.params)) < 0)
-			die(EXIT_FAILURE, "cannot set SCHED_DEADLINE (%s): %s",
+			die(EXIT_CANCELED, "cannot set SCHED_DEADLINE (%s): %s",
 			    params_text(&ctl.params, text, sizeof(text)), dl_errmsg());
 		if (ctl.verbose)
 			report(0);
 	}
 	if (dl_caps_drop() < 0)
-		die(EXIT_FAILURE, "will not run %s: %s", ctl.command[0], dl_errmsg());
+		die(EXIT_CANCELED, "will not run %s: %s", ctl.command[0], dl_errmsg());
 	execvp(ctl.command[0], ctl.command);
 	if (errno == ENOENT)
 		die(EXIT_NOT_FOUND, "%s: command not found", ctl.command[0]);

@@ -13,6 +13,7 @@
 #include "tool.h"
 
 const char *program_name = "dl";
+int tool_usage_status = EXIT_USAGE;
 
 void util_init(const char *argv0)
 {
@@ -148,7 +149,7 @@ void usage_error(const char *fmt, ...)
 	vmsg(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "Try '%s --help' for more information.\n", program_name);
-	exit(EXIT_USAGE);
+	exit(tool_usage_status);
 }
 
 void print_version(void)

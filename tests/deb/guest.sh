@@ -294,13 +294,13 @@ users_round() {
 	sleep 0.5
 	check "bob's process runs as bob" eq "$(stat -c %U /proc/$bobs)" bob
 	run as alice dl-run -r 1ms -p 10ms --pid "$bobs"
-	check "bob's process is refused to alice" test "$rc" != 0
+	check "bob's process is refused to alice: dl-run's status 125" eq "$rc" 125
 	check "naming its owner and the rule" has "$err" "belongs to bob"
 	check "and stays SCHED_OTHER" eq "$(policy "$bobs")" 0
 	kill "$bobs"
 	line=$(grep -n '^allow group realtime' /etc/libdl/dl-run.conf | cut -d: -f1)
 	run as alice dl-run -r 3ms -p 10ms -- true
-	check "0.3 of a CPU, over the shipped policy, is refused" test "$rc" != 0
+	check "0.3 of a CPU, over the shipped policy, is refused: dl-run's status 125" eq "$rc" 125
 	check "naming the rule" has "$err" "above the 0.2500 allowed for one by /etc/libdl/dl-run.conf, line $line (allow group realtime)"
 	run as bob /usr/bin/dl-run -r 1ms -p 10ms -- true
 	check "bob, outside realtime, cannot execute dl-run" eq "$rc" 126
@@ -512,7 +512,7 @@ if [ "$mode" = vm ]; then
 	check "with no capability" eq "$(getcap /usr/bin/dl-run)" ""
 	check "and the installation says why" has "$(cat /tmp/install.log)" "the file system cannot hold file capabilities, so dl-run stays root's alone"
 	run as alice dl-run -r 1ms -p 10ms -- true
-	check "alice's reservation is refused then" test "$rc" != 0
+	check "alice's reservation is refused then: dl-run's status 125" eq "$rc" 125
 	purge_tools
 	check "purged" eq "$?" 0
 	# Lazily: a process started from the copy may still run (it is named).

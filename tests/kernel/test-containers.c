@@ -236,13 +236,13 @@ END_TEST
 START_TEST(test_oci_dotdot_refused)
 {
 	ck_assert_msg(DL_PART("create", "--partition", "p=0", "--no-move") == 0, "%s", err);
-	ck_assert_msg(DL_RUN("--check", "--oci", (char *)config(50 * MS, "/libdl/p/../system.slice/x")) == 2,
+	ck_assert_msg(DL_RUN("--check", "--oci", (char *)config(50 * MS, "/libdl/p/../system.slice/x")) == 125,
 		      "a path leaving partition p with .. was judged: %s%s", out, err);
 	ck_assert_msg(strstr(err, "\"..\"") && strstr(err, "/libdl/system.slice/x"), "%s", err);
-	ck_assert_msg(DL_RUN("--check", "--oci", (char *)config(50 * MS, "/libdl/./p/" CTR)) == 2, "%s%s", out, err);
+	ck_assert_msg(DL_RUN("--check", "--oci", (char *)config(50 * MS, "/libdl/./p/" CTR)) == 125, "%s%s", out, err);
 	ck_assert_msg(strstr(err, "\".\"") && strstr(err, "/libdl/p/" CTR), "%s", err);
 	/* The same with --json: a file that cannot be judged. */
-	ck_assert_int_eq(DL_RUN("--check", "--json", "--oci", (char *)config(50 * MS, "/../libdl/p/" CTR)), 2);
+	ck_assert_int_eq(DL_RUN("--check", "--json", "--oci", (char *)config(50 * MS, "/../libdl/p/" CTR)), 125);
 	ck_assert_msg(strstr(out, "\"verdict\":\"bad-file\""), "%s", out);
 }
 END_TEST
@@ -266,13 +266,13 @@ START_TEST(test_oci_layout_unknown)
 	ck_assert_int_eq(chmod(dir, 0755), 0);
 	ck_assert_int_eq(access("/run/libdl/layout", F_OK), 0);
 	rc = tl_run_as(argv, pw->pw_uid, pw->pw_gid, out, sizeof(out), err, sizeof(err));
-	ck_assert_msg(rc == 1, "rc %d: %s%s", rc, out, err);
+	ck_assert_msg(rc == 125, "rc %d: %s%s", rc, out, err);
 	ck_assert_msg(strstr(out, "\"verdict\":\"layout-unknown\"") && strstr(out, "\"admissible\":false"), "%s", out);
 	ck_assert_msg(strstr(out, "\"policy\":null"), "a policy is reported though none was applied: %s", out);
 	ck_assert_msg(strstr(out, "layout unknown") && strstr(out, "root's"), "%s", out);
 	argv[2] = "-v"; /* no --json: the same in words */
 	rc = tl_run_as(argv, pw->pw_uid, pw->pw_gid, out, sizeof(out), err, sizeof(err));
-	ck_assert_msg(rc == 1 && strstr(out, "layout unknown"), "rc %d: %s%s", rc, out, err);
+	ck_assert_msg(rc == 125 && strstr(out, "layout unknown"), "rc %d: %s%s", rc, out, err);
 }
 END_TEST
 

@@ -1,7 +1,8 @@
 /*
  * dl-run against the running kernel: the command runs under exactly the
  * reservation asked for, as the same process; bad input is refused with
- * the rule that broke; exit codes are chrt's.
+ * the rule that broke; the exit status is the command's, dl-run's own
+ * failures 125 and a command that cannot run 126 or 127, as env(1)'s.
  */
 #include <errno.h>
 #include <sched.h>
@@ -95,10 +96,10 @@ START_TEST(test_util_clamp)
 	if (have) {
 		ck_assert_int_eq(rc, 0);
 	} else {
-		ck_assert_int_eq(rc, 1);
+		ck_assert_int_eq(rc, 125);
 		ck_assert_msg(strstr(err, "CONFIG_UCLAMP_TASK"), "%s", err);
 	}
-	ck_assert_int_eq(DL_RUN("-r", "1ms", "-p", "10ms", "--util-min", "2000", "/bin/true"), 2);
+	ck_assert_int_eq(DL_RUN("-r", "1ms", "-p", "10ms", "--util-min", "2000", "/bin/true"), 125);
 	ck_assert_msg(strstr(err, "--util-min: 2000 is above the maximum of 1024"), "%s", err);
 }
 END_TEST
@@ -115,6 +116,14 @@ END_TEST
 START_TEST(test_exit_status)
 {
 	ck_assert_int_eq(DL_RUN("-r", "1ms", "-p", "10ms", "--", "/bin/sh", "-c", "exit 7"), 7);
+	/* The command's 1 and 2 are its own: dl-run's failures are never 1 or 2. */
+	ck_assert_int_eq(DL_RUN("-r", "1ms", "-p", "10ms", "--", "/bin/sh", "-c", "exit 1"), 1);
+	ck_assert_str_eq(err, "");
+	ck_assert_int_eq(DL_RUN("-r", "1ms", "-p", "10ms", "--", "/bin/sh", "-c", "exit 2"), 2);
+	ck_assert_str_eq(err, "");
+	ck_assert_int_eq(DL_RUN("-r", "1ms", "-p", "10ms", "--", "/bin/false"), 1);
+	ck_assert_int_eq(DL_RUN("-r", "1ms", "-p", "10ms", "--bogus", "--", "/bin/true"), 125);
+	ck_assert_msg(strstr(err, "unknown option '--bogus'"), "%s", err);
 	ck_assert_int_eq(DL_RUN("-r", "1ms", "-p", "10ms", "--", "/nonexistent/cmd"), 127);
 	ck_assert_msg(strstr(err, "command not found"), "%s", err);
 	ck_assert_int_eq(DL_RUN("-r", "1ms", "-p", "10ms", "--", "/etc/passwd"), 126);
@@ -146,7 +155,7 @@ static const struct {
 	{ { "-x" }, "unknown option '-x'" },
 };
 
-/* Refused before any syscall, with the rule and the numbers; exit 2. */
+/* Refused before any syscall, with the rule and the numbers; exit 125. */
 START_TEST(test_bad_usage)
 {
 	char *args[10];
@@ -155,7 +164,7 @@ START_TEST(test_bad_usage)
 	for (; n < 8 && bad[_i].args[n]; n++)
 		args[n] = (char *)bad[_i].args[n];
 	args[n] = NULL;
-	ck_assert_int_eq(dl_run(args), 2);
+	ck_assert_int_eq(dl_run(args), 125);
 	ck_assert_msg(strstr(err, bad[_i].says), "case %d: \"%s\" lacks \"%s\"", _i, err, bad[_i].says);
 	ck_assert_msg(strncmp(err, "dl-run: ", 8) == 0, "%s", err);
 }
@@ -238,14 +247,15 @@ START_TEST(test_pid_gone)
 		_exit(0);
 	waitpid(dead, NULL, 0);
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)dead);
-	ck_assert_int_eq(DL_RUN("-r", "1ms", "-p", "10ms", "--pid", pidstr), 1);
+	ck_assert_int_eq(DL_RUN("-r", "1ms", "-p", "10ms", "--pid", pidstr), 125);
 	ck_assert_msg(strstr(err, "no thread"), "%s", err);
-	ck_assert_int_eq(DL_RUN("-r", "1ms", "-p", "10ms", "--pid", pidstr, "-a"), 1);
+	ck_assert_int_eq(DL_RUN("-r", "1ms", "-p", "10ms", "--pid", pidstr, "-a"), 125);
 	ck_assert_msg(strstr(err, "no process"), "%s", err);
 }
 END_TEST
 
-/* taskset-style affinity narrower than the root domain: EPERM, explained. */
+/* taskset-style affinity narrower than the root domain: EPERM, explained;
+ * a refusal, dl-run's 125, which a command of its own never returned. */
 START_TEST(test_affinity_eperm)
 {
 	dl_cpus_t online;
@@ -256,7 +266,7 @@ START_TEST(test_affinity_eperm)
 		return;
 	rc = tl_run((char *[]){ "/usr/bin/taskset", "-c", "0", (char *)tl_tool("dl-run"), "-r", "1ms", "-p", "10ms",
 				"--", "/bin/true", NULL }, out, sizeof(out), err, sizeof(err));
-	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(rc, 125);
 	ck_assert_msg(strstr(err, "CPU affinity (CPUs 0) does not cover its root domain"), "%s", err);
 	ck_assert_msg(strstr(err, "cpuset partition"), "%s", err);
 }
@@ -273,7 +283,7 @@ START_TEST(test_check_changes_nothing)
 	ck_assert_msg(strstr(out, "free"), "%s", out);
 	ck_assert_int_eq(dl_rd_of_cpu(0, &after), 0);
 	ck_assert_int_eq(before.total_bw, after.total_bw);
-	ck_assert_int_eq(DL_RUN("--check", "-r", "1ms", "-p", "50us"), 2); /* still validated */
+	ck_assert_int_eq(DL_RUN("--check", "-r", "1ms", "-p", "50us"), 125); /* still validated */
 }
 END_TEST
 

@@ -251,17 +251,17 @@ START_TEST(test_dl_run_partition_and_cluster)
 		pid = tl_spawn_spin(2, true, "1", t);
 		snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
 		ck_assert_int_eq(tl_run((char *[]){ (char *)tl_tool("dl-run"), "--partition", "rt", "-r", "1ms", "-p", "10ms",
-						    "--pid", pidstr, "--all-threads", NULL }, out, sizeof(out), err, sizeof(err)), 1);
+						    "--pid", pidstr, "--all-threads", NULL }, out, sizeof(out), err, sizeof(err)), 125);
 		ck_assert_msg(strstr(err, "is asleep on CPU 1, outside the CPUs it may now use (0)"), "%s", err);
 		tl_kill(pid);
 	}
 
 	/* Refused there: the command is not left in the partition. */
 	ck_assert_int_eq(tl_run((char *[]){ (char *)tl_tool("dl-run"), "--partition", "rt", "-r", "9.5ms",
-					    "-p", "10ms", "--", "/bin/true", NULL }, out, sizeof(out), err, sizeof(err)), 1);
+					    "-p", "10ms", "--", "/bin/true", NULL }, out, sizeof(out), err, sizeof(err)), 125);
 	ck_assert_msg(strstr(err, "in partition /libdl/rt: admission refused"), "%s", err);
 	ck_assert_int_eq(tl_run((char *[]){ (char *)tl_tool("dl-run"), "--partition", "nope", "-r", "1ms",
-					    "-p", "10ms", "--", "/bin/true", NULL }, out, sizeof(out), err, sizeof(err)), 1);
+					    "-p", "10ms", "--", "/bin/true", NULL }, out, sizeof(out), err, sizeof(err)), 125);
 	ck_assert_msg(strstr(err, "no partition \"nope\" in the layout (partitions: rt; or the cluster)"), "%s", err);
 	ck_assert_msg(DL_PART("destroy") == 0, "%s", err);
 	assert_unchanged("create, dl-run inside, destroy");
@@ -574,7 +574,7 @@ START_TEST(test_move_without_libcgroup)
 	setenv("LIBDL_TEST_LIBCGROUP", "libdl-no-such-libcgroup.so.2", 1);
 	rc = tl_run(argv, out, sizeof(out), err, sizeof(err));
 	unsetenv("LIBDL_TEST_LIBCGROUP");
-	ck_assert_msg(rc != 0, "dl-run moved without libcgroup: %s", out);
+	ck_assert_msg(rc == 125, "dl-run moved without libcgroup: exit %d: %s", rc, out);
 	ck_assert_msg(strstr(err, "changing cgroups needs libcgroup, but") && strstr(err, "could not be loaded") &&
 		      strstr(err, "libdl-no-such-libcgroup.so.2") &&
 		      strstr(err, "install the Debian package " LIBCGROUP_PACKAGE), "%s", err);
@@ -802,7 +802,7 @@ START_TEST(test_every_write_of_attach_fails)
 
 		if (rc == 0)
 			break;
-		ck_assert_msg(rc == 1 && injected(), "write %d: exit %d: %s", n, rc, err);
+		ck_assert_msg(rc == 125 && injected(), "write %d: exit %d: %s", n, rc, err);
 		ck_assert_int_eq(dl_read_file(path, cs, sizeof(cs)), 0);
 		ck_assert_msg(strcmp(cs, "/") == 0, "write %d: the task stayed in %s", n, cs);
 		ck_assert_int_eq(dl_get(spin, &(struct dl_params){ 0 }), 0);

@@ -61,11 +61,11 @@ START_TEST(test_unprivileged_told_cap_sys_nice)
 {
 	int rc = as_nobody((char *[]){ dlrun, "-r", "1ms", "-p", "10ms", "--", "/bin/true", NULL }, NULL);
 
-	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(rc, 125);
 	ck_assert_msg(strstr(err, "dl-run: cannot set SCHED_DEADLINE"), "%s", err);
 	ck_assert_msg(strstr(err, "needs the CAP_SYS_NICE capability"), "%s", err);
 	ck_assert_msg(strstr(err, "setcap cap_sys_nice+ep"), "%s", err);
-	/* --check says the same, and changes nothing. */
+	/* --check says the same, and changes nothing: its answer no, 1. */
 	rc = as_nobody((char *[]){ dlrun, "--check", "-r", "1ms", "-p", "10ms", NULL }, NULL);
 	ck_assert_int_eq(rc, 1);
 	ck_assert_msg(strstr(out, "not admissible"), "%s", out);

@@ -205,11 +205,11 @@ START_TEST(test_pid_attack_refused)
 
 	snprintf(pid, sizeof(pid), "%d", (int)victim);
 	rc = as_nobody((char *[]){ dlrun, "-r", "1ms", "-p", "1s", "--pid", pid, NULL });
-	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(rc, 125);
 	ck_assert_msg(strstr(err, "belongs to root") && strstr(err, "not to the caller (nobody"), "%s", err);
 	ck_assert_int_eq(policy_of(victim), 0); /* still SCHED_OTHER */
 	rc = as_nobody((char *[]){ dlrun, "-r", "1ms", "-p", "1s", "--pid", pid, "--all-threads", NULL });
-	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(rc, 125);
 	ck_assert_msg(strstr(err, "belongs to root"), "%s", err);
 	ck_assert_int_eq(policy_of(victim), 0);
 	tl_kill(victim);
@@ -240,7 +240,7 @@ START_TEST(test_setuid_refused)
 	ck_assert_int_eq(chmod(dlrun, 04755), 0);
 	snprintf(marker, sizeof(marker), "%s/ran", dir);
 	rc = as_nobody((char *[]){ dlrun, "-r", "1ms", "-p", "100ms", "--", "/usr/bin/touch", marker, NULL });
-	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(rc, 125);
 	ck_assert_msg(strstr(err, "setuid or setgid") && strstr(err, "setcap cap_sys_nice+ep"), "%s", err);
 	ck_assert_int_ne(access(marker, F_OK), 0);
 }
@@ -253,10 +253,10 @@ START_TEST(test_default_policy)
 
 	ck_assert_msg(rc == 0, "the README's 0.2 example: rc %d: %s", rc, err);
 	rc = as_nobody((char *[]){ dlrun_pol, "-r", "3ms", "-p", "10ms", "--", "/bin/true", NULL });
-	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(rc, 125);
 	ck_assert_msg(strstr(err, "above the 0.2500 allowed for one by the built-in policy"), "%s", err);
 	rc = as_nobody((char *[]){ dlrun_pol, "-r", "100us", "-p", "500us", "--", "/bin/true", NULL });
-	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(rc, 125);
 	ck_assert_msg(strstr(err, "shorter than the 1ms allowed"), "%s", err);
 	/* Root is not limited. */
 	rc = tl_run((char *[]){ dlrun_pol, "-r", "5ms", "-p", "10ms", "--", "/bin/true", NULL }, out, sizeof(out), err, sizeof(err));
@@ -272,15 +272,15 @@ START_TEST(test_policy_file)
 
 	write_policy("# test\ndeny all\n", 0644);
 	rc = as_nobody((char *[]){ dlrun_pol, "-r", "1ms", "-p", "10ms", "--", "/bin/true", NULL });
-	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(rc, 125);
 	ck_assert_msg(strstr(err, "refused by " POLICY ", line 2 (deny all)"), "%s", err);
 
 	write_policy("allow user nobody max-task=0.05 max-user=5% min-period=5ms\ndeny all\n", 0644);
 	rc = as_nobody((char *[]){ dlrun_pol, "-r", "1ms", "-p", "10ms", "--", "/bin/true", NULL });
-	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(rc, 125);
 	ck_assert_msg(strstr(err, "above the 0.0500 allowed for one by " POLICY ", line 1"), "%s", err);
 	rc = as_nobody((char *[]){ dlrun_pol, "-r", "100us", "-p", "2ms", "--", "/bin/true", NULL });
-	ck_assert_msg(rc == 1 && strstr(err, "shorter than the 5ms"), "%s", err);
+	ck_assert_msg(rc == 125 && strstr(err, "shorter than the 5ms"), "%s", err);
 	/* Per user: one 0.04 reservation held, a second one is refused. */
 	held = sleeper(true);
 	snprintf(pid, sizeof(pid), "%d", (int)held);
@@ -288,7 +288,7 @@ START_TEST(test_policy_file)
 	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
 	ck_assert_int_eq(policy_of(held), DL_SCHED_DEADLINE);
 	rc = as_nobody((char *[]){ dlrun_pol, "-r", "400us", "-p", "10ms", "--", "/bin/true", NULL });
-	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(rc, 125);
 	ck_assert_msg(strstr(err, "your deadline threads hold 0.0400 of a CPU"), "%s", err);
 	/* --check says the policy's verdict too. */
 	rc = as_nobody((char *[]){ dlrun_pol, "--check", "-r", "400us", "-p", "10ms", NULL });
@@ -299,15 +299,15 @@ START_TEST(test_policy_file)
 	/* A group rule; nobody is not in group root. */
 	write_policy("allow group root\n", 0644);
 	rc = as_nobody((char *[]){ dlrun_pol, "-r", "1ms", "-p", "10ms", "--", "/bin/true", NULL });
-	ck_assert_msg(rc == 1 && strstr(err, "no rule of " POLICY " allows your user"), "%s", err);
+	ck_assert_msg(rc == 125 && strstr(err, "no rule of " POLICY " allows your user"), "%s", err);
 
 	/* A file others may write is not trusted; bad lines are named. */
 	write_policy("allow all\n", 0666);
 	rc = as_nobody((char *[]){ dlrun_pol, "-r", "1ms", "-p", "10ms", "--", "/bin/true", NULL });
-	ck_assert_msg(rc == 1 && strstr(err, "cannot be trusted") && strstr(err, "chmod 644"), "%s", err);
+	ck_assert_msg(rc == 125 && strstr(err, "cannot be trusted") && strstr(err, "chmod 644"), "%s", err);
 	write_policy("allow all\nallow all max-task=2\n", 0644);
 	rc = as_nobody((char *[]){ dlrun_pol, "-r", "1ms", "-p", "10ms", "--", "/bin/true", NULL });
-	ck_assert_msg(rc == 1 && strstr(err, POLICY ", line 2: max-task=2"), "%s", err);
+	ck_assert_msg(rc == 125 && strstr(err, POLICY ", line 2: max-task=2"), "%s", err);
 }
 END_TEST
 
@@ -390,7 +390,7 @@ START_TEST(test_partition_all_threads_rollback)
 	/* 4 x 0.3 does not fit a one-CPU partition (0.90 free). */
 	rc = tl_run((char *[]){ (char *)tl_tool("dl-run"), "--partition", "partition0", "-r", "3ms", "-p", "10ms",
 				"--pid", pid, "--all-threads", NULL }, out, sizeof(out), err, sizeof(err));
-	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(rc, 125);
 	ck_assert_msg(strstr(err, "the threads were put back in their cpusets"), "%s", err);
 	for (int i = 0; i < 4; i++) {
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/cpuset", (int)spin, (int)tids[i]);
@@ -448,14 +448,14 @@ START_TEST(test_reclaim_needs_a_rule)
 
 	/* The built-in policy allows no reclaiming. */
 	rc = as_nobody((char *[]){ dlrun_pol, "--reclaim", "-r", "1ms", "-p", "100ms", "--", "/bin/true", NULL });
-	ck_assert_msg(rc == 1 && strstr(err, "the reclaim flag") && strstr(err, "allow-flags=reclaim"),
+	ck_assert_msg(rc == 125 && strstr(err, "the reclaim flag") && strstr(err, "allow-flags=reclaim"),
 		      "rc %d: %s", rc, err);
 	rc = as_nobody((char *[]){ dlrun_pol, "--check", "--reclaim", "-r", "1ms", "-p", "100ms", NULL });
 	ck_assert_msg(rc == 1 && strstr(out, "policy: refused: the reclaim flag"), "rc %d: %s%s", rc, out, err);
 	/* A rule that allows it, but not a reservation that can take a CPU. */
 	write_policy("allow user nobody allow-flags=reclaim max-task=0.5 max-user=1\n", 0644);
 	rc = as_nobody((char *[]){ dlrun_pol, "--reclaim", "-r", "1ms", "-p", "100ms", "--", "/bin/true", NULL });
-	ck_assert_msg(rc == 1 && strstr(err, "with the reclaim flag the reservation can take") &&
+	ck_assert_msg(rc == 125 && strstr(err, "with the reclaim flag the reservation can take") &&
 		      strstr(err, "above the 0.5000 allowed for one"), "rc %d: %s", rc, err);
 	/* One that allows it whole: set, and the kernel has the flag. */
 	write_policy("allow user nobody allow-flags=reclaim max-task=1 max-user=1\n", 0644);
@@ -470,7 +470,7 @@ START_TEST(test_reclaim_needs_a_rule)
 	rc = as_nobody((char *[]){ dlrun_pol, "--check", "-r", "4ms", "-p", "100ms", NULL });
 	ck_assert_msg(rc == 0, "0.04 beside a reclaiming 0.01: rc %d: %s%s", rc, out, err);
 	rc = as_nobody((char *[]){ dlrun_pol, "-r", "6ms", "-p", "100ms", "--", "/bin/true", NULL });
-	ck_assert_msg(rc == 1 && strstr(err, "your deadline threads hold 0.9") && strstr(err, "allowed in all"),
+	ck_assert_msg(rc == 125 && strstr(err, "your deadline threads hold 0.9") && strstr(err, "allowed in all"),
 		      "a reclaiming 0.01 was not charged at the cap: rc %d: %s", rc, err);
 	tl_kill(held);
 	/* Root is not limited. */
@@ -491,7 +491,7 @@ START_TEST(test_util_clamp_needs_a_rule)
 	int rc;
 
 	rc = as_nobody((char *[]){ dlrun_pol, "--util-max", "512", "-r", "1ms", "-p", "100ms", "--", "/bin/true", NULL });
-	ck_assert_msg(rc == 1 && strstr(err, "does not allow the utilization clamps") &&
+	ck_assert_msg(rc == 125 && strstr(err, "does not allow the utilization clamps") &&
 		      strstr(err, "allow-flags=util-clamp"), "rc %d: %s", rc, err);
 	write_policy("allow user nobody allow-flags=util-clamp\n", 0644);
 	rc = as_nobody((char *[]){ dlrun_pol, "--util-min", "100", "--util-max", "512", "-r", "1ms", "-p", "100ms", "--",
@@ -499,7 +499,7 @@ START_TEST(test_util_clamp_needs_a_rule)
 	if (have)
 		ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
 	else
-		ck_assert_msg(rc == 1 && !strstr(err, "refused") && strstr(err, "CONFIG_UCLAMP_TASK"), "rc %d: %s", rc, err);
+		ck_assert_msg(rc == 125 && !strstr(err, "refused") && strstr(err, "CONFIG_UCLAMP_TASK"), "rc %d: %s", rc, err);
 }
 END_TEST
 
@@ -528,7 +528,7 @@ START_TEST(test_charged_by_the_owner_rule)
 	ck_assert_msg(rc == 0, "nobody's own (effective uid) process: rc %d: %s", rc, err);
 	ck_assert_int_eq(policy_of(x), DL_SCHED_DEADLINE);
 	rc = as_nobody((char *[]){ dlrun_pol, "-r", "400us", "-p", "10ms", "--", "/bin/true", NULL });
-	ck_assert_msg(rc == 1 && strstr(err, "your deadline threads hold 0.0400 of a CPU"),
+	ck_assert_msg(rc == 125 && strstr(err, "your deadline threads hold 0.0400 of a CPU"),
 		      "the first 0.04 was not charged: rc %d: %s", rc, err);
 	tl_kill(x);
 }
@@ -587,12 +587,12 @@ START_TEST(test_group_lookups_fail_closed)
 	group_files(false, group, sizeof(group));
 	gids[0] = 4242;
 	rc = run_as(nobody, gids, 1, (struct bind[]){ { group, "/etc/group" } }, 1, argv);
-	ck_assert_msg(rc == 1 && strstr(err, "refused by " POLICY ", line 1 (deny group bigdeny)"),
+	ck_assert_msg(rc == 125 && strstr(err, "refused by " POLICY ", line 1 (deny group bigdeny)"),
 		      "6 KB group, supplementary: rc %d: %s", rc, err);
 	/* The same, nobody a member in the database only. */
 	group_files(true, group, sizeof(group));
 	rc = run_as(nobody, NULL, 0, (struct bind[]){ { group, "/etc/group" } }, 1, argv);
-	ck_assert_msg(rc == 1 && strstr(err, "(deny group bigdeny)"), "6 KB group, member: rc %d: %s", rc, err);
+	ck_assert_msg(rc == 125 && strstr(err, "(deny group bigdeny)"), "6 KB group, member: rc %d: %s", rc, err);
 	/* Control: not a member, the same entry: allowed by line 2. */
 	group_files(false, group, sizeof(group));
 	rc = run_as(nobody, NULL, 0, (struct bind[]){ { group, "/etc/group" } }, 1, argv);
@@ -603,14 +603,14 @@ START_TEST(test_group_lookups_fail_closed)
 		gids[i] = (gid_t)(30000 + i);
 	gids[299] = 4242;
 	rc = run_as(nobody, gids, 300, (struct bind[]){ { group, "/etc/group" } }, 1, argv);
-	ck_assert_msg(rc == 1 && strstr(err, "(deny group bigdeny)"), "300 groups: rc %d: %s", rc, err);
+	ck_assert_msg(rc == 125 && strstr(err, "(deny group bigdeny)"), "300 groups: rc %d: %s", rc, err);
 
 	/* The group file unreadable: the deny line cannot be resolved. */
 	snprintf(secret, sizeof(secret), "%s/group.secret", dir);
 	ck_assert_int_eq(tl_run((char *[]){ "/bin/cp", group, secret, NULL }, NULL, 0, NULL, 0), 0);
 	ck_assert_int_eq(chmod(secret, 0600), 0);
 	rc = run_as(nobody, NULL, 0, (struct bind[]){ { secret, "/etc/group" } }, 1, argv);
-	ck_assert_msg(rc == 1 && strstr(err, "line 1 denies group bigdeny, which cannot be looked up") &&
+	ck_assert_msg(rc == 125 && strstr(err, "line 1 denies group bigdeny, which cannot be looked up") &&
 		      strstr(err, "fails closed"), "unreadable group file: rc %d: %s", rc, err);
 
 	/* The name service missing. */
@@ -621,12 +621,12 @@ START_TEST(test_group_lookups_fail_closed)
 	close(fd);
 	rc = run_as(nobody, NULL, 0,
 		    (struct bind[]){ { group, "/etc/group" }, { nss, "/etc/nsswitch.conf" } }, 2, argv);
-	ck_assert_msg(rc == 1 && strstr(err, "which cannot be looked up"), "missing name service: rc %d: %s", rc, err);
+	ck_assert_msg(rc == 125 && strstr(err, "which cannot be looked up"), "missing name service: rc %d: %s", rc, err);
 
 	/* An allow line for a group nobody knows just does not match. */
 	write_policy("allow group libdl-no-such-group\nallow all max-task=0.2\n", 0644);
 	rc = as_nobody((char *[]){ dlrun_pol, "-r", "3ms", "-p", "10ms", "--", "/bin/true", NULL });
-	ck_assert_msg(rc == 1 && strstr(err, "line 2 (allow all)"), "rc %d: %s", rc, err);
+	ck_assert_msg(rc == 125 && strstr(err, "line 2 (allow all)"), "rc %d: %s", rc, err);
 }
 END_TEST
 
@@ -922,7 +922,7 @@ START_TEST(test_turn_is_per_user)
 	holder = fake_turn_holder(nobody);
 	rc = as_nobody((char *[]){ dlrun_pol, "-r", "1ms", "-p", "100ms", "--pid", pid, NULL });
 	snprintf(path, sizeof(path), "(thread %d, named libdl:setting", (int)holder);
-	ck_assert_msg(rc == 1 && strstr(err, path) && strstr(err, "in 10 s"), "rc %d: %s", rc, err);
+	ck_assert_msg(rc == 125 && strstr(err, path) && strstr(err, "in 10 s"), "rc %d: %s", rc, err);
 	ck_assert_int_eq(policy_of(mine), 0);
 	tl_kill(holder);
 	tl_kill(mine);
@@ -1239,8 +1239,8 @@ static int race_in_namespace(const char *point)
 			 (unsigned long long)after.sched_runtime, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		return 15;
 	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 1) {
-		race_say("\ndl-run exited 0x%x, not 1", status);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 125) {
+		race_say("\ndl-run exited 0x%x, not 125", status);
 		return 16;
 	}
 	return 0;

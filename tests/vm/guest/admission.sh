@@ -21,7 +21,7 @@ held=""
 
 # launch WHERE RUNTIME PERIOD [DEADLINE]: dl-run WHERE runs a sleep under
 # the reservation; got is "admitted" (it runs under SCHED_DEADLINE),
-# "refused" (dl-run exited 1) or what else happened.
+# "refused" (dl-run exited 125, its own failure) or what else happened.
 launch() {
 	# shellcheck disable=SC2086
 	/bin/dl-run $1 -r "$2" -p "$3" ${4:+-d "$4"} -- /bin/sleep 600 2>/tmp/adm.err &
@@ -33,7 +33,7 @@ launch() {
 			wait "$lp"
 			st=$?
 			got=refused
-			[ "$st" = 1 ] || got="exit $st: $(cat /tmp/adm.err)"
+			[ "$st" = 125 ] || got="exit $st: $(cat /tmp/adm.err)"
 		elif [ "$(policy "$lp")" = 6 ]; then
 			got=admitted
 			held="$held $lp"

@@ -62,7 +62,7 @@ deadline_or_gone $p1
 check "the partition admits its limit less 0.01 and what it counts" kill -0 $p1
 check "the kernel counts it on CPU 0" eq "$(total_bw 0)" $((base0 + (r0 * 1000 << 20) / 10000000))
 run /bin/dl-run --partition partition0 -r 200us -p 10ms -- /bin/true
-check "the partition refuses 0.02 more" eq "$rc" 1
+check "the partition refuses 0.02 more" eq "$rc" 125
 check "the refusal names the partition's root domain" has "$err" "root domain CPUs 0 has about 0.0100 free"
 /bin/dl-run --cluster -r ${r1}us -p 10ms -- /bin/sleep 600 &
 p2=$!

@@ -48,7 +48,7 @@ check "and counts it again when set back" eq "$(total_bw 1)" "$tb"
 lim=$(cpu_bw 1)
 whole=$(((lim * 100000 + (1 << 20) - 1) >> 20))
 run /bin/dl-run --partition probe -r ${whole}us -p 100ms -- /bin/true
-check "the whole per-CPU limit (${whole}us/100ms) is refused with the server on" eq "$rc" 1
+check "the whole per-CPU limit (${whole}us/100ms) is refused with the server on" eq "$rc" 125
 /bin/dl-part destroy >/dev/null 2>&1
 
 # create with the server off on a partition: set on its CPUs alone,

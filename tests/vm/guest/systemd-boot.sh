@@ -13,7 +13,7 @@ check "its task is in the partition's slice, in its own unit" eq "$(cut -d: -f3 
 check "under SCHED_DEADLINE" eq "$(policy $pid)" 6
 check "the kernel counts 0.9 on CPU 0, and its fair server as it does" counts 0 943718
 run /bin/dl-run -r 100ms -p 1s --partition rt -- /bin/true
-check "0.1 more is refused in the partition" eq "$rc" 1
+check "0.1 more is refused in the partition" eq "$rc" 125
 run /bin/dl-part status
 check "status exits 0" eq "$rc" 0
 [ "$rc" = 0 ] || note "$out"

@@ -48,7 +48,7 @@ check "systemctl status of the slice lists the process" has "$(systemctl status 
 
 admission() {
 	run /bin/dl-run -r 100ms -p 1s --partition partition0 -- /bin/true
-	check "$1: 0.1 more is refused in the partition" eq "$rc" 1
+	check "$1: 0.1 more is refused in the partition" eq "$rc" 125
 	check "$1: the partition is still root" eq "$(cat $P0/cpuset.cpus.partition 2>&1)" root
 	check "$1: libdl.slice is still root" eq "$(cat $SL/cpuset.cpus.partition 2>&1)" root
 	check "$1: the partition still has CPU 0" eq "$(cat $P0/cpuset.cpus.effective 2>&1)" 0
@@ -89,7 +89,7 @@ check "in the partition's slice, in its own unit (no scope)" eq "$(cut -d: -f3 /
 check "under SCHED_DEADLINE" eq "$(policy $spid)" 6
 check "on CPU 0 only" has "$(taskset -p $spid)" ": 1"
 run /bin/dl-run -r 150ms -p 1s --partition partition0 -- /bin/true
-check "0.15 more is refused beside it" eq "$rc" 1
+check "0.15 more is refused beside it" eq "$rc" 125
 run /bin/dl-run -r 50ms -p 1s --partition partition0 -- /bin/true
 check "0.05 more is admitted" eq "$rc" 0
 run /bin/dl-part destroy

@@ -33,7 +33,7 @@ deadline_or_gone $dpid
 check "the partition admits the whole limit (${whole}us/100ms) beside its server off" eq "$(policy $dpid)" 6
 check "and the kernel counts that alone on CPU 1" eq "$(total_bw 1)" "$((whole * 1048576 / 100000))"
 run /bin/dl-run --partition rt -r 1ms -p 100ms -- /bin/true
-check "1ms/100ms more is refused" eq "$rc" 1
+check "1ms/100ms more is refused" eq "$rc" 125
 kill $dpid 2>/dev/null
 wait $dpid 2>/dev/null
 released 1 0
@@ -55,7 +55,7 @@ check "dl-part status exits 0" eq "$rc" 0
 # a CPU).
 if [ "$(total_bw 1)" != 0 ]; then
 	run /bin/dl-run --partition rt -r 25ms -p 100ms -- /bin/true
-	check "0.25 more is refused in the partition, whose server holds 0.8" eq "$rc" 1
+	check "0.25 more is refused in the partition, whose server holds 0.8" eq "$rc" 125
 fi
 
 # A rebuild that keeps the root domains (on 6.12 a read of

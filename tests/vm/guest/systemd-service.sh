@@ -5,7 +5,8 @@
 # replaced by a drop-in with tests/kernel/dl-spin --notify (READY=1 from
 # its own pid) under 500 ms every 1 s.  Started (Type=notify), crashed
 # (SIGSEGV) and restarted, stopped; a second copy that does not fit
-# refused, failed and not restarted; where jq is (Debian 12's boot),
+# refused (dl-run's status 125), failed and not restarted; a third whose
+# program exits 1 by itself restarted; where jq is (Debian 12's boot),
 # the Kubernetes node agent's figure on that layout
 # (data/examples/libdl-node-capacity.sh).  Each read from the kernel
 # (/proc/PID/sched, dl-stat's sched_getattr, total_bw) and from systemd
@@ -15,6 +16,7 @@
 
 svc=control-loop.service
 two=control-loop2.service
+three=control-loop3.service
 bw=524288 # 500 ms / 1 s, the kernel's units
 for u in $svc $two; do
 	mkdir -p /run/systemd/system/$u.d
@@ -91,9 +93,9 @@ run systemctl start $two
 check "$two (0.5 more): systemctl start fails" test "$rc" != 0
 check "failed: ActiveState" eq "$(prop $two ActiveState)" failed
 check "Result exit-code" eq "$(prop $two Result)" exit-code
-check "dl-run's exit status 1" eq "$(prop $two ExecMainStatus)" 1
+check "dl-run's own exit status, 125" eq "$(prop $two ExecMainStatus)" 125
 sleep 1.5 # RestartSec=1s
-check "not restarted (RestartPreventExitStatus=1)" eq "$(prop $two NRestarts)/$(prop $two ActiveState)" 0/failed
+check "not restarted (RestartPreventExitStatus=125)" eq "$(prop $two NRestarts)/$(prop $two ActiveState)" 0/failed
 j=$(journalctl -b -u $two --no-pager)
 check "the journal has dl-run's refusal" has "$j" "dl-run: cannot set SCHED_DEADLINE"
 check "naming the admission" has "$j" "admission refused"
@@ -104,6 +106,32 @@ check "and dl-run's message" has "$out" "dl-run: cannot set SCHED_DEADLINE"
 check "the refusal left CPU 0 as it was" counts 0 $bw
 [ "$(prop $two Result)" = exit-code ] || journal $two
 
+# The program's own exit status 1 is the program's: admitted, it exits 1
+# by itself and Restart=on-failure restarts it, as it would without
+# dl-run (RestartPreventExitStatus= names dl-run's 125 alone).
+mkdir -p /run/systemd/system/$three.d
+cat >/run/systemd/system/$three.d/test.conf <<EOT
+[Service]
+Type=exec
+ExecStart=
+ExecStart=/usr/bin/dl-run --partition rt -r 10ms -p 1s -- /bin/sh -c 'exit 1'
+EOT
+cp /etc/systemd/system/$svc /run/systemd/system/$three
+systemctl daemon-reload
+systemctl start $three >/dev/null 2>&1
+i=0
+while [ $i -lt 100 ] && [ "$(prop $three NRestarts)" = 0 ]; do
+	sleep 0.2
+	i=$((i + 1))
+done
+j=$(journalctl -b -u $three --no-pager)
+check "$three, a program that exits 1 under dl-run: restarted" test "$(prop $three NRestarts)" -ge 1
+check "the journal says its own status=1" has "$j" "status=1/FAILURE"
+check "and no refusal of dl-run's" test -z "$(echo "$j" | grep 'dl-run:')"
+[ "$(prop $three NRestarts)" -ge 1 ] || journal $three
+systemctl stop $three
+systemctl reset-failed $three >/dev/null 2>&1
+
 # systemctl stop gives the bandwidth back.
 systemctl stop $svc
 check "systemctl stop: inactive" eq "$(prop $svc ActiveState)" inactive
@@ -112,7 +140,8 @@ check "CPU 0's root domain back to its fair server alone" counted 0
 
 # Nothing of the suite's stays: its units, then the layout.
 systemctl reset-failed $two >/dev/null 2>&1
-rm -rf /run/systemd/system/$svc.d /run/systemd/system/$two.d /run/systemd/system/$two /etc/systemd/system/$svc
+rm -rf /run/systemd/system/$svc.d /run/systemd/system/$two.d /run/systemd/system/$two /run/systemd/system/$three.d \
+	/run/systemd/system/$three /etc/systemd/system/$svc
 systemctl daemon-reload
 systemctl stop dl-part.service
 check "dl-part.service's destroy succeeded" eq "$(prop dl-part.service Result)" success
