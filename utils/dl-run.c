@@ -430,7 +430,7 @@ static bool layout_unknown(char *why, size_t len)
  * unknown. */
 static int check_oci(const struct dl_run *ctl)
 {
-	char why[2048], shown[2048], text[256];
+	char why[2048], shown[2048], text[256], file[1024];
 	struct dl_params shown_params;
 	struct dl_oci *oci;
 	struct dl_verdict v;
@@ -448,7 +448,7 @@ static int check_oci(const struct dl_run *ctl)
 			oci_no_verdict("layout-unknown", shown, oci);
 		} else {
 			printf("cannot tell: %s\n", shown);
-			printf("container: %s: %s\n", oci->config, oci->where);
+			printf("container: %s: %s\n", dl_str_escape(oci->config, file, sizeof(file)), oci->where);
 		}
 		dl_oci_free(oci);
 		return EXIT_CANCELED;
@@ -464,7 +464,7 @@ static int check_oci(const struct dl_run *ctl)
 		check_json(ctl, &shown_params, oci, &v, ret, shown, 1, NULL);
 	} else {
 		printf("%s %s\n", ret ? "admissible:" : "not admissible:", params_text(&shown_params, text, sizeof(text)));
-		printf("container: %s: %s\n", oci->config, oci->where);
+		printf("container: %s: %s\n", dl_str_escape(oci->config, file, sizeof(file)), oci->where);
 		printf("%s\n", shown);
 		if (oci->note)
 			printf("note: %s\n", oci->note);

@@ -48,7 +48,11 @@
  * ends is given up after this long, so the hook never hangs the engine. */
 #define INPUT_SECONDS 30
 
-/* A refusal: on stderr and in the system log, exit 1. */
+/* A refusal: on stderr and in the system log, exit 1.  What the
+ * container wrote reaches it only through the library's messages and
+ * dl_oci's where, which escape it (dl_oci_parse(3)): it is printed as
+ * it is, so that nothing is escaped twice; the hook adds its own words
+ * and numbers alone. */
 static noreturn void refused(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static noreturn void refused(const char *fmt, ...)
 {

@@ -19,7 +19,7 @@
 int dl_layout_member_cgroup(const char *name, char *buf, size_t len, struct dl_layout **out)
 {
 	struct dl_layout *l;
-	char list[1024];
+	char list[1024], shown[4 * DL_LAYOUT_NAME_MAX + 8];
 	size_t used = 0;
 	int err;
 
@@ -39,7 +39,9 @@ int dl_layout_member_cgroup(const char *name, char *buf, size_t len, struct dl_l
 		used += n > 0 ? (size_t)n : 0;
 	}
 	dl_layout_free(l);
-	return dl_fail(-ENOENT, "no partition \"%s\" in the layout (partitions: %s; or the cluster)", name, list);
+	/* The name is the caller's: a container's annotation, an argument. */
+	return dl_fail(-ENOENT, "no partition \"%s\" in the layout (partitions: %s; or the cluster)",
+		       dl_str_escape(name, shown, sizeof(shown)), list);
 found:
 	err = dl_layout_cgroup(l, name, buf, len);
 	if (out && !err)

@@ -119,6 +119,11 @@ struct dl_jval;
 struct dl_oci_priv {
 	struct dl_oci pub;
 	char *config, *cgroup, *member, *where, *note, *newcg, *bundle;
+	/* config escaped (dl_str_escape): what messages name it by, since
+	 * a bundle's path is the engine's and the container's id is in it */
+	char *shown;
+	/* dl_oci_find_member(): the cgroup is in the layout's cluster */
+	bool in_cluster;
 	struct dl_jval *root;
 };
 struct dl_oci_priv *dl_oci_new(const char *origin);

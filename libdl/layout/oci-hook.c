@@ -15,7 +15,13 @@
  * otherwise run the container without what it asked.  The text is the
  * engine's, written from a user's request: every value is checked, and
  * the reader (workload/json.c) refuses deep nesting, bad UTF-8 and
- * duplicates; oci.c the size.
+ * duplicates; oci.c the size.  Its strings (values, cgroups, the
+ * partition's name) are escaped where a message or `where` embeds them
+ * (oci.c says why there).
+ *
+ * The partition may be DL_CLUSTER: the container goes below the
+ * cluster's cgroup, or, where that is the root cgroup (under systemd),
+ * stays where the engine put it outside the partitions.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -118,72 +124,118 @@ static int reservation(const char *origin, const char *const val[K_N], struct dl
 	return 0;
 }
 
+/* A member of the layout in words: "partition rt", or "the cluster". */
+static const char *member_words(const char *name, char *buf, size_t len)
+{
+	if (!strcmp(name, DL_CLUSTER))
+		return "the cluster";
+	snprintf(buf, len, "partition %s", name);
+	return buf;
+}
+
 /*
- * Where the container goes when it names a partition: its cgroupsPath
- * with the partition's cgroup as the parent, in the form the engine
- * wrote (the cgroup driver follows it).  systemd's SLICE:PREFIX:NAME
- * takes the partition's slice, the last component of its cgroup; a
- * cgroupfs path keeps its last component below the partition's cgroup.
+ * Where the container goes when it names a partition or the cluster:
+ * its cgroupsPath with the member's cgroup as the parent, in the form
+ * the engine wrote (the cgroup driver follows it).  systemd's
+ * SLICE:PREFIX:NAME takes the partition's slice, the last component of
+ * its cgroup; a cgroupfs path keeps its last component below the
+ * member's cgroup.
  */
 static int moved_cgroup(struct dl_oci_priv *o, const struct dl_layout *l, const char *mcg, char *buf, size_t len)
 {
 	const char *cg = o->cgroup, *colon, *slice;
+	char words[128], shown[1024];
 
 	if (!cg || !*cg)
-		return dl_fail(-EINVAL, "%s: no linux.cgroupsPath: the engine chose no cgroup, so the container cannot be placed in partition %s; an engine writes one (podman always does)",
-			       o->config, o->member);
+		return dl_fail(-EINVAL, "%s: no linux.cgroupsPath: the engine chose no cgroup, so the container cannot be placed in %s; an engine writes one (podman always does)",
+			       o->shown, member_words(o->member, words, sizeof(words)));
+	dl_str_escape(cg, shown, sizeof(shown));
 	colon = strchr(cg, ':');
 	if (colon) {
 		if (!l->systemd)
 			return dl_fail(-EINVAL, "%s: linux.cgroupsPath \"%s\" is systemd's form, but the layout's partitions are cgroups made without systemd (/%s): run the engine with the cgroupfs manager (podman --cgroup-manager cgroupfs)",
-				       o->config, cg, mcg);
+				       o->shown, shown, mcg);
 		slice = strrchr(mcg, '/');
 		slice = slice ? slice + 1 : mcg;
 		if (snprintf(buf, len, "%s%s", slice, colon) >= (int)len)
-			return dl_fail(-ENAMETOOLONG, "%s: linux.cgroupsPath is too long", o->config);
+			return dl_fail(-ENAMETOOLONG, "%s: linux.cgroupsPath is too long", o->shown);
 		return 0;
 	}
 	const char *base = strrchr(cg, '/');
 
 	base = base ? base + 1 : cg;
 	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
-		return dl_fail(-EINVAL, "%s: linux.cgroupsPath \"%s\" ends in no cgroup's name", o->config, cg);
+		return dl_fail(-EINVAL, "%s: linux.cgroupsPath \"%s\" ends in no cgroup's name", o->shown, shown);
 	if (snprintf(buf, len, "/%s/%s", mcg, base) >= (int)len)
-		return dl_fail(-ENAMETOOLONG, "%s: linux.cgroupsPath is too long", o->config);
+		return dl_fail(-ENAMETOOLONG, "%s: linux.cgroupsPath is too long", o->shown);
 	return 0;
 }
 
-/* The partition named: the member, the cgroupsPath that puts the
- * container in it, and where that is in words. */
-static int named_partition(struct dl_oci_priv *o, const char *name)
+/*
+ * The cluster where it is the root cgroup (a layout under systemd: the
+ * rest of the machine, as dl_part_attach(DL_CLUSTER) takes it): the
+ * container stays in the cgroup the engine chose, which must be outside
+ * the partitions.  cg and how are the configuration's (dl_oci_find_member).
+ */
+static int rest_of_machine(struct dl_oci_priv *o, const char *cg, const char *how)
+{
+	char text[4600];
+	int err = dl_oci_find_member(o, cg, how);
+
+	if (!err && o->member)
+		err = dl_fail(-EINVAL, "%s: annotation " PREFIX "partition=\"" DL_CLUSTER "\", but the %s is in partition %s: the cluster is every cgroup outside the layout's partitions; give the engine a cgroup parent outside them, or name partition %s",
+			      o->shown, how, o->member, o->member);
+	free(o->member);
+	o->member = NULL;
+	if (err)
+		return err;
+	snprintf(text, sizeof(text), "%s: in the cluster, the rest of the machine", how);
+	free(o->where);
+	if (!(o->where = strdup(text)) || !(o->member = strdup(DL_CLUSTER)))
+		return dl_fail(-ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The partition (or the cluster) named: the member, the cgroupsPath that
+ * puts the container in it, and where that is in words; its cgroup in
+ * mcg (mlen bytes).  cg and how: where the configuration puts it. */
+static int named_partition(struct dl_oci_priv *o, const char *name, const char *cg, const char *how, char *mcg,
+			   size_t mlen)
 {
 	struct dl_layout *l;
-	char mcg[4200], newcg[4600], text[9000], shown[VALUE_MAX * 4 + 1];
+	char newcg[4600], text[9000], shown[VALUE_MAX * 4 + 1], words[128], cgshown[1024];
+	bool cluster = !strcmp(name, DL_CLUSTER);
 	int err = dl_layout_load(&l);
 
 	dl_str_escape(name, shown, sizeof(shown));
 	if (err == -ENOENT)
-		return dl_fail(-ENOENT, "%s: annotation " PREFIX "partition=\"%s\": there is no layout, so no partition: make it first (dl-part create), or drop the annotation",
-			       o->config, shown);
+		return dl_fail(-ENOENT, "%s: annotation " PREFIX "partition=\"%s\": there is no layout, so no %s: make it first (dl-part create), or drop the annotation",
+			       o->shown, shown, cluster ? "cluster (without one the whole machine judges the container)" : "partition");
 	if (!err) {
 		dl_layout_free(l);
-		err = dl_layout_member_cgroup(name, mcg, sizeof(mcg), &l);
+		err = dl_layout_member_cgroup(name, mcg, mlen, &l);
 	}
 	if (err == -EACCES)
 		return dl_fail(-EACCES, "%s: annotation " PREFIX "partition=\"%s\": the layout's state is root's: the hook runs as root to place a container",
-			       o->config, shown);
+			       o->shown, shown);
 	if (err) {
 		char why[1024];
 
 		snprintf(why, sizeof(why), "%s", dl_errmsg());
-		return dl_fail(err, "%s: annotation " PREFIX "partition=\"%s\": %s", o->config, shown, why);
+		return dl_fail(err, "%s: annotation " PREFIX "partition=\"%s\": %s", o->shown, shown, why);
+	}
+	if (cluster && !mcg[0] && !o->pub.pid) {
+		/* The cluster as the root cgroup: nothing to move. */
+		dl_layout_free(l);
+		return rest_of_machine(o, cg, how);
 	}
 	if (!(o->member = strdup(name))) {
 		dl_layout_free(l);
 		return dl_fail(-ENOMEM, "out of memory");
 	}
 	if (o->pub.pid) {
-		/* A state: the process is placed already. */
+		/* A state: the process is placed already (parse() checks
+		 * where). */
 		dl_layout_free(l);
 		return 0;
 	}
@@ -193,7 +245,8 @@ static int named_partition(struct dl_oci_priv *o, const char *name)
 		err = dl_fail(-ENOMEM, "out of memory");
 	if (err)
 		return err;
-	snprintf(text, sizeof(text), "in partition %s (cgroup /%s): linux.cgroupsPath %s", name, mcg, newcg);
+	snprintf(text, sizeof(text), "in %s (cgroup /%s): linux.cgroupsPath %s", member_words(name, words, sizeof(words)),
+		 mcg, dl_str_escape(newcg, cgshown, sizeof(cgshown)));
 	return (o->where = strdup(text)) ? 0 : dl_fail(-ENOMEM, "out of memory");
 }
 
@@ -201,30 +254,31 @@ static int named_partition(struct dl_oci_priv *o, const char *name)
 static int state_process(struct dl_oci_priv *o, const struct dl_jval *root, char *cg, size_t len, char *how, size_t hlen)
 {
 	const struct dl_jval *pid = dl_json_get(root, "pid"), *bundle = dl_json_get(root, "bundle");
-	char *end;
+	char *end, shown[1024];
 	long n;
 	int err;
 
 	if (!pid || pid->type != DL_JNUM || strspn(pid->text, "0123456789") != strlen(pid->text))
-		return dl_fail(-EINVAL, "%s: the state's pid must be a process id (a positive integer), not %s", o->config,
+		return dl_fail(-EINVAL, "%s: the state's pid must be a process id (a positive integer), not %s", o->shown,
 			       pid ? (pid->type == DL_JNUM ? pid->text : dl_json_type_name(pid->type)) : "missing");
 	errno = 0;
 	n = strtol(pid->text, &end, 10);
 	if (errno || n <= 0 || n > 4194304)
-		return dl_fail(-EINVAL, "%s: the state's pid %.32s is no process id (1 to 4194304)", o->config, pid->text);
+		return dl_fail(-EINVAL, "%s: the state's pid %.32s is no process id (1 to 4194304)", o->shown, pid->text);
 	o->pub.pid = (pid_t)n;
 	if (bundle && bundle->type != DL_JSTR)
-		return dl_fail(-EINVAL, "%s: the state's bundle must be a string, not %s", o->config,
+		return dl_fail(-EINVAL, "%s: the state's bundle must be a string, not %s", o->shown,
 			       dl_json_type_name(bundle->type));
 	if (bundle && !(o->bundle = strdup(bundle->text)))
 		return dl_fail(-ENOMEM, "out of memory");
 	err = dl_task_cgroup(o->pub.pid, cg, len);
 	if (err == -ENOENT || err == -ESRCH)
-		return dl_fail(-ESRCH, "%s: the container's process %d is gone", o->config, (int)o->pub.pid);
+		return dl_fail(-ESRCH, "%s: the container's process %d is gone", o->shown, (int)o->pub.pid);
 	if (err)
-		return dl_fail(err, "%s: cannot read the cgroup of the container's process %d: %s", o->config,
+		return dl_fail(err, "%s: cannot read the cgroup of the container's process %d: %s", o->shown,
 			       (int)o->pub.pid, strerror(-err));
-	snprintf(how, hlen, "process %d in cgroup /%s", (int)o->pub.pid, cg);
+	/* The engine named the cgroup (the container's id is in it). */
+	snprintf(how, hlen, "process %d in cgroup /%s", (int)o->pub.pid, dl_str_escape(cg, shown, sizeof(shown)));
 	return 0;
 }
 
@@ -232,15 +286,15 @@ static int parse(struct dl_oci_priv *o, const char *text, size_t len, unsigned i
 {
 	const char *val[K_N];
 	const struct dl_jval *cgp, *sched;
-	char cg[4200], how[4400];
+	char cg[4200], how[4400], mcg[4200];
 	int err;
 
-	err = dl_oci_tree(text, len, o->config, flags & DL_OCI_STATE ? "a container's state" : "a runtime configuration",
+	err = dl_oci_tree(text, len, o->shown, flags & DL_OCI_STATE ? "a container's state" : "a runtime configuration",
 			  &o->root);
 	if (!err)
-		err = annotations(o->config, o->root, val);
+		err = annotations(o->shown, o->root, val);
 	if (!err)
-		err = reservation(o->config, val, &o->pub.params);
+		err = reservation(o->shown, val, &o->pub.params);
 	if (err)
 		return err;
 	if (flags & DL_OCI_STATE) {
@@ -252,47 +306,64 @@ static int parse(struct dl_oci_priv *o, const char *text, size_t len, unsigned i
 			const struct dl_jval *v = dl_json_get(o->root, i ? "linux" : "process");
 
 			if (v && v->type != DL_JOBJ)
-				return dl_fail(-EINVAL, "%s:%d: %s must be an object, not %s", o->config, v->line,
+				return dl_fail(-EINVAL, "%s:%d: %s must be an object, not %s", o->shown, v->line,
 					       i ? "linux" : "process", dl_json_type_name(v->type));
 		}
 		sched = dl_json_get(dl_json_get(o->root, "process"), "scheduler");
 		if (sched)
 			return dl_fail(-EINVAL, "%s:%d: the configuration has a process.scheduler of its own and " PREFIX " annotations: give the reservation one way, not both",
-				       o->config, sched->line);
+				       o->shown, sched->line);
 		cgp = dl_json_get(dl_json_get(o->root, "linux"), "cgroupsPath");
 		if (cgp && cgp->type != DL_JSTR)
-			return dl_fail(-EINVAL, "%s:%d: linux.cgroupsPath must be a string, not %s", o->config, cgp->line,
+			return dl_fail(-EINVAL, "%s:%d: linux.cgroupsPath must be a string, not %s", o->shown, cgp->line,
 				       dl_json_type_name(cgp->type));
 		if (cgp && !(o->cgroup = strdup(cgp->text)))
 			return dl_fail(-ENOMEM, "out of memory");
 		cg[0] = '\0';
 		snprintf(how, sizeof(how), "no linux.cgroupsPath (the runtime's default cgroup)");
 		if (o->cgroup &&
-		    (err = dl_oci_container_cgroup(o->config, o->cgroup, cg, sizeof(cg), how, sizeof(how))))
+		    (err = dl_oci_container_cgroup(o->shown, o->cgroup, cg, sizeof(cg), how, sizeof(how))))
 			return err;
 	}
 	if (!val[K_PARTITION])
 		return dl_oci_find_member(o, cg, how);
-	if ((err = named_partition(o, val[K_PARTITION])))
+	if ((err = named_partition(o, val[K_PARTITION], cg, how, mcg, sizeof(mcg))))
 		return err;
 	if (flags & DL_OCI_STATE) {
 		/* The process is where the engine put it: a partition is
 		 * the precreate stage's to choose (or the engine's cgroup
-		 * parent), never a move out of the container's cgroup. */
+		 * parent), never a move out of the container's cgroup.  The
+		 * cluster likewise: its cgroup, or under systemd any outside
+		 * the partitions (dl_oci_find_member). */
 		char *want = o->member;
+		bool cluster = !strcmp(want, DL_CLUSTER);
 		int same;
 
 		o->member = NULL;
 		free(o->where);
 		o->where = NULL;
-		if ((err = dl_oci_find_member(o, cg, how)))
+		if ((err = dl_oci_find_member(o, cg, how))) {
+			free(want);
 			return err;
-		same = o->member && !strcmp(o->member, want);
+		}
+		same = cluster ? !o->member && o->in_cluster : o->member && !strcmp(o->member, want);
+		if (!same && cluster) {
+			char in[128], parent[4300];
+
+			snprintf(in, sizeof(in), "in partition %s", o->member ? o->member : "");
+			if (mcg[0])
+				snprintf(parent, sizeof(parent), "the cluster's cgroup /%s", mcg);
+			else
+				snprintf(parent, sizeof(parent), "a cgroup outside the layout's partitions");
+			err = dl_fail(-EINVAL, "%s: the container asks for the cluster, but its %s is %s: the engine places it; give the engine %s as the parent (podman --cgroup-parent, or the precreate stage of libdl-oci-hook, which sets it)",
+				      o->shown, how, o->member ? in : "outside it", parent);
+		} else if (!same) {
+			err = dl_fail(-EINVAL, "%s: the container asks for partition %s, but its %s is %s: the engine places it; give the engine the partition's cgroup as the parent (podman --cgroup-parent, or the precreate stage of libdl-oci-hook, which sets it)",
+				      o->shown, want, how, strstr(o->where, "outside") ? "outside the partitions" : o->where);
+		}
 		free(o->member);
 		o->member = want;
-		if (!same)
-			return dl_fail(-EINVAL, "%s: the container asks for partition %s, but its %s is %s: the engine places it; give the engine the partition's cgroup as the parent (podman --cgroup-parent, or the precreate stage of libdl-oci-hook, which sets it)",
-				       o->config, want, how, strstr(o->where, "outside") ? "outside the partitions" : o->where);
+		return err;
 	}
 	return 0;
 }

@@ -15,6 +15,11 @@
  * host.  And a cgroupfs path, absolute from the hierarchy's root
  * (podman --cgroup-manager cgroupfs --cgroup-parent=/libdl-rt writes
  * "/libdl-rt/libpod-ID"), below a partition's cgroup or not.
+ *
+ * Every string of the container's (a path, a cgroup, a field's value,
+ * the bundle's name) is escaped (dl_str_escape) where a message or
+ * `where` embeds it, once: callers print both as they are (the OCI
+ * hook into the system log, dl-run on a terminal).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -75,9 +80,12 @@ static int flags_field(const char *file, const struct dl_jval *v, uint64_t *out)
 		for (k = 0; k < ARRAY_SIZE(flag_names); k++)
 			if (!strcmp(f->text, flag_names[k].name))
 				break;
-		if (k == ARRAY_SIZE(flag_names))
+		if (k == ARRAY_SIZE(flag_names)) {
+			char shown[256];
+
 			return dl_fail(-EINVAL, "%s:%d: process.scheduler.flags: unknown flag \"%s\" (the spec's are SCHED_FLAG_RESET_ON_FORK, SCHED_FLAG_RECLAIM, SCHED_FLAG_DL_OVERRUN, SCHED_FLAG_KEEP_POLICY, SCHED_FLAG_KEEP_PARAMS, SCHED_FLAG_UTIL_CLAMP_MIN and SCHED_FLAG_UTIL_CLAMP_MAX)",
-				       file, f->line, f->text);
+				       file, f->line, dl_str_escape(f->text, shown, sizeof(shown)));
+		}
 		if (!flag_names[k].flag)
 			return dl_fail(-EINVAL, "%s:%d: process.scheduler.flags: %s makes the kernel keep the process's current %s instead of the ones written: there is no reservation here to judge; drop it",
 				       file, f->line, f->text, strstr(f->text, "POLICY") ? "policy" : "parameters");
@@ -91,11 +99,11 @@ static int read_scheduler(struct dl_oci_priv *o, const struct dl_jval *root)
 {
 	static const char *const policies[] = { "SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH",
 						"SCHED_ISO", "SCHED_IDLE", "SCHED_DEADLINE" };
-	const char *file = o->config;
+	const char *file = o->shown;
 	const struct dl_jval *proc = dl_json_get(root, "process");
 	const struct dl_jval *s = dl_json_get(proc, "scheduler"), *pol, *prio, *nice;
 	struct dl_params *p = &o->pub.params;
-	char note[1024] = "";
+	char note[1024] = "", shown[256];
 	size_t k;
 	int err;
 
@@ -114,7 +122,7 @@ static int read_scheduler(struct dl_oci_priv *o, const struct dl_jval *root)
 			break;
 	if (k == ARRAY_SIZE(policies))
 		return dl_fail(-EINVAL, "%s:%d: process.scheduler.policy \"%s\" is not one of the spec's (SCHED_OTHER, SCHED_FIFO, SCHED_RR, SCHED_BATCH, SCHED_ISO, SCHED_IDLE, SCHED_DEADLINE)",
-			       file, pol->line, pol->text);
+			       file, pol->line, dl_str_escape(pol->text, shown, sizeof(shown)));
 	if (strcmp(pol->text, "SCHED_DEADLINE"))
 		return dl_fail(-ENOTSUP, "%s:%d: process.scheduler.policy is %s, not SCHED_DEADLINE: no deadline bandwidth is asked, nothing to check",
 			       file, pol->line, pol->text);
@@ -186,6 +194,7 @@ static int slice_path(const char *slice, char *buf, size_t len)
 static int dotted(const char *file, const char *path, char *cg, size_t len)
 {
 	const char *p = path, *bad = NULL;
+	char shown[400], fixed[400];
 	size_t used = 0;
 
 	cg[0] = '\0';
@@ -213,15 +222,15 @@ static int dotted(const char *file, const char *path, char *cg, size_t len)
 	if (!bad)
 		return 0;
 	return dl_fail(-EINVAL, "%s: linux.cgroupsPath \"/%s\" has a \"%s\" component: the runtime resolves it to /%s, which is where the container would be; write that path instead",
-		       file, path, bad, cg);
+		       file, dl_str_escape(path, shown, sizeof(shown)), bad, dl_str_escape(cg, fixed, sizeof(fixed)));
 }
 
 /* The cgroup the container will be in, below the hierarchy's root, and
- * how that was read. */
+ * how that was read (escaped: how is for messages). */
 int dl_oci_container_cgroup(const char *file, const char *path, char *cg, size_t len, char *how, size_t hlen)
 {
 	const char *colon = strchr(path, ':');
-	char slice[256];
+	char slice[256], shown[1024], cshown[1024];
 	int err;
 
 	if (colon) {
@@ -229,14 +238,17 @@ int dl_oci_container_cgroup(const char *file, const char *path, char *cg, size_t
 		const char *second = strchr(colon + 1, ':');
 
 		if (!second || (size_t)(colon - path) >= sizeof(slice))
-			return dl_fail(-EINVAL, "%s: linux.cgroupsPath \"%s\" is neither a path nor systemd's SLICE:PREFIX:NAME", file, path);
+			return dl_fail(-EINVAL, "%s: linux.cgroupsPath \"%s\" is neither a path nor systemd's SLICE:PREFIX:NAME", file,
+				       dl_str_escape(path, shown, sizeof(shown)));
 		memcpy(slice, path, (size_t)(colon - path));
 		slice[colon - path] = '\0';
 		if (!slice[0])
 			snprintf(slice, sizeof(slice), "system.slice"); /* what crun and runc take for "" */
 		if ((err = slice_path(slice, cg, len)))
-			return dl_fail(-EINVAL, "%s: linux.cgroupsPath \"%s\": \"%s\" is not a systemd slice's name (NAME.slice)", file, path, slice);
-		snprintf(how, hlen, "systemd slice %s (cgroup /%s)", slice, cg);
+			return dl_fail(-EINVAL, "%s: linux.cgroupsPath \"%s\": \"%s\" is not a systemd slice's name (NAME.slice)", file,
+				       dl_str_escape(path, shown, sizeof(shown)), dl_str_escape(slice, cshown, sizeof(cshown)));
+		snprintf(how, hlen, "systemd slice %s (cgroup /%s)", dl_str_escape(slice, shown, sizeof(shown)),
+			 dl_str_escape(cg, cshown, sizeof(cshown)));
 		return 0;
 	}
 	while (*path == '/')
@@ -245,17 +257,33 @@ int dl_oci_container_cgroup(const char *file, const char *path, char *cg, size_t
 		return dl_fail(-ENAMETOOLONG, "%s: linux.cgroupsPath is too long", file);
 	if ((err = dotted(file, path, cg, len)))
 		return err;
-	snprintf(how, hlen, "cgroup /%s", cg);
+	snprintf(how, hlen, "cgroup /%s", dl_str_escape(cg, cshown, sizeof(cshown)));
 	return 0;
 }
 
-/* The layout member cg is in: o->member, or none. */
+/* cg is base or below it; base "" is no cgroup of its own. */
+static bool within(const char *cg, const char *base)
+{
+	size_t n = strlen(base);
+
+	return n && !strncmp(cg, base, n) && (cg[n] == '\0' || cg[n] == '/');
+}
+
+/*
+ * The layout member cg is in: o->member, or none, and whether that is
+ * the cluster (o->in_cluster).  The cluster is its cgroup and what is
+ * below it (v1's libdl/cluster, v2's libdl-cluster), or, where that is
+ * the root cgroup (a layout under systemd), every cgroup outside the
+ * layout's, as dl_part_attach(DL_CLUSTER) takes it.  how is escaped.
+ */
 int dl_oci_find_member(struct dl_oci_priv *o, const char *cg, const char *how)
 {
 	struct dl_layout *l;
-	char mcg[4200], parent[4200], text[2048];
+	char mcg[4200], parent[4200], ccg[4200], text[2048];
+	bool have_ccg;
 	int err = dl_layout_load(&l);
 
+	o->in_cluster = false;
 	if (err == -ENOENT) {
 		snprintf(text, sizeof(text), "%s: no layout, so the whole machine", how);
 		return (o->where = strdup(text)) ? 0 : dl_fail(-ENOMEM, "out of memory");
@@ -270,12 +298,9 @@ int dl_oci_find_member(struct dl_oci_priv *o, const char *cg, const char *how)
 	if (err)
 		return err;
 	for (size_t i = 0; i < l->nparts; i++) {
-		size_t n;
-
 		if (dl_layout_cgroup(l, l->parts[i].name, mcg, sizeof(mcg)) < 0)
 			continue;
-		n = strlen(mcg);
-		if (cg[0] && !strncmp(cg, mcg, n) && (cg[n] == '\0' || cg[n] == '/')) {
+		if (cg[0] && within(cg, mcg)) {
 			if (!(o->member = strdup(l->parts[i].name))) {
 				dl_layout_free(l);
 				return dl_fail(-ENOMEM, "out of memory");
@@ -284,15 +309,22 @@ int dl_oci_find_member(struct dl_oci_priv *o, const char *cg, const char *how)
 			break;
 		}
 	}
-	if (!o->member) {
+	have_ccg = !o->member && dl_layout_cgroup(l, DL_CLUSTER, ccg, sizeof(ccg)) == 0;
+	if (have_ccg && within(cg, ccg)) {
+		/* v1's cluster is below the partitions' parent, with CPUs. */
+		o->in_cluster = true;
+		snprintf(text, sizeof(text), "%s: in the cluster (cgroup /%s)", how, ccg);
+	} else if (!o->member) {
 		/* Below the partitions' parent, in none of them: no CPU there. */
 		if (dl_layout_backend(l)->cgroup(NULL, parent, sizeof(parent)) == 0 && parent[0] &&
 		    !strncmp(cg, parent, strlen(parent)) && cg[strlen(parent)] == '/' && l->nparts) {
-			err = dl_fail(-EINVAL, "%s: %s is below the layout's cgroup /%s but in none of its partitions, where a container gets no CPU of its own; give a partition's %s",
-				      o->config, how, parent, l->systemd ? "slice (libdl-NAME.slice)" : "cgroup");
+			err = dl_fail(-EINVAL, "%s: %s is below the layout's cgroup /%s but in none of its partitions nor its cluster, where a container gets no CPU of its own; give a partition's %s",
+				      o->shown, how, parent, l->systemd ? "slice (libdl-NAME.slice)" : "cgroup");
 			dl_layout_free(l);
 			return err;
 		}
+		/* The cluster is the root cgroup: the rest of the machine. */
+		o->in_cluster = have_ccg && !ccg[0];
 		snprintf(text, sizeof(text), "%s: outside the layout's partitions", how);
 	}
 	dl_layout_free(l);
@@ -322,8 +354,11 @@ int dl_oci_tree(const char *text, size_t len, const char *origin, const char *wh
 struct dl_oci_priv *dl_oci_new(const char *origin)
 {
 	struct dl_oci_priv *o = calloc(1, sizeof(*o));
+	char shown[1024];
 
-	if (!o || !(o->config = strdup(origin))) {
+	if (!o || !(o->config = strdup(origin)) || !(o->shown = strdup(dl_str_escape(origin, shown, sizeof(shown))))) {
+		if (o)
+			free(o->config);
 		free(o);
 		dl_fail(-ENOMEM, "out of memory");
 		return NULL;
@@ -344,7 +379,7 @@ void dl_oci_show(struct dl_oci_priv *o)
 
 DL_EXPORT int dl_oci_read(const char *path, struct dl_oci **out)
 {
-	char file[4200], *text = NULL, cg[4200], how[4400];
+	char file[4200], *text = NULL, cg[4200], how[4400], shown[1024];
 	struct dl_jval *root = NULL;
 	const struct dl_jval *cgp;
 	struct dl_oci_priv *o = NULL;
@@ -359,7 +394,7 @@ DL_EXPORT int dl_oci_read(const char *path, struct dl_oci **out)
 		return dl_fail(-EINVAL, "no file: give a bundle's config.json or its folder");
 	/* A bundle's folder, or its config.json. */
 	if ((err = dl_pathf(file, sizeof(file), "%s/config.json", path)))
-		return dl_fail(err, "%s: the name is too long", path);
+		return dl_fail(err, "%s: the name is too long", dl_str_escape(path, shown, sizeof(shown)));
 	f = fopen(file, "re");
 	if (!f && (errno == ENOENT || errno == ENOTDIR)) {
 		snprintf(file, sizeof(file), "%s", path);
@@ -367,27 +402,30 @@ DL_EXPORT int dl_oci_read(const char *path, struct dl_oci **out)
 	}
 	if (!f) {
 		err = -errno;
-		return dl_fail(err, "cannot read %s: %s (give a bundle's config.json or its folder)", path, strerror(-err));
+		return dl_fail(err, "cannot read %s: %s (give a bundle's config.json or its folder)",
+			       dl_str_escape(path, shown, sizeof(shown)), strerror(-err));
 	}
 	text = malloc(OCI_MAX_BYTES + 1);
 	len = text ? fread(text, 1, OCI_MAX_BYTES + 1, f) : 0;
-	err = !text ? dl_fail(-ENOMEM, "out of memory") : ferror(f) ? dl_fail(-EIO, "cannot read %s", file) : 0;
+	err = !text	  ? dl_fail(-ENOMEM, "out of memory")
+	      : ferror(f) ? dl_fail(-EIO, "cannot read %s", dl_str_escape(file, shown, sizeof(shown)))
+			  : 0;
 	fclose(f);
 	if (!err && !(o = dl_oci_new(file)))
 		err = -ENOMEM;
 	if (!err)
-		err = dl_oci_tree(text, len, file, "a runtime configuration", &root);
+		err = dl_oci_tree(text, len, o->shown, "a runtime configuration", &root);
 	if (!err)
 		err = read_scheduler(o, root);
 	if (!err && (cgp = dl_json_get(dl_json_get(root, "linux"), "cgroupsPath"))) {
 		if (cgp->type != DL_JSTR)
-			err = dl_fail(-EINVAL, "%s:%d: linux.cgroupsPath must be a string, not %s", file, cgp->line,
+			err = dl_fail(-EINVAL, "%s:%d: linux.cgroupsPath must be a string, not %s", o->shown, cgp->line,
 				      dl_json_type_name(cgp->type));
 		else if (!(o->cgroup = strdup(cgp->text)))
 			err = dl_fail(-ENOMEM, "out of memory");
 	}
 	if (!err && o->cgroup)
-		err = dl_oci_container_cgroup(file, o->cgroup, cg, sizeof(cg), how, sizeof(how));
+		err = dl_oci_container_cgroup(o->shown, o->cgroup, cg, sizeof(cg), how, sizeof(how));
 	else if (!err) {
 		cg[0] = '\0'; /* in no member */
 		snprintf(how, sizeof(how), "no linux.cgroupsPath (the runtime's default cgroup)");
@@ -412,6 +450,7 @@ DL_EXPORT void dl_oci_free(struct dl_oci *pub)
 	if (!o)
 		return;
 	free(o->config);
+	free(o->shown);
 	free(o->cgroup);
 	free(o->member);
 	free(o->where);

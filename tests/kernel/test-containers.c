@@ -22,7 +22,11 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,22 +56,36 @@ static const char *cs_root(void)
 	return "/sys/fs/cgroup/cpuset";
 }
 
-/* A cgroup of ours removed, once the processes killed in it are gone. */
-static void rm_cgroup(const char *name)
+/* A cgroup of ours below a member's cpuset removed, once the processes
+ * killed in it are gone. */
+static void rm_cgroup_in(const char *member, const char *name)
 {
 	char path[256];
 
-	snprintf(path, sizeof(path), "%s/libdl/p/%s", cs_root(), name);
+	snprintf(path, sizeof(path), "%s/libdl/%s/%s", cs_root(), member, name);
 	for (int i = 0; i < 100 && rmdir(path) < 0 && errno == EBUSY; i++)
 		usleep(10000);
 }
+
+/* Ours in partition p and in the cluster (ESC in a name: an engine's
+ * choice, escaped in messages). */
+#define ESC_CTR "ctr-\x1b[31m"
+static void rm_cgroups(void)
+{
+	static const char *const names[] = { CTR, "ctr2", ESC_CTR };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		rm_cgroup_in("p", names[i]);
+		rm_cgroup_in("cluster", names[i]);
+	}
+}
+#define rm_cgroup(name) rm_cgroup_in("p", name)
 
 /* A test that failed ended its process, and its children with it
  * (PR_SET_PDEATHSIG), but not its cgroups: those first, then the layout. */
 static void setup(void)
 {
-	rm_cgroup(CTR);
-	rm_cgroup("ctr2");
+	rm_cgroups();
 	tl_layout_restore(NULL);
 	tl_settle();
 	snprintf(dir, sizeof(dir), "/tmp/libdl-oci-XXXXXX");
@@ -83,10 +101,11 @@ static void teardown(void)
 		waitpid(kids[i], NULL, 0);
 	}
 	nkids = 0;
-	rm_cgroup(CTR);
-	rm_cgroup("ctr2");
+	rm_cgroups();
 	tl_layout_restore(NULL);
 	snprintf(path, sizeof(path), "%s/config.json", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/log", dir);
 	unlink(path);
 	rmdir(dir);
 }
@@ -118,21 +137,22 @@ static const char *config(uint64_t runtime, const char *cgroups_path)
 	return dir; /* the bundle's folder */
 }
 
-/* A cgroup below the partition, as a cgroupfs runtime makes one, with a
- * sleeping child of ours in it; returns the child. */
-static pid_t contained(const char *name)
+/* A cgroup below a member of the layout (partition p, or the cluster),
+ * as a cgroupfs runtime makes one, with a sleeping child of ours in it;
+ * returns the child. */
+static pid_t contained_in(const char *member, const char *name)
 {
 	char path[256], buf[64];
 	int fd, ready[2];
 	pid_t pid;
 
-	snprintf(path, sizeof(path), "%s/libdl/p/%s", cs_root(), name);
+	snprintf(path, sizeof(path), "%s/libdl/%s/%s", cs_root(), member, name);
 	ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
 	for (int i = 0; i < 2; i++) {
 		const char *file = i ? "cpuset.mems" : "cpuset.cpus";
 		char from[256], val[64] = "";
 
-		snprintf(from, sizeof(from), "%s/libdl/p/%s", cs_root(), file);
+		snprintf(from, sizeof(from), "%s/libdl/%s/%s", cs_root(), member, file);
 		fd = open(from, O_RDONLY);
 		ck_assert_int_gt(read(fd, val, sizeof(val) - 1), 0);
 		close(fd);
@@ -141,7 +161,7 @@ static pid_t contained(const char *name)
 		ck_assert_int_gt(write(fd, val, strlen(val)), 0);
 		close(fd);
 	}
-	snprintf(path, sizeof(path), "%s/libdl/p/%s/tasks", cs_root(), name);
+	snprintf(path, sizeof(path), "%s/libdl/%s/%s/tasks", cs_root(), member, name);
 	ck_assert_int_eq(pipe(ready), 0);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -168,6 +188,7 @@ static pid_t contained(const char *name)
 	kids[nkids++] = pid;
 	return pid;
 }
+#define contained(name) contained_in("p", name)
 
 START_TEST(test_oci_verdict_is_the_kernels)
 {
@@ -196,6 +217,11 @@ START_TEST(test_oci_verdict_is_the_kernels)
 	/* Outside the partitions (no cgroup of the layout): the cluster. */
 	ck_assert_msg(DL_RUN("--check", "--oci", (char *)config(50 * MS, "machine.slice:libpod:abc")) == 0, "%s%s", out, err);
 	ck_assert_msg(strstr(out, "outside the partitions, in the cluster"), "%s", out);
+	/* In the cluster's own cgroup (v1's is below the partitions' parent):
+	 * judged there, not refused as in no member. */
+	ck_assert_msg(DL_RUN("--check", "--oci", (char *)config(50 * MS, "/libdl/cluster/" CTR)) == 0, "%s%s", out, err);
+	ck_assert_msg(strstr(out, "cgroup /libdl/cluster/" CTR ": in the cluster (cgroup /libdl/cluster)") &&
+		      strstr(out, "in the cluster (cgroup /libdl/cluster, CPUs "), "%s", out);
 	tl_kill(a);
 	tl_kill(b);
 }
@@ -312,11 +338,22 @@ START_TEST(test_hook_precreate)
 }
 END_TEST
 
+/* What ASK() asks, with this runtime, read back from the kernel. */
+static void reserved_as_asked(pid_t pid, uint64_t runtime)
+{
+	struct dl_params got;
+
+	ck_assert_int_eq(dl_get(pid, &got), DL_SCHED_DEADLINE);
+	ck_assert_uint_eq(got.runtime, runtime);
+	ck_assert_uint_eq(got.deadline, 100 * MS);
+	ck_assert_uint_eq(got.period, 100 * MS);
+	ck_assert_uint_eq(got.flags, DL_FLAG_RESET_ON_FORK);
+}
+
 /* createRuntime: the state's process gets exactly what was asked, read
  * back from the kernel; what does not fit is refused and left alone. */
 START_TEST(test_hook_create_runtime)
 {
-	struct dl_params got;
 	char state[512];
 	pid_t a, b;
 
@@ -325,11 +362,7 @@ START_TEST(test_hook_create_runtime)
 	snprintf(state, sizeof(state), "{\"ociVersion\":\"1.0.2\",\"id\":\"x\",\"status\":\"created\",\"pid\":%d,"
 		 "\"bundle\":\"%s\"," ASK("60ms", IN_P) "}", (int)a, dir);
 	ck_assert_msg(hook("createRuntime", state) == 0, "%s%s", out, err);
-	ck_assert_int_eq(dl_get(a, &got), DL_SCHED_DEADLINE);
-	ck_assert_uint_eq(got.runtime, 60 * MS);
-	ck_assert_uint_eq(got.deadline, 100 * MS);
-	ck_assert_uint_eq(got.period, 100 * MS);
-	ck_assert_uint_eq(got.flags, DL_FLAG_RESET_ON_FORK);
+	reserved_as_asked(a, 60 * MS);
 	/* 0.6 more does not fit: refused, the process as it was. */
 	b = contained("ctr2");
 	snprintf(state, sizeof(state), "{\"pid\":%d," ASK("60ms", IN_P) "}", (int)b);
@@ -347,6 +380,178 @@ START_TEST(test_hook_create_runtime)
 	ck_assert_int_eq(sched_getscheduler(0), SCHED_OTHER);
 	tl_kill(a);
 	tl_kill(b);
+}
+END_TEST
+
+#define IN_CLUSTER ",\"deadline.libdl.io/partition\":\"cluster\""
+
+/*
+ * deadline.libdl.io/partition: cluster, which libdl-containers(7) says
+ * needs nothing more.  precreate places the container below the
+ * cluster's cgroup and admits it there, as dl-run --cluster; at
+ * createRuntime a process the engine put there gets exactly what was
+ * asked (read back from the kernel).  Once the cluster is full both
+ * stages refuse, the process left as it was; a process the engine put
+ * elsewhere (outside the cluster, or in a partition) is refused and
+ * never moved.
+ */
+START_TEST(test_hook_cluster)
+{
+	const char *conf = "{\"ociVersion\":\"1.1.0\",\"process\":{\"args\":[\"sleep\"]},"
+			   "\"linux\":{\"cgroupsPath\":\"/machine/" CTR "\"}," ASK("60ms", IN_CLUSTER) "}";
+	char state[512];
+	pid_t a, b, c;
+
+	ck_assert_msg(DL_PART("create", "--partition", "p=0", "--no-move") == 0, "%s", err);
+	ck_assert_msg(hook("precreate --scheduler", conf) == 0, "%s%s", out, err);
+	ck_assert_msg(strstr(out, "\"cgroupsPath\":\"/libdl/cluster/" CTR "\"") &&
+		      strstr(out, "\"scheduler\":{\"policy\":\"SCHED_DEADLINE\",\"runtime\":60000000,"),
+		      "%s", out);
+	/* The engine made it there: createRuntime sets it, the kernel admits. */
+	a = contained_in("cluster", CTR);
+	snprintf(state, sizeof(state), "{\"pid\":%d," ASK("60ms", IN_CLUSTER) "}", (int)a);
+	ck_assert_msg(hook("createRuntime", state) == 0, "%s%s", out, err);
+	reserved_as_asked(a, 60 * MS);
+	/* 0.6 more does not fit in the cluster's CPU: refused at both stages. */
+	ck_assert_msg(hook("precreate", conf) == 1 && !out[0], "admitted 0.6 more in a cluster of one CPU: %s%s", out, err);
+	ck_assert_msg(strstr(err, "refused") && strstr(err, "in the cluster (cgroup /libdl/cluster)") &&
+		      strstr(err, "deadline.libdl.io/runtime"), "%s", err);
+	b = contained_in("cluster", "ctr2");
+	snprintf(state, sizeof(state), "{\"pid\":%d," ASK("60ms", IN_CLUSTER) "}", (int)b);
+	ck_assert_msg(hook("createRuntime", state) == 1, "%s%s", out, err);
+	ck_assert_msg(strstr(err, "refused") && strstr(err, "in the cluster"), "%s", err);
+	ck_assert_int_eq(sched_getscheduler(b), SCHED_OTHER);
+	/* Where the engine put it is not the cluster: refused, never moved. */
+	snprintf(state, sizeof(state), "{\"pid\":%d," ASK("1ms", IN_CLUSTER) "}", (int)getpid());
+	ck_assert_int_eq(hook("createRuntime", state), 1);
+	ck_assert_msg(strstr(err, "asks for the cluster") && strstr(err, "is outside it") &&
+		      strstr(err, "the cluster's cgroup /libdl/cluster"), "%s", err);
+	ck_assert_int_eq(sched_getscheduler(0), SCHED_OTHER);
+	c = contained("ctr2");
+	snprintf(state, sizeof(state), "{\"pid\":%d," ASK("1ms", IN_CLUSTER) "}", (int)c);
+	ck_assert_int_eq(hook("createRuntime", state), 1);
+	ck_assert_msg(strstr(err, "asks for the cluster") && strstr(err, "is in partition p"), "%s", err);
+	ck_assert_int_eq(sched_getscheduler(c), SCHED_OTHER);
+	tl_kill(a);
+	tl_kill(b);
+	tl_kill(c);
+}
+END_TEST
+
+/*
+ * The hook run as an engine runs it, its system log captured: in a
+ * mount namespace of its own whose /dev is a tmpfs holding only "log",
+ * a link to a datagram socket of the suite's (glibc's syslog(3) writes
+ * to /dev/log).  The stderr and the log line it sent are returned; the
+ * log line is "" when none came.  0 with no namespace (a chroot).
+ */
+static int hook_logged(const char *stage, const char *text, char *line, size_t len)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int sock, in = memfd_create("in", 0), fds[2] = { memfd_create("out", 0), memfd_create("err", 0) }, status;
+	char *argv[] = { (char *)tl_tool("libdl-oci-hook"), (char *)stage, NULL };
+	char *bufs[2] = { out, err };
+	size_t sizes[2] = { sizeof(out), sizeof(err) };
+	ssize_t n;
+	pid_t pid;
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/log", dir);
+	unlink(addr.sun_path);
+	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(sock, 0);
+	ck_assert_int_eq(bind(sock, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	ck_assert(in >= 0 && fds[0] >= 0 && fds[1] >= 0);
+	ck_assert_int_eq(write(in, text, strlen(text)), (ssize_t)strlen(text));
+	ck_assert_int_eq(lseek(in, 0, SEEK_SET), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* Private first: the tmpfs is never seen outside. */
+		if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount("tmpfs", "/dev", "tmpfs", 0, "mode=0755") < 0 || symlink(addr.sun_path, "/dev/log") < 0)
+			_exit(99);
+		dup2(in, 0);
+		dup2(fds[0], 1);
+		dup2(fds[1], 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	line[0] = '\0';
+	n = recv(sock, line, len - 1, MSG_DONTWAIT);
+	line[n > 0 ? n : 0] = '\0';
+	close(sock);
+	unlink(addr.sun_path);
+	for (int i = 0; i < 2; i++) {
+		lseek(fds[i], 0, SEEK_SET);
+		n = read(fds[i], bufs[i], sizes[i] - 1);
+		bufs[i][n > 0 ? n : 0] = '\0';
+		close(fds[i]);
+	}
+	close(in);
+	ck_assert(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 99)
+		return 0;
+	return WEXITSTATUS(status) == 1 ? 1 : -WEXITSTATUS(status) - 1;
+}
+
+/* Only printable ASCII (a trailing newline aside). */
+static bool printable(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n && s[n - 1] == '\n')
+		n--;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+			return false;
+	return true;
+}
+
+/*
+ * Every string from a container reaches the engine's terminal and the
+ * system log escaped: a partition's name with a newline and ESC (decoded
+ * from the annotation's JSON), and the cgroup the engine named the
+ * container's (its id is in it), each refused, in stderr and in the
+ * line the hook sent to syslog.
+ */
+START_TEST(test_hook_escapes)
+{
+	const char *bad = "{\"linux\":{\"cgroupsPath\":\"/machine/" CTR "\"},"
+			  ASK("1ms", ",\"deadline.libdl.io/partition\":\"p\\n\\u001b[31mX\"") "}";
+	char line[8192], state[512];
+	pid_t a;
+	int rc;
+
+	ck_assert_msg(DL_PART("create", "--partition", "p=0", "--no-move") == 0, "%s", err);
+	rc = hook_logged("precreate", bad, line, sizeof(line));
+	if (rc == 0) {
+		tl_note("no mount namespace here (%s): the system log is the host's run's; stderr alone", err);
+		ck_assert_int_eq(hook("precreate", bad), 1);
+	} else {
+		ck_assert_msg(rc == 1, "rc %d: %s%s", rc, out, err);
+		ck_assert_msg(strstr(line, "libdl-oci-hook[") && strstr(line, "refused the container"),
+			      "no log line: \"%s\"", line);
+		ck_assert_msg(strstr(line, "partition=\"p\\x0a\\x1b[31mX\": no partition \"p\\x0a\\x1b[31mX\"") &&
+			      printable(line), "%s", line);
+	}
+	ck_assert_msg(strstr(err, "partition=\"p\\x0a\\x1b[31mX\": no partition \"p\\x0a\\x1b[31mX\"") && printable(err),
+		      "%s", err);
+	ck_assert_msg(!out[0], "%s", out);
+	/* The process's cgroup, as the engine named it: in partition p,
+	 * though the container asks for the cluster. */
+	a = contained(ESC_CTR);
+	snprintf(state, sizeof(state), "{\"pid\":%d," ASK("1ms", IN_CLUSTER) "}", (int)a);
+	rc = hook_logged("createRuntime", state, line, sizeof(line));
+	if (rc == 0) {
+		ck_assert_int_eq(hook("createRuntime", state), 1);
+	} else {
+		ck_assert_msg(rc == 1, "rc %d: %s%s", rc, out, err);
+		ck_assert_msg(strstr(line, "cgroup /libdl/p/ctr-\\x1b[31m") && printable(line), "%s", line);
+	}
+	ck_assert_msg(strstr(err, "cgroup /libdl/p/ctr-\\x1b[31m") && printable(err), "%s", err);
+	ck_assert_int_eq(sched_getscheduler(a), SCHED_OTHER);
+	tl_kill(a);
 }
 END_TEST
 
@@ -407,6 +612,8 @@ static Suite *make(void)
 	tcase_add_test(tc, test_oci_layout_unknown);
 	tcase_add_test(tc, test_hook_precreate);
 	tcase_add_test(tc, test_hook_create_runtime);
+	tcase_add_test(tc, test_hook_cluster);
+	tcase_add_test(tc, test_hook_escapes);
 	tcase_add_test(tc, test_hook_rootless_and_policy);
 	suite_add_tcase(s, tc);
 	return s;

@@ -105,6 +105,11 @@ static const struct {
 	{ "{\"a\":\"\\u0000\"}", -EINVAL, "JSON" },
 	{ "{\"annotations\":{}} x", -EINVAL, "JSON" },
 	{ "\x1b[31m{}", -EINVAL, "JSON" },
+	/* The container's cgroup in a message: escaped. */
+	{ "{\"annotations\":{" A("runtime", "1ms") "," A("period", "2ms") "},\"linux\":{\"cgroupsPath\":\"/a/../\\u001b[31m\\nb\"}}",
+	  -EINVAL, "\"/a/../\\x1b[31m\\x0ab\" has a \"..\" component: the runtime resolves it to /\\x1b[31m\\x0ab" },
+	{ "{\"annotations\":{" A("runtime", "1ms") "," A("period", "2ms") "},\"linux\":{\"cgroupsPath\":\"\\u001b]0;x\\u0007:libpod:c\"}}",
+	  -EINVAL, "\"\\x1b]0;x\\x07\" is not a systemd slice's name" },
 };
 
 START_TEST(test_bad)
@@ -119,6 +124,49 @@ START_TEST(test_bad)
 	/* The caller's text is printed only escaped. */
 	ck_assert_ptr_null(strchr(dl_errmsg(), '\x1b'));
 	ck_assert_ptr_null(strchr(dl_errmsg(), '\n'));
+}
+END_TEST
+
+/*
+ * What the container wrote reaches dl_errmsg() and `where` only escaped:
+ * the OCI hook puts both into the system log, dl-run --check --oci on a
+ * terminal, as they are.  A bundle's folder is the engine's, with the
+ * container's id in it; the policy, a flag and the cgroup the file's.
+ */
+START_TEST(test_escaped)
+{
+	char dir[] = "/tmp/libdl-oci-\x1b[31m-XXXXXX", path[128];
+	static const char *const files[] = {
+		"{\"process\":{\"scheduler\":{\"policy\":\"SCHED_\\u001b[2J\\n\"}}}",
+		"{\"process\":{\"scheduler\":{\"policy\":\"SCHED_DEADLINE\",\"runtime\":1000000,\"deadline\":2000000,"
+		"\"flags\":[\"SCHED_\\u001b[2J\\n\"]}}}",
+	};
+	struct dl_oci *oci;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/config.json", dir);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		ck_assert_ptr_nonnull(f = fopen(path, "w"));
+		fputs(files[i], f);
+		fclose(f);
+		ck_assert_int_eq(dl_oci_read(dir, &oci), -EINVAL);
+		ck_assert_msg(strstr(dl_errmsg(), "/tmp/libdl-oci-\\x1b[31m-") && strstr(dl_errmsg(), "SCHED_\\x1b[2J\\x0a"),
+			      "%s", dl_errmsg());
+		ck_assert_msg(!strchr(dl_errmsg(), '\x1b') && !strchr(dl_errmsg(), '\n'), "%s", dl_errmsg());
+	}
+	unlink(path);
+	ck_assert_int_lt(dl_oci_read(dir, &oci), 0); /* a folder without config.json */
+	ck_assert_msg(!strchr(dl_errmsg(), '\x1b') && strstr(dl_errmsg(), "\\x1b[31m"), "%s", dl_errmsg());
+	rmdir(dir);
+	/* Admitted or not, where says how cgroupsPath was read: escaped. */
+	oci = parse_ok("{\"linux\":{\"cgroupsPath\":\"/x/\\u001b[31m\\nA\"},\"annotations\":{" A("runtime", "1ms") ","
+		       A("period", "4ms") "}}", 0);
+	ck_assert_msg(strstr(oci->where, "cgroup /x/\\x1b[31m\\x0aA") && !strchr(oci->where, '\x1b') &&
+		      !strchr(oci->where, '\n'), "%s", oci->where);
+	/* What the API returns as data stays as written. */
+	ck_assert_str_eq(oci->cgroup, "/x/\x1b[31m\nA");
+	dl_oci_free(oci);
 }
 END_TEST
 
@@ -228,6 +276,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_rewrite);
 	tcase_add_loop_test(tc, test_bad, 0, ARRAY_SIZE(bad));
 	tcase_add_test(tc, test_hostile);
+	tcase_add_test(tc, test_escaped);
 	tcase_add_test(tc, test_state);
 	tcase_add_test(tc, test_program);
 	suite_add_tcase(s, tc);
