@@ -23,7 +23,11 @@
  * folder naming root's thread with forged counts, a link to root's
  * record, a hard link, a FIFO, and a folder named by another user's
  * uid.  dl-stat (root) must still show the true counts and nothing of
- * nobody's, never hang, and nobody must read nothing of root's.
+ * nobody's, never hang, and nobody must read nothing of root's.  The
+ * attacks need /run/libdl-tasks as the package mounts it (a tmpfs of its
+ * own, mode 1777): the nobody and group cases make it afresh, on a /run
+ * of their own (make_base), and each step of an attack that fails says
+ * which and why.
  *
  * And a loop of another user's (OTHER, holding CAP_SYS_NICE alone) run
  * with LIBDL_PUBLISH_GROUP=GROUP: its folder and record given to GROUP
@@ -37,6 +41,7 @@
 #include <grp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +247,18 @@ static uint64_t num_after(const char *p, const char *key)
 
 static char out[1 << 20], err[4096];
 
+static void path_of(char *buf, size_t len, unsigned uid, pid_t tid)
+{
+	snprintf(buf, len, DL_PUB_DIR "/%u/%d", uid, (int)tid);
+}
+
+/* Where root's loops publish (dl_periodic_start(3)). */
+static void root_path_of(char *buf, size_t len, pid_t tid)
+{
+	path_of(buf, len, 0, tid);
+}
+
+
 START_TEST(test_table)
 {
 	start_loops();
@@ -345,7 +362,7 @@ START_TEST(test_removed_at_end)
 	for (int i = 0; i < 2; i++) {
 		char path[64];
 
-		snprintf(path, sizeof(path), "/run/libdl-tasks/0/%d", (int)tids[i]);
+		root_path_of(path, sizeof(path), tids[i]);
 		ck_assert_msg(access(path, F_OK) < 0, "%s is left", path);
 	}
 }
@@ -356,23 +373,72 @@ END_TEST
 #define NOBODY 65534
 #define OTHER 4242 /* a uid no one on the machine has */
 
-static void as_nobody(void (*fn)(void))
-{
-	pid_t p = fork();
+/* In a child (run_child): where its failure is said. */
+static int say_fd = -1;
 
+/* A child's step failed: which, and errno when the step set one, said to
+ * the parent; the child ends. */
+static void __attribute__((__noreturn__, __format__(printf, 1, 2))) step_failed(const char *fmt, ...)
+{
+	char what[768];
+	int e = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (e)
+		dprintf(say_fd, "%s: %s (errno %d)", what, strerror(e), e);
+	else
+		dprintf(say_fd, "%s", what);
+	_exit(1);
+}
+
+/* A step of a child's: ok, or the child ends saying what failed.  errno
+ * is cleared first, so a step that tests errno makes its call inside ok. */
+#define STEP(ok, ...)                             \
+	do {                                      \
+		errno = 0;                        \
+		if (!(ok))                        \
+			step_failed(__VA_ARGS__); \
+	} while (0)
+
+/* fn in a child, as nobody when as_nobody: every step it checks
+ * (STEP) passed, or the test fails saying which did not. */
+static void run_child(void (*fn)(void), bool nobody, const char *what)
+{
+	char msg[1024];
+	size_t used = 0;
+	ssize_t n;
+	int fds[2], rc;
+	pid_t p;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	p = fork();
 	ck_assert_int_ge(p, 0);
 	if (p == 0) {
-		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
-			_exit(99);
+		close(fds[0]);
+		say_fd = fds[1];
+		if (nobody)
+			STEP(setgroups(0, NULL) == 0 && setgid(NOBODY) == 0 && setuid(NOBODY) == 0,
+			     "becoming uid %u", NOBODY);
 		fn();
 		_exit(0);
 	}
-	ck_assert_int_eq(tl_wait(p), 0);
+	close(fds[1]);
+	while (used < sizeof(msg) - 1 && (n = read(fds[0], msg + used, sizeof(msg) - 1 - used)) > 0)
+		used += (size_t)n;
+	msg[used] = 0;
+	close(fds[0]);
+	rc = tl_wait(p);
+	if (!used && rc)
+		snprintf(msg, sizeof(msg), "the child ended with status %d and said nothing", rc);
+	ck_assert_msg(rc == 0 && !used, "%s%s: %s", what, nobody ? " (as nobody)" : "", msg);
 }
 
-static void path_of(char *buf, size_t len, unsigned uid, pid_t tid)
+static void as_nobody(void (*fn)(void), const char *what)
 {
-	snprintf(buf, len, DL_PUB_DIR "/%u/%d", uid, (int)tid);
+	run_child(fn, true, what);
 }
 
 /* As nobody: the attacks. */
@@ -380,27 +446,25 @@ static void attack(void)
 {
 	struct dl_pubrec r;
 	unsigned long long start = 0;
-	char path[128], stat_path[96], target[128], buf[512];
+	char path[128], stat_path[96], target[128], buf[512], *p;
 	FILE *f;
 	int fd;
 
-	mkdir(DL_PUB_DIR "/65534", 0700);
-	mkdir(DL_PUB_DIR "/4242", 0700);
+	/* Nobody's own folder, and one named by another user's uid. */
+	STEP(mkdir(DL_PUB_DIR "/65534", 0700) == 0, "mkdir " DL_PUB_DIR "/65534");
+	STEP(mkdir(DL_PUB_DIR "/4242", 0700) == 0, "mkdir " DL_PUB_DIR "/4242");
 	/* A well-formed record naming root's "overrun" thread, as nobody's
 	 * and as OTHER's, with forged counts. */
 	snprintf(stat_path, sizeof(stat_path), "/proc/%d/task/%d/stat", (int)child, (int)tids[0]);
-	f = fopen(stat_path, "r");
-	if (!f || !fgets(buf, sizeof(buf), f))
-		_exit(10);
+	STEP((f = fopen(stat_path, "r")) != NULL, "open %s", stat_path);
+	STEP(fgets(buf, sizeof(buf), f) != NULL, "read %s", stat_path);
 	fclose(f);
 	/* field 22, after the ")" that ends the name */
-	{
-		char *p = strrchr(buf, ')') + 2;
-
-		for (int i = 3; i < 22; i++)
-			p = strchr(p, ' ') + 1;
-		start = strtoull(p, NULL, 10);
-	}
+	p = strrchr(buf, ')');
+	for (int i = 2; p && i < 22; i++)
+		p = strchr(p + 1, ' ');
+	STEP(p != NULL, "no field 22 in %s: %s", stat_path, buf);
+	start = strtoull(p + 1, NULL, 10);
 	for (int k = 0; k < 2; k++) {
 		unsigned uid = k ? OTHER : NOBODY;
 
@@ -416,31 +480,28 @@ static void attack(void)
 		strcpy(r.comm, "overrun");
 		r.jobs = r.misses = r.buckets[0] = 999;
 		path_of(path, sizeof(path), uid, tids[0]);
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
-			_exit(11);
+		STEP((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0, "create the forged record %s", path);
+		STEP(write(fd, &r, sizeof(r)) == (ssize_t)sizeof(r), "write the forged record %s", path);
 		close(fd);
 	}
 	/* A link to root's record of the other thread. */
-	path_of(target, sizeof(target), 0, tids[1]);
+	root_path_of(target, sizeof(target), tids[1]);
 	path_of(path, sizeof(path), NOBODY, tids[1]);
-	if (symlink(target, path) < 0)
-		_exit(12);
+	STEP(symlink(target, path) == 0, "symlink %s -> %s", path, target);
 	/* A hard link to a root-owned file everyone may read, named by
 	 * this test's own (root's) thread: refused by the kernel's
-	 * protected_hardlinks (or impossible where /etc is another file
-	 * system, as in a chroot), or made and then refused by the reader. */
+	 * protected_hardlinks, or impossible across file systems (/etc is
+	 * not the tmpfs), or made and then refused by the reader. */
 	path_of(path, sizeof(path), NOBODY, getppid());
-	if (link("/etc/passwd", path) < 0 && errno != EPERM && errno != EXDEV)
-		_exit(13);
+	STEP(link("/etc/passwd", path) == 0 || errno == EPERM || errno == EXDEV, "link %s -> /etc/passwd", path);
 	/* A FIFO named by init's thread. */
 	path_of(path, sizeof(path), NOBODY, 1);
-	if (mkfifo(path, 0600) < 0)
-		_exit(14);
+	STEP(mkfifo(path, 0600) == 0, "mkfifo %s", path);
 	/* Root's records cannot be read. */
-	path_of(path, sizeof(path), 0, tids[0]);
-	if (open(path, O_RDONLY) >= 0 || errno != EACCES)
-		_exit(15);
+	root_path_of(path, sizeof(path), tids[0]);
+	STEP(access(path, F_OK) == 0 || errno == EACCES, "root's record %s is not there", path);
+	STEP((fd = open(path, O_RDONLY)) < 0 && errno == EACCES,
+	     "root's record %s opened by nobody (fd %d), not refused with EACCES", path, fd);
 }
 
 /* As nobody: dl_counts_list gives nothing of root's. */
@@ -449,32 +510,44 @@ static void list_as_nobody(void)
 	struct dl_task_counts *c;
 	size_t n;
 
-	if (dl_counts_list(&c, &n) < 0)
-		_exit(20);
+	STEP(dl_counts_list(&c, &n) >= 0, "dl_counts_list: %s", dl_errmsg());
 	for (size_t i = 0; i < n; i++)
-		if (c[i].uid != NOBODY)
-			_exit(21);
+		STEP(c[i].uid == NOBODY, "dl_counts_list gives nobody thread %d of uid %u", (int)c[i].tid,
+		     (unsigned)c[i].uid);
 	free(c);
 }
 
-static void cleanup_attack(void)
+/* ------------------------------------------------ the package's mount */
+
+static bool run_mounted, base_mounted;
+
+/* /run/libdl-tasks as the package mounts it (run-libdl\x2dtasks.mount:
+ * a tmpfs of its own, mode 1777), where users other than root publish,
+ * made afresh: on a /run of this test's own (a tmpfs), in a mount
+ * namespace of the test's process, which its loops and dl-stat inherit.
+ * The host's /run, and its /run/libdl-tasks, are never written. */
+static void make_base(void)
 {
-	/* Everything in the two uids' folders is the attack's: this run's
-	 * or a killed run's, whose thread ids were others. */
-	const char *dirs[] = { DL_PUB_DIR "/65534", DL_PUB_DIR "/4242" };
+	ck_assert_int_eq(tl_private_mounts(), 0);
+	ck_assert_msg(mount("libdl-test-run", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m") == 0,
+		      "a tmpfs on /run: %s", strerror(errno));
+	run_mounted = true;
+	ck_assert_msg(mkdir(DL_PUB_DIR, 0755) == 0, "mkdir %s: %s", DL_PUB_DIR, strerror(errno));
+	ck_assert_msg(mount("libdl-tasks", DL_PUB_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			    "mode=1777,size=16m,nr_inodes=4096") == 0,
+		      "the package's tmpfs on %s: %s", DL_PUB_DIR, strerror(errno));
+	base_mounted = true;
+}
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		DIR *d = opendir(dirs[i]);
-		struct dirent *e;
-
-		if (!d)
-			continue;
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlinkat(dirfd(d), e->d_name, 0);
-		closedir(d);
-		rmdir(dirs[i]);
-	}
+/* Only for a test run in the suite's own process (CK_FORK=no): a forked
+ * test's namespace goes with it. */
+static void remove_base(void)
+{
+	if (base_mounted)
+		umount2(DL_PUB_DIR, MNT_DETACH);
+	if (run_mounted)
+		umount2("/run", MNT_DETACH);
+	base_mounted = run_mounted = false;
 }
 
 START_TEST(test_nobody_cannot_spoof)
@@ -484,10 +557,9 @@ START_TEST(test_nobody_cannot_spoof)
 	char key[32];
 	const char *obj;
 
-	cleanup_attack();
+	make_base();
 	start_loops();
-	/* Root's loops made the sticky base; nobody may add a folder. */
-	as_nobody(attack);
+	as_nobody(attack, "the attack");
 	ck_assert_int_ge(dl_counts_list(&c, &n), 0);
 	for (size_t i = 0; i < n; i++) {
 		ck_assert_msg(c[i].uid == 0, "a record of uid %u is believed (tid %d)", (unsigned)c[i].uid, (int)c[i].tid);
@@ -507,8 +579,7 @@ START_TEST(test_nobody_cannot_spoof)
 		ck_assert_uint_eq(num_after(obj, "\"jobs\""), JOBS);
 		ck_assert_uint_eq(num_after(obj, "\"deadline_misses\""), wm);
 	}
-	as_nobody(list_as_nobody);
-	cleanup_attack();
+	as_nobody(list_as_nobody, "nobody's listing");
 	stop_loops();
 }
 END_TEST
@@ -518,34 +589,6 @@ END_TEST
 #define GROUP 4243 /* a group no one on the machine is in: the readers' */
 
 static char group_dir[64] = DL_PUB_DIR "/4242";
-static bool base_mounted, base_made;
-
-/* The base folder, as a loop of root's makes it (sticky, 1777), so that
- * OTHER can publish there; removed again when this suite made it. */
-/* /run/libdl-tasks as the package mounts it (run-libdl\x2dtasks.mount:
- * a tmpfs of its own, mode 1777), where users other than root publish:
- * in a mount namespace of this test's process, which its loops and
- * dl-stat inherit, so the host's /run/libdl-tasks stays as it is. */
-static void make_base(void)
-{
-	if (mkdir(DL_PUB_DIR, 0755) == 0)
-		base_made = true;
-	else
-		ck_assert_int_eq(errno, EEXIST);
-	ck_assert_int_eq(tl_private_mounts(), 0);
-	ck_assert_int_eq(mount("libdl-tasks", DL_PUB_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-			       "mode=1777,size=16m,nr_inodes=4096"), 0);
-	base_mounted = true;
-}
-
-static void remove_base(void)
-{
-	if (base_mounted)
-		umount2(DL_PUB_DIR, MNT_DETACH);
-	if (base_made)
-		rmdir(DL_PUB_DIR);
-	base_made = base_mounted = false;
-}
 
 /* This process becomes OTHER, in GROUP when in_group, holding
  * CAP_SYS_NICE alone; its loops publish for GROUP. */
@@ -582,12 +625,12 @@ static const char *counters_as_nobody(gid_t gid, pid_t tid)
 static void open_as_nobody_outside(void)
 {
 	char path[128];
+	int fd;
 
 	path_of(path, sizeof(path), OTHER, tids[0]);
-	if (open(path, O_RDONLY) >= 0 || errno != EACCES)
-		_exit(30);
-	if (open(group_dir, O_RDONLY | O_DIRECTORY) >= 0 || errno != EACCES)
-		_exit(31);
+	STEP((fd = open(path, O_RDONLY)) < 0 && errno == EACCES, "%s opened (fd %d), not refused with EACCES", path, fd);
+	STEP((fd = open(group_dir, O_RDONLY | O_DIRECTORY)) < 0 && errno == EACCES,
+	     "%s opened (fd %d), not refused with EACCES", group_dir, fd);
 }
 
 START_TEST(test_group_reads)
@@ -597,7 +640,6 @@ START_TEST(test_group_reads)
 	char path[128];
 	const char *c;
 
-	cleanup_attack();
 	make_base();
 	spawn_loops(&(struct loop){ "grouped", 2 * MS, false, -1, -1 }, 1, become_member, &rep);
 	ck_assert_int_eq(stat(group_dir, &st), 0);
@@ -617,10 +659,9 @@ START_TEST(test_group_reads)
 	/* Anyone else does not. */
 	ck_assert_msg(!counters_as_nobody(NOBODY, rep.tid), "nobody outside group %u reads %d's counters: %s", GROUP,
 		      (int)rep.tid, out);
-	as_nobody(open_as_nobody_outside);
+	as_nobody(open_as_nobody_outside, "opening group 4243's record and folder");
 	stop_loops();
 	ck_assert_msg(access(path, F_OK) < 0, "%s is left", path);
-	cleanup_attack();
 }
 END_TEST
 
@@ -632,33 +673,25 @@ static void refused_outside(void)
 	struct dl_periodic *pt;
 	char path[128];
 
-	become_other(false);
-	if (dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP | DL_PERIODIC_PUBLISH, 0) != -EPERM)
-		_exit(40);
-	if (!strstr(dl_errmsg(), "not in that group") || !strstr(dl_errmsg(), "LIBDL_PUBLISH_GROUP"))
-		_exit(41);
+	gid_t groups[1] = { GROUP };
+	int rc;
+
+	STEP(setenv("LIBDL_PUBLISH_GROUP", "4243", 1) == 0, "setenv LIBDL_PUBLISH_GROUP");
+	STEP(tl_become_with_nice(OTHER, OTHER, groups, 0), "becoming uid %u with CAP_SYS_NICE", OTHER);
+	rc = dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP | DL_PERIODIC_PUBLISH, 0);
+	STEP(rc == -EPERM, "dl_periodic_start gave %d, not -EPERM: %s", rc, dl_errmsg());
+	STEP(strstr(dl_errmsg(), "not in that group") && strstr(dl_errmsg(), "LIBDL_PUBLISH_GROUP"),
+	     "the refusal does not name the group's rule: %s", dl_errmsg());
 	path_of(path, sizeof(path), OTHER, gettid());
-	if (access(path, F_OK) == 0)
-		_exit(42);
+	STEP(access(path, F_OK) < 0, "the refused loop left %s", path);
 	/* Refused, the thread keeps its policy (dl_periodic_start(3)). */
-	if (sched_getscheduler(0) != SCHED_OTHER)
-		_exit(43);
+	STEP(sched_getscheduler(0) == SCHED_OTHER, "the refused loop's thread has policy %d", sched_getscheduler(0));
 }
 
 START_TEST(test_group_refused_outside)
 {
-	pid_t p;
-
-	cleanup_attack();
 	make_base();
-	p = fork();
-	ck_assert_int_ge(p, 0);
-	if (p == 0) {
-		refused_outside();
-		_exit(0);
-	}
-	ck_assert_int_eq(tl_wait(p), 0);
-	cleanup_attack();
+	run_child(refused_outside, false, "uid 4242 outside group 4243");
 }
 END_TEST
 
@@ -676,13 +709,12 @@ static Suite *make(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("nobody");
 	tcase_add_checked_fixture(tc, NULL, stop_loops_fixture);
-	tcase_add_checked_fixture(tc, NULL, cleanup_attack);
+	tcase_add_checked_fixture(tc, NULL, remove_base);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_nobody_cannot_spoof);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("group");
 	tcase_add_checked_fixture(tc, NULL, stop_loops_fixture);
-	tcase_add_checked_fixture(tc, NULL, cleanup_attack);
 	tcase_add_checked_fixture(tc, NULL, remove_base);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_group_reads);
