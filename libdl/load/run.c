@@ -167,8 +167,9 @@ static int task_body(const struct task_arg *a)
 		execvp(t->argv[0], t->argv);
 		_exit(errno == ENOENT ? 127 : 126);
 	}
-	/* Publish for dl-stat unless told not to; a task that cannot (no
-	 * /run/libdl-tasks for a user that is not root) runs all the same. */
+	/* Publish for dl-stat unless told not to; a task that cannot (for
+	 * a user that is not root, neither /run/libdl-tasks nor a runtime
+	 * folder) runs all the same. */
 	err = -1;
 	if (!(a->flags & DL_LOAD_NO_PUBLISH))
 		err = dl_periodic_start(&pt, NULL, a->mode | DL_PERIODIC_PUBLISH, t0 + t->offset);

@@ -179,24 +179,50 @@ static int read_user_dir(int dirfd, uid_t uid, struct list *l)
 	return 0;
 }
 
+/* The folder path opened (mode: O_RDONLY to list it, O_PATH to pass
+ * through it), when it is root's (or, in the tests' folder, the
+ * caller's), and sticky when others may write to it, so that no one
+ * renames another's directory away: its descriptor, or -1. */
+static int open_base(const char *path, int mode)
+{
+	struct stat st;
+	int fd = open(path, mode | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0 && (fstat(fd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+			((st.st_mode & 022) && !(st.st_mode & S_ISVTX)))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Root's records, in the state folder (publish.h), which a group's
+ * member may only pass through (mode 0711). */
+static int read_root(struct list *l)
+{
+	int statefd = open_base(dl_state_dir(), O_PATH), fd, err = 0;
+
+	if (statefd < 0)
+		return 0;
+	fd = openat(statefd, DL_PUB_ROOT_SUB, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(statefd);
+	if (fd >= 0) {
+		err = read_user_dir(fd, 0, l);
+		close(fd);
+	}
+	return err;
+}
+
 /* dir/NAME for each NAME a uid: that uid's records, dir/NAME/sub when sub. */
 static int read_base(const char *path, const char *sub, struct list *l)
 {
 	struct stat st;
 	struct dirent *d;
-	int basefd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), err = 0;
+	int basefd = open_base(path, O_RDONLY), err = 0;
 	DIR *dir;
 
 	if (basefd < 0)
 		return 0;
-	/* Root's (or, in the tests' folder, the caller's), and sticky when
-	 * others may write to it, so that no one renames another's
-	 * directory away. */
-	if (fstat(basefd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
-	    ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
-		close(basefd);
-		return 0;
-	}
 	dir = fdopendir(basefd);
 	if (!dir) {
 		close(basefd);
@@ -241,10 +267,11 @@ static int by_thread(const void *a, const void *b, void *arg)
 	return x != y ? (x > y) - (x < y) : (i > j) - (i < j);
 }
 
-/* One record per thread: a user's two folders (/run/libdl-tasks/UID and
- * /run/user/UID/libdl-tasks), or the folders of a thread's real and
- * effective uid, may each name it; the first read is kept.  Sorted by
- * thread. */
+/* One record per thread: a user's folders (/run/libdl-tasks/UID and
+ * /run/user/UID/libdl-tasks; root's, /run/libdl/tasks and a
+ * /run/libdl-tasks/0 that root made), or the folders of a thread's real
+ * and effective uid, may each name it; the first read is kept.  Sorted
+ * by thread. */
 static int one_per_thread(struct list *l)
 {
 	size_t *order, n = 0;
@@ -276,8 +303,11 @@ static int one_per_thread(struct list *l)
 DL_EXPORT int dl_counts_list(struct dl_task_counts **counts, size_t *count)
 {
 	struct list l = { 0 };
-	bool users = !(dl_test_hooks && dl_test_hooks->tasks_dir) || (dl_test_hooks && dl_test_hooks->user_run_dir);
-	int err;
+	/* A test that moves the users' base reads no folder it did not
+	 * move too. */
+	bool moved = dl_test_hooks && dl_test_hooks->tasks_dir;
+	bool root = !moved || dl_test_hooks->state_dir, users = !moved || dl_test_hooks->user_run_dir;
+	int err = 0;
 
 	if (counts)
 		*counts = NULL;
@@ -285,7 +315,10 @@ DL_EXPORT int dl_counts_list(struct dl_task_counts **counts, size_t *count)
 		*count = 0;
 	if (!counts || !count)
 		return dl_fail(-EINVAL, "dl_counts_list needs somewhere to put the counters and their count");
-	err = read_base(dl_pub_base(), NULL, &l);
+	if (root)
+		err = read_root(&l);
+	if (!err)
+		err = read_base(dl_pub_base(), NULL, &l);
 	if (!err && users)
 		err = read_base(dl_pub_user_base(), DL_PUB_USER_DIR, &l);
 	if (!err)

@@ -76,7 +76,7 @@ static int dir_trusted(int fd, const char *path, uid_t uid)
 	if (fstat(fd, &st) < 0)
 		return dl_fail(-errno, "cannot look at %s: %s", path, strerror(errno));
 	if (st.st_uid != 0 && st.st_uid != uid)
-		return dl_fail(-EPERM, "%s belongs to uid %u, not to root nor to uid %u: remove it (root's %s is made by the first loop that publishes as root, or is the package's mount)",
+		return dl_fail(-EPERM, "%s belongs to uid %u, not to root nor to uid %u: remove it (%s is the package's mount, root's)",
 			       path, (unsigned)st.st_uid, (unsigned)uid, DL_PUB_DIR);
 	if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
 		return dl_fail(-EPERM, "%s is writable by others and not sticky: make it mode 1777 or 0755", path);
@@ -93,106 +93,58 @@ static bool own_fs(int fd)
 	return fstat(fd, &st) == 0 && fstatat(fd, "..", &up, 0) == 0 && st.st_dev != up.st_dev;
 }
 
-/* Whether uid may put a record in the base directory fd: root, and the
- * base's owner (a test's own folder), always; another user when the base
- * is root's, sticky, writable by all and a file system of its own (the
- * package's size-limited tmpfs, run-libdl\x2dtasks.mount), never in a folder of
+/* Whether uid may put a record in the users' base fd: the base's owner
+ * (a test's own folder) always; another user when the base is root's,
+ * sticky, writable by all and a file system of its own (the package's
+ * size-limited tmpfs, run-libdl\x2dtasks.mount), never in a folder of
  * /run's own file system that all may write to: any user could fill
  * /run, where logind, udev and every PID file live.  0, or -EACCES with
  * the reason in why. */
-static int base_open_to(int fd, uid_t uid, char *why, size_t len)
+static int base_open_to(int fd, const char *path, uid_t uid, char *why, size_t len)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (uid == 0 || st.st_uid == uid)
+	if (st.st_uid == uid)
 		return 0;
 	if ((st.st_mode & 01777) != 01777) {
-		snprintf(why, len, "root's alone (mode %04o)", (unsigned)(st.st_mode & 07777));
+		snprintf(why, len, "%s is root's alone (mode %04o)", path, (unsigned)(st.st_mode & 07777));
 		return -EACCES;
 	}
 	if (!own_fs(fd)) {
-		snprintf(why, len, "writable by all but not a file system of its own: any user could fill /run with it");
+		snprintf(why, len, "%s is writable by all but not a file system of its own: any user could fill /run with it", path);
 		return -EACCES;
 	}
 	return 0;
 }
 
-/* The base directory: /run/libdl-tasks, made by root (mode 0755) when
- * missing, for root's records and, when it is the package's mount, every
- * user's; else the user's /run/user/UID/libdl-tasks, whose size logind
- * limits per user.  Its descriptor; *shared says which. */
-static int open_base(uid_t uid, char *path, size_t len, bool *shared)
+/* The folder name in the folder parentfd (path parent), uid's: made mode
+ * 0700 when missing, else one uid owns and nobody else can write to or
+ * look into.  Another owner is refused, naming it, with *squatter that
+ * owner; else *squatter is (uid_t)-1.  Its group may list and read it
+ * (mode 0750): the group a loop chose (gid, not (gid_t)-1) is given it,
+ * or was by an earlier loop of the user's; each record's own mode says
+ * whether the group may read that one. */
+static int open_own_dir(int parentfd, const char *parent, const char *name, uid_t uid, gid_t gid, char *path,
+			size_t len, uid_t *squatter)
 {
-	const char *base = dl_pub_base();
-	char why[128] = "missing", user[232];
-	int fd, ufd, err;
-
-	*shared = true;
-	snprintf(path, len, "%s", base);
-	fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && uid == 0) {
-		/* Root's: others publish here only once it is a mount of its
-		 * own (base_open_to). */
-		if (mkdir(base, 0755) < 0 && errno != EEXIST)
-			return dl_fail(-errno, "cannot create %s: %s", base, strerror(errno));
-		fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	if (fd < 0 && errno != ENOENT)
-		return dl_fail(-errno, "cannot open %s: %s", base, strerror(errno));
-	if (fd >= 0) {
-		if ((err = dir_trusted(fd, base, uid))) {
-			close(fd);
-			return err;
-		}
-		if (base_open_to(fd, uid, why, sizeof(why)) == 0)
-			return fd;
-		close(fd);
-	}
-	snprintf(user, sizeof(user), "%s/%u", dl_pub_user_base(), (unsigned)uid);
-	ufd = open(user, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (ufd < 0)
-		return dl_fail(-ENOENT, "%s is %s and %s does not exist: as root, start the size-limited mount the package ships (systemctl enable --now 'run-libdl\\x2dtasks.mount'; without systemd, dl-stat(1) FILES gives its mount(8) line), or give the user a runtime folder (loginctl enable-linger)",
-			       base, why, user);
-	if ((err = dir_trusted(ufd, user, uid))) {
-		close(ufd);
-		return err;
-	}
-	if (mkdirat(ufd, DL_PUB_USER_DIR, 0700) < 0 && errno != EEXIST) {
-		err = dl_fail(-errno, "cannot create %s/%s: %s", user, DL_PUB_USER_DIR, strerror(errno));
-		close(ufd);
-		return err;
-	}
-	fd = openat(ufd, DL_PUB_USER_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close(ufd);
-	snprintf(path, len, "%s/%s", user, DL_PUB_USER_DIR);
-	*shared = false;
-	/* In the user's own directory: no UID level below. */
-	if (fd >= 0 && (err = dir_trusted(fd, path, uid))) {
-		close(fd);
-		return err;
-	}
-	return fd >= 0 ? fd : dl_fail(-errno, "cannot open %s: %s", path, strerror(errno));
-}
-
-/* The user's directory in the base, made mode 0700: one the user owns
- * and nobody else can write to or look into, or a refusal naming who
- * squats it.  Its group may list and read it (mode 0750): the group a
- * loop chose (gid, not (gid_t)-1) is given it, or was by an earlier loop
- * of the user's; each record's own mode says whether the group may read
- * that one. */
-static int open_user_dir(int basefd, const char *base, uid_t uid, gid_t gid, char *path, size_t len)
-{
-	char name[16];
 	struct stat st;
 	int fd, err;
 
-	snprintf(name, sizeof(name), "%u", (unsigned)uid);
-	snprintf(path, len, "%s/%s", base, name);
-	if (mkdirat(basefd, name, 0700) < 0 && errno != EEXIST)
+	*squatter = (uid_t)-1;
+	snprintf(path, len, "%s/%s", parent, name);
+	if (mkdirat(parentfd, name, 0700) < 0 && errno != EEXIST)
 		return dl_fail(-errno, "cannot create %s: %s", path, strerror(errno));
-	fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* Whoever made it, link or folder: in a sticky folder only they
+	 * may remove it. */
+	if (fstatat(parentfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return dl_fail(-errno, "cannot look at %s: %s", path, strerror(errno));
+	if (st.st_uid != uid) {
+		*squatter = st.st_uid;
+		return dl_fail(-EPERM, "%s was made by uid %u, not by uid %u", path, (unsigned)st.st_uid, (unsigned)uid);
+	}
+	fd = openat(parentfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return dl_fail(-errno, "cannot open %s: %s (is it a link? remove it)", path, strerror(errno));
 	if (fstat(fd, &st) < 0 || st.st_uid != uid || (st.st_mode & 027)) {
@@ -219,6 +171,115 @@ static int open_user_dir(int basefd, const char *base, uid_t uid, gid_t gid, cha
 	return fd;
 }
 
+/* Root's records: DL_PUB_ROOT_SUB in the state folder (/run/libdl,
+ * root's alone: state-dir.c), where no other user can make a folder
+ * first and so keep root's loops from publishing, as anyone can in the
+ * users' mount.  For a group (gid), others may pass through the state
+ * folder (0711: never list it; every file of the layout's there is
+ * root's alone, mode 0600), so that the group reaches the records. */
+static int open_root_dir(gid_t gid, char *path, size_t len)
+{
+	const char *state = dl_state_dir();
+	struct stat st;
+	uid_t squatter;
+	int statefd, fd, err;
+
+	if ((err = dl_state_dir_make()))
+		return err;
+	statefd = open(state, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (statefd < 0)
+		return dl_fail(-errno, "cannot open %s: %s", state, strerror(errno));
+	if (fstat(statefd, &st) < 0 || (err = dl_state_trusted(&st, state, S_IFDIR))) {
+		err = err ? err : dl_fail(-errno, "cannot look at %s: %s", state, strerror(errno));
+		close(statefd);
+		return err;
+	}
+	if (gid != (gid_t)-1 && (st.st_mode & 0011) != 0011 && fchmod(statefd, (st.st_mode & 07777) | 0011) < 0) {
+		err = dl_fail(-errno, "cannot let group %u pass through %s (mode 0711): %s", (unsigned)gid, state, strerror(errno));
+		close(statefd);
+		return err;
+	}
+	fd = open_own_dir(statefd, state, DL_PUB_ROOT_SUB, 0, gid, path, len, &squatter);
+	close(statefd);
+	return fd;
+}
+
+/* The user's runtime folder's DL_PUB_USER_DIR, made mode 0700: logind's
+ * /run/user/UID, the user's alone, its size limited per user.  why says
+ * why the record is not in the users' base; no group reaches it. */
+static int open_runtime_dir(uid_t uid, gid_t gid, const char *why, const char *fix, char *path, size_t len)
+{
+	char user[232];
+	int fd, ufd, err;
+
+	snprintf(user, sizeof(user), "%s/%u", dl_pub_user_base(), (unsigned)uid);
+	if (gid != (gid_t)-1)
+		return dl_fail(-EPERM, "%s asks for a group, but %s, and the other place for uid %u's records, %s, only its user may enter: %s (dl-stat(1), FILES)",
+			       DL_PUB_GROUP_ENV, why, (unsigned)uid, user, fix);
+	ufd = open(user, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (ufd < 0)
+		return dl_fail(-ENOENT, "%s and %s does not exist: %s, or give the user a runtime folder (loginctl enable-linger)",
+			       why, user, fix);
+	if ((err = dir_trusted(ufd, user, uid))) {
+		close(ufd);
+		return err;
+	}
+	if (mkdirat(ufd, DL_PUB_USER_DIR, 0700) < 0 && errno != EEXIST) {
+		err = dl_fail(-errno, "cannot create %s/%s: %s", user, DL_PUB_USER_DIR, strerror(errno));
+		close(ufd);
+		return err;
+	}
+	fd = openat(ufd, DL_PUB_USER_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(ufd);
+	snprintf(path, len, "%s/%s", user, DL_PUB_USER_DIR);
+	/* In the user's own directory: no UID level below. */
+	if (fd >= 0 && (err = dir_trusted(fd, path, uid))) {
+		close(fd);
+		return err;
+	}
+	return fd >= 0 ? fd : dl_fail(-errno, "cannot open %s: %s", path, strerror(errno));
+}
+
+/* A user's records (not root's): in the users' base, /run/libdl-tasks,
+ * when it is the package's mount and the user's folder there is the
+ * user's; else in the user's runtime folder.  A folder another user made
+ * there first (anyone may, and only its maker may remove it) never stops
+ * the loop: its records go to the runtime folder, and a loop that cannot
+ * (no runtime folder, or a group asked for) is refused naming the folder,
+ * its maker and the fix. */
+static int open_user_place(uid_t uid, gid_t gid, char *path, size_t len)
+{
+	const char *base = dl_pub_base();
+	char why[320], fix[320], name[16];
+	uid_t squatter;
+	int basefd, fd, err;
+
+	snprintf(why, sizeof(why), "%s is missing", base);
+	snprintf(fix, sizeof(fix), "as root, start the size-limited mount the package ships (systemctl enable --now 'run-libdl\\x2dtasks.mount'; without systemd, dl-stat(1) FILES gives its mount(8) line)");
+	basefd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (basefd < 0 && errno != ENOENT)
+		return dl_fail(-errno, "cannot open %s: %s", base, strerror(errno));
+	if (basefd >= 0) {
+		if ((err = dir_trusted(basefd, base, uid))) {
+			close(basefd);
+			return err;
+		}
+		if (base_open_to(basefd, base, uid, why, sizeof(why)) == 0) {
+			snprintf(name, sizeof(name), "%u", (unsigned)uid);
+			fd = open_own_dir(basefd, base, name, uid, gid, path, len, &squatter);
+			close(basefd);
+			if (fd >= 0 || squatter == (uid_t)-1)
+				return fd;
+			snprintf(why, sizeof(why), "%s/%s was made by uid %u, not by uid %u (anyone may make a folder there, and only its maker remove it)",
+				 base, name, (unsigned)squatter, (unsigned)uid);
+			snprintf(fix, sizeof(fix), "as root, remove it (rm -r %s/%s; the user's next loop makes its own)", base, name);
+		} else {
+			close(basefd);
+		}
+	}
+	return open_runtime_dir(uid, gid, why, fix, path, len);
+}
+
 /* The records this user left behind (a loop killed before its end). */
 static void remove_stale(int dirfd, uid_t uid)
 {
@@ -241,13 +302,12 @@ static void remove_stale(int dirfd, uid_t uid)
 int dl_pub_open(struct dl_pub *pub, const struct dl_params *p)
 {
 	struct dl_pubrec *r;
-	char base[200], dir[232], name[16];
+	char dir[232], name[16];
 	unsigned long long start;
 	uid_t uid = geteuid();
 	pid_t tid = gettid();
 	gid_t gid;
-	bool shared;
-	int basefd, dirfd, fd, err;
+	int dirfd, fd, err;
 
 	memset(pub, 0, sizeof(*pub));
 	err = dl_task_stat_field(tid, 22, &start);
@@ -255,24 +315,9 @@ int dl_pub_open(struct dl_pub *pub, const struct dl_params *p)
 		return dl_fail(err, "cannot read this thread's start time in /proc/%d/stat: is /proc mounted?", (int)tid);
 	if ((err = publish_group(&gid)))
 		return err;
-	basefd = open_base(uid, base, sizeof(base), &shared);
-	if (basefd < 0)
-		return basefd;
-	if (shared) {
-		dirfd = open_user_dir(basefd, base, uid, gid, dir, sizeof(dir));
-		close(basefd);
-		if (dirfd < 0)
-			return dirfd;
-	} else if (gid != (gid_t)-1) {
-		/* logind's /run/user/UID is its user's alone: no group can
-		 * reach a record below it. */
-		close(basefd);
-		return dl_fail(-EPERM, "%s asks for a group, but records go in %s, which only its user may enter: as root, create %s mode 1777 (dl-stat(1), FILES)",
-			       DL_PUB_GROUP_ENV, base, DL_PUB_DIR);
-	} else {
-		dirfd = basefd;
-		snprintf(dir, sizeof(dir), "%s", base);
-	}
+	dirfd = uid == 0 ? open_root_dir(gid, dir, sizeof(dir)) : open_user_place(uid, gid, dir, sizeof(dir));
+	if (dirfd < 0)
+		return dirfd;
 	remove_stale(dirfd, uid);
 	snprintf(name, sizeof(name), "%d", (int)tid);
 	snprintf(pub->path, sizeof(pub->path), "%s/%s", dir, name);

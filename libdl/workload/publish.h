@@ -2,19 +2,23 @@
  * publish.h: the record a periodic loop publishes its counters in
  * (internal).  publish.c writes it, counts.c reads it (dl_counts_list).
  *
- * Where: one record per thread, BASE/UID/TID, where BASE is
- * /run/libdl-tasks or the user's own /run/user/UID/libdl-tasks (logind's
- * directory, the user's alone, its size limited per user).
- * /run/libdl-tasks is root's: made mode 0755 by the first publisher that
- * runs as root, it takes root's records only; mounted as a file system
- * of its own (the package's run-libdl\x2dtasks.mount: a tmpfs of a few
- * MiB and inodes, mode 1777 like /tmp), every user's.  A sticky folder
- * that all may write to on /run's own file system is never written to
- * by others than root: any user could fill /run with it.  UID's
- * directory is the user's, mode 0700: nobody else can put a record there,
- * nor read one but root.  A loop run with LIBDL_PUBLISH_GROUP=GROUP (in
- * /run/libdl-tasks only) gives the directory to GROUP, mode 0750, and
- * its record too, mode 0640: GROUP's members read it, and never write.
+ * Where: one record per thread, named by its tid.  Root's go in
+ * /run/libdl/tasks (DL_PUB_ROOT_SUB of the state folder, root's alone:
+ * no other user can make that folder first).  Another user's go in
+ * BASE/UID, where BASE is /run/libdl-tasks when it is a file system of
+ * its own (the package's run-libdl\x2dtasks.mount: a tmpfs of a few MiB
+ * and inodes, mode 1777 like /tmp), else the user's own
+ * /run/user/UID/libdl-tasks (logind's directory, the user's alone, its
+ * size limited per user).  A sticky folder that all may write to on
+ * /run's own file system is never written to by users: any user could
+ * fill /run with it.  In the mount anyone may make the folder named by
+ * another's uid, which only its maker can remove: the user whose uid it
+ * names then publishes in the runtime folder instead.  UID's directory
+ * is the user's, mode 0700: nobody else can put a record there, nor read
+ * one but root.  A loop run with LIBDL_PUBLISH_GROUP=GROUP (in
+ * /run/libdl-tasks, or root's) gives the directory to GROUP, mode 0750,
+ * and its record too, mode 0640: GROUP's members read it, and never
+ * write; for root's, the state folder lets others pass (0711).
  *
  * Names are canonical (a uid or tid in decimal, no leading zero), so
  * that a thread has one name and a user one folder per BASE; a reader
@@ -38,7 +42,8 @@
 
 #include "sys/sys.h"
 
-#define DL_PUB_DIR "/run/libdl-tasks"
+#define DL_PUB_DIR "/run/libdl-tasks" /* the users' (the package's mount) */
+#define DL_PUB_ROOT_SUB "tasks"       /* root's, in the state folder: /run/libdl/tasks */
 #define DL_PUB_USER_BASE "/run/user" /* logind's, a folder per uid */
 #define DL_PUB_USER_DIR "libdl-tasks" /* under /run/user/UID */
 #define DL_PUB_GROUP_ENV "LIBDL_PUBLISH_GROUP" /* the group that may read */
@@ -76,8 +81,8 @@ static inline unsigned dl_pub_bucket(uint64_t ns)
 	return b < DL_COUNTS_BUCKETS - 1 ? b : DL_COUNTS_BUCKETS - 1;
 }
 
-/* The base directory, and the users' runtime folders (the test hooks
- * may move them). */
+/* The users' base directory, and their runtime folders (the test hooks
+ * may move them; root's folder moves with the state folder). */
 const char *dl_pub_base(void);
 const char *dl_pub_user_base(void);
 

@@ -27,7 +27,11 @@
  * attacks need /run/libdl-tasks as the package mounts it (a tmpfs of its
  * own, mode 1777): the nobody and group cases make it afresh, on a /run
  * of their own (make_base), and each step of an attack that fails says
- * which and why.
+ * which and why.  Anyone may make a folder there named by another's uid:
+ * nobody's folder named 0 keeps no loop of root's from publishing (root's
+ * go to the state folder), and nobody's named OTHER keeps none of OTHER's
+ * (in OTHER's runtime folder instead, and where there is none, a refusal
+ * naming nobody's folder and the fix).
  *
  * And a loop of another user's (OTHER, holding CAP_SYS_NICE alone) run
  * with LIBDL_PUBLISH_GROUP=GROUP: its folder and record given to GROUP
@@ -41,7 +45,6 @@
 #include <grp.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,10 +255,11 @@ static void path_of(char *buf, size_t len, unsigned uid, pid_t tid)
 	snprintf(buf, len, DL_PUB_DIR "/%u/%d", uid, (int)tid);
 }
 
-/* Where root's loops publish (dl_periodic_start(3)). */
+/* Where root's loops publish (dl_periodic_start(3)): the state folder,
+ * root's alone. */
 static void root_path_of(char *buf, size_t len, pid_t tid)
 {
-	path_of(buf, len, 0, tid);
+	snprintf(buf, len, DL_STATE_DIR "/" DL_PUB_ROOT_SUB "/%d", (int)tid);
 }
 
 
@@ -283,25 +287,45 @@ START_TEST(test_table)
 }
 END_TEST
 
-START_TEST(test_json)
+/* dl-stat --tasks --json, as root, into out. */
+static void stat_json(void)
 {
-	start_loops();
 	ck_assert_int_eq(tl_run_tool("dl-stat", (char *[]){ "--tasks", "--json", NULL }, out, sizeof(out), err, sizeof(err)), 0);
+}
+
+/* The counters object of thread tid in out (stat_json). */
+static const char *counters_of(pid_t tid)
+{
+	char key[32];
+	const char *obj, *c;
+
+	snprintf(key, sizeof(key), "\"tid\":%d,", (int)tid);
+	obj = strstr(out, key);
+	ck_assert_msg(obj, "no %s in %s", key, out);
+	c = strstr(obj, "\"counters\":{");
+	ck_assert_msg(c, "no counters for %d in %s", (int)tid, obj);
+	return c;
+}
+
+/* dl-stat --json gives both loops their true counts. */
+static void json_counts_true(void)
+{
+	stat_json();
 	for (int i = 0; i < 2; i++) {
-		char key[32];
-		const char *obj, *c;
+		const char *c = counters_of(tids[i]);
 		uint64_t wm, wo;
 
-		snprintf(key, sizeof(key), "\"tid\":%d,", (int)tids[i]);
-		obj = strstr(out, key);
-		ck_assert_msg(obj, "no %s in %s", key, out);
-		c = strstr(obj, "\"counters\":{");
-		ck_assert_msg(c, "no counters for %d in %s", (int)tids[i], obj);
 		want_for(tids[i], &wm, &wo);
 		ck_assert_uint_eq(num_after(c, "\"jobs\""), JOBS);
 		ck_assert_uint_eq(num_after(c, "\"deadline_misses\""), wm);
 		ck_assert_uint_eq(num_after(c, "\"overruns\""), wo);
 	}
+}
+
+START_TEST(test_json)
+{
+	start_loops();
+	json_counts_true();
 	stop_loops();
 }
 END_TEST
@@ -372,73 +396,24 @@ END_TEST
 
 #define NOBODY 65534
 #define OTHER 4242 /* a uid no one on the machine has */
+#define GROUP 4243 /* a group no one on the machine is in: the readers' */
 
-/* In a child (run_child): where its failure is said. */
-static int say_fd = -1;
+static void (*nobody_fn)(void);
 
-/* A child's step failed: which, and errno when the step set one, said to
- * the parent; the child ends. */
-static void __attribute__((__noreturn__, __format__(printf, 1, 2))) step_failed(const char *fmt, ...)
+static void nobody_then(void)
 {
-	char what[768];
-	int e = errno;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (e)
-		dprintf(say_fd, "%s: %s (errno %d)", what, strerror(e), e);
-	else
-		dprintf(say_fd, "%s", what);
-	_exit(1);
+	TL_STEP(setgroups(0, NULL) == 0 && setgid(NOBODY) == 0 && setuid(NOBODY) == 0, "becoming uid %u", NOBODY);
+	nobody_fn();
 }
 
-/* A step of a child's: ok, or the child ends saying what failed.  errno
- * is cleared first, so a step that tests errno makes its call inside ok. */
-#define STEP(ok, ...)                             \
-	do {                                      \
-		errno = 0;                        \
-		if (!(ok))                        \
-			step_failed(__VA_ARGS__); \
-	} while (0)
-
-/* fn in a child, as nobody when as_nobody: every step it checks
- * (STEP) passed, or the test fails saying which did not. */
-static void run_child(void (*fn)(void), bool nobody, const char *what)
-{
-	char msg[1024];
-	size_t used = 0;
-	ssize_t n;
-	int fds[2], rc;
-	pid_t p;
-
-	ck_assert_int_eq(pipe(fds), 0);
-	p = fork();
-	ck_assert_int_ge(p, 0);
-	if (p == 0) {
-		close(fds[0]);
-		say_fd = fds[1];
-		if (nobody)
-			STEP(setgroups(0, NULL) == 0 && setgid(NOBODY) == 0 && setuid(NOBODY) == 0,
-			     "becoming uid %u", NOBODY);
-		fn();
-		_exit(0);
-	}
-	close(fds[1]);
-	while (used < sizeof(msg) - 1 && (n = read(fds[0], msg + used, sizeof(msg) - 1 - used)) > 0)
-		used += (size_t)n;
-	msg[used] = 0;
-	close(fds[0]);
-	rc = tl_wait(p);
-	if (!used && rc)
-		snprintf(msg, sizeof(msg), "the child ended with status %d and said nothing", rc);
-	ck_assert_msg(rc == 0 && !used, "%s%s: %s", what, nobody ? " (as nobody)" : "", msg);
-}
-
+/* fn in a child as nobody, each step checked (TL_STEP). */
 static void as_nobody(void (*fn)(void), const char *what)
 {
-	run_child(fn, true, what);
+	char said[256];
+
+	nobody_fn = fn;
+	snprintf(said, sizeof(said), "%s (as nobody)", what);
+	tl_in_child(nobody_then, said);
 }
 
 /* As nobody: the attacks. */
@@ -451,19 +426,19 @@ static void attack(void)
 	int fd;
 
 	/* Nobody's own folder, and one named by another user's uid. */
-	STEP(mkdir(DL_PUB_DIR "/65534", 0700) == 0, "mkdir " DL_PUB_DIR "/65534");
-	STEP(mkdir(DL_PUB_DIR "/4242", 0700) == 0, "mkdir " DL_PUB_DIR "/4242");
+	TL_STEP(mkdir(DL_PUB_DIR "/65534", 0700) == 0, "mkdir " DL_PUB_DIR "/65534");
+	TL_STEP(mkdir(DL_PUB_DIR "/4242", 0700) == 0, "mkdir " DL_PUB_DIR "/4242");
 	/* A well-formed record naming root's "overrun" thread, as nobody's
 	 * and as OTHER's, with forged counts. */
 	snprintf(stat_path, sizeof(stat_path), "/proc/%d/task/%d/stat", (int)child, (int)tids[0]);
-	STEP((f = fopen(stat_path, "r")) != NULL, "open %s", stat_path);
-	STEP(fgets(buf, sizeof(buf), f) != NULL, "read %s", stat_path);
+	TL_STEP((f = fopen(stat_path, "r")) != NULL, "open %s", stat_path);
+	TL_STEP(fgets(buf, sizeof(buf), f) != NULL, "read %s", stat_path);
 	fclose(f);
 	/* field 22, after the ")" that ends the name */
 	p = strrchr(buf, ')');
 	for (int i = 2; p && i < 22; i++)
 		p = strchr(p + 1, ' ');
-	STEP(p != NULL, "no field 22 in %s: %s", stat_path, buf);
+	TL_STEP(p != NULL, "no field 22 in %s: %s", stat_path, buf);
 	start = strtoull(p + 1, NULL, 10);
 	for (int k = 0; k < 2; k++) {
 		unsigned uid = k ? OTHER : NOBODY;
@@ -480,28 +455,28 @@ static void attack(void)
 		strcpy(r.comm, "overrun");
 		r.jobs = r.misses = r.buckets[0] = 999;
 		path_of(path, sizeof(path), uid, tids[0]);
-		STEP((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0, "create the forged record %s", path);
-		STEP(write(fd, &r, sizeof(r)) == (ssize_t)sizeof(r), "write the forged record %s", path);
+		TL_STEP((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0, "create the forged record %s", path);
+		TL_STEP(write(fd, &r, sizeof(r)) == (ssize_t)sizeof(r), "write the forged record %s", path);
 		close(fd);
 	}
 	/* A link to root's record of the other thread. */
 	root_path_of(target, sizeof(target), tids[1]);
 	path_of(path, sizeof(path), NOBODY, tids[1]);
-	STEP(symlink(target, path) == 0, "symlink %s -> %s", path, target);
+	TL_STEP(symlink(target, path) == 0, "symlink %s -> %s", path, target);
 	/* A hard link to a root-owned file everyone may read, named by
 	 * this test's own (root's) thread: refused by the kernel's
 	 * protected_hardlinks, or impossible across file systems (/etc is
 	 * not the tmpfs), or made and then refused by the reader. */
 	path_of(path, sizeof(path), NOBODY, getppid());
-	STEP(link("/etc/passwd", path) == 0 || errno == EPERM || errno == EXDEV, "link %s -> /etc/passwd", path);
+	TL_STEP(link("/etc/passwd", path) == 0 || errno == EPERM || errno == EXDEV, "link %s -> /etc/passwd", path);
 	/* A FIFO named by init's thread. */
 	path_of(path, sizeof(path), NOBODY, 1);
-	STEP(mkfifo(path, 0600) == 0, "mkfifo %s", path);
+	TL_STEP(mkfifo(path, 0600) == 0, "mkfifo %s", path);
 	/* Root's records cannot be read. */
 	root_path_of(path, sizeof(path), tids[0]);
-	STEP(access(path, F_OK) == 0 || errno == EACCES, "root's record %s is not there", path);
-	STEP((fd = open(path, O_RDONLY)) < 0 && errno == EACCES,
-	     "root's record %s opened by nobody (fd %d), not refused with EACCES", path, fd);
+	TL_STEP(access(path, F_OK) == 0 || errno == EACCES, "root's record %s is not there", path);
+	TL_STEP((fd = open(path, O_RDONLY)) < 0 && errno == EACCES,
+		"root's record %s opened by nobody (fd %d), not refused with EACCES", path, fd);
 }
 
 /* As nobody: dl_counts_list gives nothing of root's. */
@@ -510,9 +485,9 @@ static void list_as_nobody(void)
 	struct dl_task_counts *c;
 	size_t n;
 
-	STEP(dl_counts_list(&c, &n) >= 0, "dl_counts_list: %s", dl_errmsg());
+	TL_STEP(dl_counts_list(&c, &n) >= 0, "dl_counts_list: %s", dl_errmsg());
 	for (size_t i = 0; i < n; i++)
-		STEP(c[i].uid == NOBODY, "dl_counts_list gives nobody thread %d of uid %u", (int)c[i].tid,
+		TL_STEP(c[i].uid == NOBODY, "dl_counts_list gives nobody thread %d of uid %u", (int)c[i].tid,
 		     (unsigned)c[i].uid);
 	free(c);
 }
@@ -554,7 +529,6 @@ START_TEST(test_nobody_cannot_spoof)
 {
 	struct dl_task_counts *c;
 	size_t n;
-	char key[32];
 	const char *obj;
 
 	make_base();
@@ -566,12 +540,8 @@ START_TEST(test_nobody_cannot_spoof)
 		ck_assert_uint_ne(c[i].jobs, 999);
 	}
 	free(c);
-	ck_assert_int_eq(tl_run_tool("dl-stat", (char *[]){ "--tasks", "--json", NULL }, out, sizeof(out), err, sizeof(err)), 0);
-	snprintf(key, sizeof(key), "\"tid\":%d,", (int)tids[0]);
-	obj = strstr(out, key);
-	ck_assert_msg(obj, "no %s in %s", key, out);
-	obj = strstr(obj, "\"counters\":{");
-	ck_assert_ptr_nonnull(obj);
+	stat_json();
+	obj = counters_of(tids[0]);
 	{
 		uint64_t wm, wo;
 
@@ -584,9 +554,99 @@ START_TEST(test_nobody_cannot_spoof)
 }
 END_TEST
 
-/* ----------------------------------------------------------- group */
+/* As nobody: a folder named by root's uid, and another by OTHER's,
+ * first, in the mount anyone may write to. */
+static void squat(void)
+{
+	TL_STEP(mkdir(DL_PUB_DIR "/0", 0755) == 0, "mkdir " DL_PUB_DIR "/0");
+	TL_STEP(mkdir(DL_PUB_DIR "/4242", 0755) == 0, "mkdir " DL_PUB_DIR "/4242");
+}
 
-#define GROUP 4243 /* a group no one on the machine is in: the readers' */
+/* Nobody's folder named 0 stops no loop of root's: its records are in
+ * the state folder, dl-stat shows their true counts. */
+START_TEST(test_root_preempted)
+{
+	char path[128];
+
+	make_base();
+	as_nobody(squat, "making folders named by others' uids");
+	start_loops();
+	for (int i = 0; i < 2; i++) {
+		root_path_of(path, sizeof(path), tids[i]);
+		ck_assert_msg(access(path, F_OK) == 0, "no record %s", path);
+	}
+	json_counts_true();
+	stop_loops();
+}
+END_TEST
+
+/* This process becomes OTHER, holding CAP_SYS_NICE alone, naming no
+ * group. */
+static void become_other_alone(void)
+{
+	if (unsetenv("LIBDL_PUBLISH_GROUP") || !tl_become_with_nice(OTHER, OTHER, NULL, 0))
+		_exit(120);
+}
+
+#define OTHER_RUN "/run/user/4242"
+
+/* As OTHER, with nobody's folder named OTHER in the mount and no runtime
+ * folder: refused, naming that folder, its maker and the fix; with a
+ * group, which the runtime folder could not serve, the same. */
+static void refused_squatted(void)
+{
+	struct dl_params p = { .runtime = 2 * MS, .deadline = 20 * MS, .period = 50 * MS };
+	struct dl_periodic *pt;
+	gid_t groups[1] = { GROUP };
+	int rc;
+
+	TL_STEP(tl_become_with_nice(OTHER, OTHER, groups, 1), "becoming uid %u with CAP_SYS_NICE", OTHER);
+	rc = dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP | DL_PERIODIC_PUBLISH, 0);
+	TL_STEP(rc == -ENOENT, "dl_periodic_start gave %d, not -ENOENT: %s", rc, dl_errmsg());
+	TL_STEP(strstr(dl_errmsg(), DL_PUB_DIR "/4242 was made by uid 65534, not by uid 4242") &&
+		     strstr(dl_errmsg(), "remove it (rm -r " DL_PUB_DIR "/4242;") &&
+		     strstr(dl_errmsg(), OTHER_RUN " does not exist") && strstr(dl_errmsg(), "enable-linger"),
+	     "the refusal does not name the folder, its maker and the fixes: %s", dl_errmsg());
+	TL_STEP(sched_getscheduler(0) == SCHED_OTHER, "the refused loop's thread has policy %d", sched_getscheduler(0));
+	TL_STEP(setenv("LIBDL_PUBLISH_GROUP", "4243", 1) == 0, "setenv LIBDL_PUBLISH_GROUP");
+	rc = dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP | DL_PERIODIC_PUBLISH, 0);
+	TL_STEP(rc == -EPERM, "with a group, dl_periodic_start gave %d, not -EPERM: %s", rc, dl_errmsg());
+	TL_STEP(strstr(dl_errmsg(), "LIBDL_PUBLISH_GROUP asks for a group") &&
+		     strstr(dl_errmsg(), DL_PUB_DIR "/4242 was made by uid 65534") &&
+		     strstr(dl_errmsg(), "remove it (rm -r " DL_PUB_DIR "/4242;"),
+	     "with a group, the refusal does not name the folder, its maker and the fix: %s", dl_errmsg());
+}
+
+/* Nobody's folder named OTHER stops no loop of OTHER's that has a
+ * runtime folder (as logind makes it): its record goes there, and
+ * dl-stat shows its true counts. */
+START_TEST(test_user_preempted)
+{
+	struct report rep;
+	struct stat st;
+	char path[128];
+	const char *obj;
+
+	make_base();
+	as_nobody(squat, "making folders named by others' uids");
+	tl_in_child(refused_squatted, "uid 4242 with nobody's folder in its place and no runtime folder");
+	ck_assert_int_eq(mkdir("/run/user", 0755), 0);
+	ck_assert_int_eq(mkdir(OTHER_RUN, 0700), 0);
+	ck_assert_int_eq(chown(OTHER_RUN, OTHER, OTHER), 0);
+	spawn_loops(&(struct loop){ "squatted", 2 * MS, false, -1, -1 }, 1, become_other_alone, &rep);
+	snprintf(path, sizeof(path), OTHER_RUN "/" DL_PUB_USER_DIR "/%d", (int)rep.tid);
+	ck_assert_msg(stat(path, &st) == 0 && st.st_uid == OTHER, "no record of uid %u's at %s", OTHER, path);
+	ck_assert_int_eq(stat(DL_PUB_DIR "/4242", &st), 0);
+	ck_assert_msg(st.st_uid == NOBODY, "nobody's folder is uid %u's", (unsigned)st.st_uid);
+	stat_json();
+	obj = counters_of(rep.tid);
+	ck_assert_uint_eq(num_after(obj, "\"jobs\""), JOBS);
+	ck_assert_uint_eq(num_after(obj, "\"deadline_misses\""), rep.misses);
+	stop_loops();
+}
+END_TEST
+
+/* ----------------------------------------------------------- group */
 
 static char group_dir[64] = DL_PUB_DIR "/4242";
 
@@ -628,9 +688,9 @@ static void open_as_nobody_outside(void)
 	int fd;
 
 	path_of(path, sizeof(path), OTHER, tids[0]);
-	STEP((fd = open(path, O_RDONLY)) < 0 && errno == EACCES, "%s opened (fd %d), not refused with EACCES", path, fd);
-	STEP((fd = open(group_dir, O_RDONLY | O_DIRECTORY)) < 0 && errno == EACCES,
-	     "%s opened (fd %d), not refused with EACCES", group_dir, fd);
+	TL_STEP((fd = open(path, O_RDONLY)) < 0 && errno == EACCES, "%s opened (fd %d), not refused with EACCES", path, fd);
+	TL_STEP((fd = open(group_dir, O_RDONLY | O_DIRECTORY)) < 0 && errno == EACCES,
+		"%s opened (fd %d), not refused with EACCES", group_dir, fd);
 }
 
 START_TEST(test_group_reads)
@@ -665,6 +725,30 @@ START_TEST(test_group_reads)
 }
 END_TEST
 
+static void root_for_group(void)
+{
+	if (setenv("LIBDL_PUBLISH_GROUP", "4243", 1))
+		_exit(120);
+}
+
+/* A loop of root's for GROUP: its record in the state folder, which the
+ * group may pass through, read by a member, not by anyone else. */
+START_TEST(test_group_reads_root)
+{
+	struct report rep;
+	const char *c;
+
+	make_base();
+	spawn_loops(&(struct loop){ "rootgrp", 2 * MS, false, -1, -1 }, 1, root_for_group, &rep);
+	c = counters_as_nobody(GROUP, rep.tid);
+	ck_assert_msg(c, "dl-stat as a member of group %u shows no counters for root's %d: %s", GROUP, (int)rep.tid, out);
+	ck_assert_uint_eq(num_after(c, "\"jobs\""), JOBS);
+	ck_assert_msg(!counters_as_nobody(NOBODY, rep.tid), "nobody outside group %u reads root's %d: %s", GROUP,
+		      (int)rep.tid, out);
+	stop_loops();
+}
+END_TEST
+
 /* OTHER outside GROUP asks for it: refused, naming the variable, and
  * no reservation made. */
 static void refused_outside(void)
@@ -676,22 +760,22 @@ static void refused_outside(void)
 	gid_t groups[1] = { GROUP };
 	int rc;
 
-	STEP(setenv("LIBDL_PUBLISH_GROUP", "4243", 1) == 0, "setenv LIBDL_PUBLISH_GROUP");
-	STEP(tl_become_with_nice(OTHER, OTHER, groups, 0), "becoming uid %u with CAP_SYS_NICE", OTHER);
+	TL_STEP(setenv("LIBDL_PUBLISH_GROUP", "4243", 1) == 0, "setenv LIBDL_PUBLISH_GROUP");
+	TL_STEP(tl_become_with_nice(OTHER, OTHER, groups, 0), "becoming uid %u with CAP_SYS_NICE", OTHER);
 	rc = dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP | DL_PERIODIC_PUBLISH, 0);
-	STEP(rc == -EPERM, "dl_periodic_start gave %d, not -EPERM: %s", rc, dl_errmsg());
-	STEP(strstr(dl_errmsg(), "not in that group") && strstr(dl_errmsg(), "LIBDL_PUBLISH_GROUP"),
+	TL_STEP(rc == -EPERM, "dl_periodic_start gave %d, not -EPERM: %s", rc, dl_errmsg());
+	TL_STEP(strstr(dl_errmsg(), "not in that group") && strstr(dl_errmsg(), "LIBDL_PUBLISH_GROUP"),
 	     "the refusal does not name the group's rule: %s", dl_errmsg());
 	path_of(path, sizeof(path), OTHER, gettid());
-	STEP(access(path, F_OK) < 0, "the refused loop left %s", path);
+	TL_STEP(access(path, F_OK) < 0, "the refused loop left %s", path);
 	/* Refused, the thread keeps its policy (dl_periodic_start(3)). */
-	STEP(sched_getscheduler(0) == SCHED_OTHER, "the refused loop's thread has policy %d", sched_getscheduler(0));
+	TL_STEP(sched_getscheduler(0) == SCHED_OTHER, "the refused loop's thread has policy %d", sched_getscheduler(0));
 }
 
 START_TEST(test_group_refused_outside)
 {
 	make_base();
-	run_child(refused_outside, false, "uid 4242 outside group 4243");
+	tl_in_child(refused_outside, "uid 4242 outside group 4243");
 }
 END_TEST
 
@@ -712,6 +796,8 @@ static Suite *make(void)
 	tcase_add_checked_fixture(tc, NULL, remove_base);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_nobody_cannot_spoof);
+	tcase_add_test(tc, test_root_preempted);
+	tcase_add_test(tc, test_user_preempted);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("group");
 	tcase_add_checked_fixture(tc, NULL, stop_loops_fixture);
@@ -719,6 +805,7 @@ static Suite *make(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_group_reads);
 	tcase_add_test(tc, test_group_refused_outside);
+	tcase_add_test(tc, test_group_reads_root);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -803,3 +803,57 @@ int tl_private_mounts(void)
 	fclose(f);
 	return shared ? -EINVAL : 0;
 }
+
+/* In a child of tl_child_ok: where a failed step is said. */
+static int step_fd = -1;
+
+noreturn void tl_step_failed(const char *fmt, ...)
+{
+	char what[768];
+	int e = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (e)
+		dprintf(step_fd, "%s: %s (errno %d)", what, strerror(e), e);
+	else
+		dprintf(step_fd, "%s", what);
+	_exit(1);
+}
+
+bool tl_child_ok(void (*fn)(void), char *msg, size_t len)
+{
+	size_t used = 0;
+	ssize_t n;
+	int fds[2], rc;
+	pid_t p;
+
+	if (pipe(fds) < 0) {
+		snprintf(msg, len, "pipe: %s", strerror(errno));
+		return false;
+	}
+	p = fork();
+	if (p < 0) {
+		snprintf(msg, len, "fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return false;
+	}
+	if (p == 0) {
+		close(fds[0]);
+		step_fd = fds[1];
+		fn();
+		_exit(0);
+	}
+	close(fds[1]);
+	while (used < len - 1 && (n = read(fds[0], msg + used, len - 1 - used)) > 0)
+		used += (size_t)n;
+	msg[used] = 0;
+	close(fds[0]);
+	rc = tl_wait(p);
+	if (!used && rc)
+		snprintf(msg, len, "the child ended with status %d and said nothing", rc);
+	return rc == 0 && !used;
+}

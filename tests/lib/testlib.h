@@ -83,6 +83,26 @@ bool tl_become_with_nice(uid_t uid, gid_t gid, const gid_t *groups, size_t ngrou
  * point, only when no mount it sees is shared (the chroot was entered
  * from a private namespace, as build-deb.sh and the distro suites do). */
 int tl_private_mounts(void);
+/* fn in a child process, which checks each of its steps with TL_STEP:
+ * true when every step passed, else false with the words of the one that
+ * did not in msg (the step, and errno when it set one).  TL_STEP clears
+ * errno first: a step that tests errno makes its call inside ok.
+ * tl_in_child fails the test, saying what and those words; a macro, so
+ * that the result is named after the suite's file. */
+bool tl_child_ok(void (*fn)(void), char *msg, size_t len);
+#define tl_in_child(fn, what)                                                   \
+	do {                                                                    \
+		char tl_said_[1024];                                            \
+		ck_assert_msg(tl_child_ok(fn, tl_said_, sizeof(tl_said_)), "%s: %s", \
+			      what, tl_said_);                                  \
+	} while (0)
+noreturn void tl_step_failed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define TL_STEP(ok, ...)                             \
+	do {                                         \
+		errno = 0;                           \
+		if (!(ok))                           \
+			tl_step_failed(__VA_ARGS__); \
+	} while (0)
 
 /* Background deadline hogs: each a child process of runtime/period;
  * -1 if refused.  _in: in layout member `where` (NULL: where it is),

@@ -30,24 +30,33 @@
 
 #define NOBODY 65534
 
-static char base[64], udir[96];
+/* The users' base (/run/libdl-tasks), the state folder (/run/libdl),
+ * and this user's folder: root's in the state folder, another's in the
+ * base. */
+static char base[64], state[64], udir[96];
 static struct dl_test_hooks hooks;
 
 static void setup(void)
 {
 	snprintf(base, sizeof(base), "/tmp/libdl-pub.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(base));
-	snprintf(udir, sizeof(udir), "%s/%u", base, (unsigned)geteuid());
+	snprintf(state, sizeof(state), "/tmp/libdl-state.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(state));
+	if (geteuid() == 0)
+		snprintf(udir, sizeof(udir), "%s/%s", state, DL_PUB_ROOT_SUB);
+	else
+		snprintf(udir, sizeof(udir), "%s/%u", base, (unsigned)geteuid());
 	ck_assert_int_eq(mkdir(udir, 0700), 0);
 	hooks.tasks_dir = base;
+	hooks.state_dir = state;
 	dl_test_hooks = &hooks;
 }
 
 static void teardown(void)
 {
-	char cmd[128];
+	char cmd[192];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", base, state);
 	ck_assert_int_eq(system(cmd), 0);
 }
 
@@ -397,6 +406,13 @@ START_TEST(test_group)
 	ck_assert_uint_eq(dir.st_mode & 07777, 0750);
 	ck_assert_uint_eq(rec.st_gid, g);
 	ck_assert_uint_eq(rec.st_mode & 07777, 0640);
+	if (geteuid() == 0) {
+		struct stat st;
+
+		/* Root's folder is in the state folder: the group may pass. */
+		ck_assert_int_eq(stat(state, &st), 0);
+		ck_assert_uint_eq(st.st_mode & 07777, 0711);
+	}
 	/* By name, the same. */
 	if (gr) {
 		ck_assert_msg(start_with_group(gr->gr_name, &dir, &rec) == 0, "%s", dl_errmsg());
@@ -584,7 +600,7 @@ START_TEST(test_one_per_thread)
 	write_at(udir, me(), &r, sizeof(r));
 	ck_assert_int_eq(dl_counts_list(&c, &n), 1);
 	ck_assert_uint_eq(n, 1);
-	ck_assert_uint_eq(c[0].jobs, 3); /* /run/libdl-tasks's, read first */
+	ck_assert_uint_eq(c[0].jobs, 3); /* root's or /run/libdl-tasks's, read before the runtime folders */
 	free(c);
 	hooks.user_run_dir = NULL;
 	snprintf(tasks, sizeof(tasks), "rm -rf '%s'", runs);
@@ -681,22 +697,22 @@ static void end_child(const char *pid)
 	ck_assert_int_eq(waitpid(child, &status, 0), child);
 }
 
-/* Who may write where.  Root makes a missing base root's alone (0755,
- * no longer 1777).  Another user never writes in a base that all may
- * write to on its parent's file system (it could fill /run): it goes to
- * its runtime folder, or is refused naming the fix.  On a file system of
- * its own (the package's mount; here a tmpfs in a mount namespace of the
- * test's), every user writes there. */
+/* Who may write where.  Root publishes in the state folder, and never
+ * makes the users' base.  Another user never writes in a base that all
+ * may write to on its parent's file system (it could fill /run): it goes
+ * to its runtime folder, or is refused naming the fix.  On a file system
+ * of its own (the package's mount; here a tmpfs in a mount namespace of
+ * the test's), every user writes there. */
 START_TEST(test_where_users_write)
 {
 	char runs[64], mine[128], rec[224], msg[512], made[96];
-	struct stat st;
 	pid_t child;
 	int status;
 
 	if (geteuid() != 0)
 		return; /* the others are users made by root: root's test */
-	/* Root, base missing: made 0755. */
+	/* Root, base missing: root's record in the state folder, the base
+	 * still missing. */
 	snprintf(made, sizeof(made), "%s/made", base);
 	hooks.tasks_dir = made;
 	{
@@ -705,8 +721,10 @@ START_TEST(test_where_users_write)
 
 		ck_assert_msg(dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP | DL_PERIODIC_NO_RESERVATION | DL_PERIODIC_PUBLISH, 0) == 0,
 			      "%s", dl_errmsg());
-		ck_assert_int_eq(stat(made, &st), 0);
-		ck_assert_uint_eq(st.st_mode & 07777, 0755);
+		snprintf(rec, sizeof(rec), "%s/%s", udir, me());
+		ck_assert_msg(access(rec, F_OK) == 0, "no %s", rec);
+		ck_assert_msg(access(made, F_OK) < 0, "root's loop made the users' base %s", made);
+		ck_assert_uint_eq(listed(), 1);
 		dl_periodic_free(pt);
 	}
 	hooks.tasks_dir = base;
@@ -755,6 +773,67 @@ START_TEST(test_where_users_write)
 }
 END_TEST
 
+#define OTHER 4242 /* a uid no one on the machine has */
+
+static char runs[64];
+
+/* In a mount namespace of its own, the base a tmpfs as the package
+ * mounts it (mode 1777), where anyone may make a folder named by
+ * another's uid first: here OTHER's named by nobody's uid, nobody's
+ * named by root's.  Root's loop still publishes (in the state folder);
+ * nobody's is refused naming OTHER's folder and the fix while it has no
+ * runtime folder, and publishes there once it has one. */
+static void squatted(void)
+{
+	struct dl_params p = { .runtime = 100000, .deadline = 1000000, .period = 1000000 };
+	struct dl_periodic *pt;
+	char mine[128], rec[224], msg[512], path[96];
+	int rc;
+
+	TL_STEP(tl_private_mounts() == 0, "a mount namespace of the test's own");
+	TL_STEP(mount("libdl-test", base, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=1m,nr_inodes=64") == 0,
+		"mount a tmpfs on %s", base);
+	snprintf(path, sizeof(path), "%s/0", base);
+	TL_STEP(mkdir(path, 0755) == 0 && chown(path, NOBODY, NOBODY) == 0, "nobody's %s", path);
+	snprintf(path, sizeof(path), "%s/%u", base, NOBODY);
+	TL_STEP(mkdir(path, 0755) == 0 && chown(path, OTHER, OTHER) == 0, "uid %u's %s", OTHER, path);
+	rc = dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP | DL_PERIODIC_NO_RESERVATION | DL_PERIODIC_PUBLISH, 0);
+	TL_STEP(rc == 0, "root's loop, with nobody's %s/0: %s", base, dl_errmsg());
+	snprintf(rec, sizeof(rec), "%s/%s", udir, me());
+	TL_STEP(access(rec, F_OK) == 0, "root's record %s", rec);
+	TL_STEP(listed() == 1, "root's record listed");
+	dl_periodic_free(pt);
+	rc = publish_as_nobody(msg, sizeof(msg));
+	TL_STEP(rc == -ENOENT, "nobody's loop with no runtime folder gave %d, not -ENOENT: %s", rc, msg);
+	snprintf(rec, sizeof(rec), "%s was made by uid %u, not by uid %u", path, OTHER, NOBODY);
+	TL_STEP(strstr(msg, rec) && strstr(msg, "remove it (rm -r ") && strstr(msg, "enable-linger"),
+		"nobody's refusal does not say '%s', nor the fixes: %s", rec, msg);
+	snprintf(mine, sizeof(mine), "%s/%u", runs, NOBODY);
+	TL_STEP(mkdir(mine, 0700) == 0 && chown(mine, NOBODY, NOBODY) == 0, "nobody's runtime folder %s", mine);
+	hooks.user_run_dir = runs;
+	rc = publish_as_nobody(msg, sizeof(msg));
+	TL_STEP(rc == 0, "nobody's loop with a runtime folder: %s", msg);
+	snprintf(rec, sizeof(rec), "%s/%s/%s", mine, DL_PUB_USER_DIR, msg);
+	TL_STEP(access(rec, F_OK) == 0, "nobody's record %s", rec);
+	TL_STEP(listed() == 1, "nobody's record listed");
+	end_child(msg);
+}
+
+START_TEST(test_squatted)
+{
+	char cmd[96];
+
+	if (geteuid() != 0)
+		return; /* the others are users made by root: root's test */
+	snprintf(runs, sizeof(runs), "/tmp/libdl-run.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(runs));
+	ck_assert_int_eq(chmod(runs, 0755), 0);
+	tl_in_child(squatted, "folders named by others' uids in the package's mount");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", runs);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("publish");
@@ -776,6 +855,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_one_per_thread);
 	tcase_add_test(tc, test_scan_bounded);
 	tcase_add_test(tc, test_where_users_write);
+	tcase_add_test(tc, test_squatted);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -53,7 +53,7 @@ pids="$pids $spin"
 wait_for 30 grep -q '^ready' /tmp/spin.out
 tid=$(sed -n 's/^ready //p' /tmp/spin.out)
 check "the loop runs under SCHED_DEADLINE" eq "$(policy "$tid")" 6
-check "and publishes its counters in /run/libdl-tasks/0/$tid" test -f "/run/libdl-tasks/0/$tid"
+check "and publishes its counters in /run/libdl/tasks/$tid" test -f "/run/libdl/tasks/$tid"
 
 # The shipped service, its interval 1 s for this test.
 mkdir -p "$textdir" /etc/systemd/system/$unit.d
