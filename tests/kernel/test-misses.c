@@ -382,6 +382,12 @@ START_TEST(test_removed_at_end)
 		ck_assert_msg(seen, "thread %d publishes nothing", (int)tids[i]);
 	}
 	free(c);
+	for (int i = 0; i < 2; i++) {
+		char path[64];
+
+		root_path_of(path, sizeof(path), tids[i]);
+		ck_assert_msg(access(path, F_OK) == 0, "no record %s while its loop runs", path);
+	}
 	stop_loops();
 	for (int i = 0; i < 2; i++) {
 		char path[64];
