@@ -338,7 +338,7 @@ static void print_cpus(FILE *o, const struct stat_frame *f)
 static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 {
 	const struct dl_task *t = f->tasks;
-	char a[32], b[32], d[32], e[32];
+	char a[32], b[32], d[32], e[32], note[200];
 	bool out_of_budget = false, rising = false;
 
 	if (c->cpus_only) {
@@ -421,6 +421,8 @@ static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 			stat_throttle_tp(f) ? f->kthrottle_source : "inferred at the switch-out");
 	else if (f->kernel_asked)
 		fprintf(o, "note: --kernel: no job is counted from the kernel: %s\n", f->kernel_why);
+	if (stat_krec_note(f, note, sizeof(note)))
+		fprintf(o, "note: %s\n", note);
 }
 
 /* The terminal's width, read again every frame as top does (it may have
@@ -578,6 +580,7 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	const struct dl_budget **budget;
 	struct dl_task_counts *kcounts = NULL;
 	uint64_t *kinferred = NULL;
+	char kread_why[256] = "";
 	size_t ncounts = 0;
 	int ret = 0;
 
@@ -612,7 +615,16 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 		if (err == 0)
 			budget[i] = &budgets[i];
 	}
-	for (size_t i = 0; c->kc && i < nt; i++)
+	/* The kernel's counts, read once for the frame; a read that fails
+	 * shows none, and says why, as a counter that cannot start does. */
+	if (c->kc && kcount_read(c->kc, kread_why, sizeof(kread_why)) < 0) {
+		free(kcounts);
+		free(kinferred);
+		kcounts = NULL;
+		kinferred = NULL;
+		ret = -1;
+	}
+	for (size_t i = 0; kcounts && i < nt; i++)
 		kcount_get(c->kc, t[i].tid, &kcounts[i], &kinferred[i]);
 	/* The counters the loops publish, each beside its thread; none
 	 * readable is no error (dl-stat(1), FILES). */
@@ -676,12 +688,15 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	f.misses_rose = rose;
 	f.budget = budget;
 	f.kernel_asked = c->kernel;
-	f.kernel_why = c->kc ? NULL : c->kernel_why;
+	f.kernel_why = !c->kc ? c->kernel_why : !kcounts ? kread_why : NULL;
 	f.kcounts = kcounts;
 	f.kthrottles_inferred = kinferred;
-	f.kthrottle_source = c->kc ? kcount_throttle_source(c->kc) : NULL;
+	f.kthrottle_source = kcounts ? kcount_throttle_source(c->kc) : NULL;
+	f.krec_failed = kcounts ? kcount_failed(c->kc) : 0;
+	if (ret < 0)
+		warnx_("--kernel: %s", kread_why);
 	if (c->output) {
-		ret = write_output(c, &f);
+		ret = write_output(c, &f) < 0 ? -1 : ret;
 	} else {
 		if (c->watch && !c->json && !c->prometheus) {
 			if (c->tty)

@@ -41,6 +41,7 @@ struct sched_entity {
  * libbpf narrows the load of an unsigned field to the running kernel's
  * size; a signed one it cannot (sign extension), and refuses the load. */
 struct task_struct {
+	unsigned int flags;
 	unsigned int on_rq;
 	unsigned int policy;
 	int pid;
@@ -48,5 +49,19 @@ struct task_struct {
 	struct sched_entity se;
 	struct sched_dl_entity dl;
 } __attribute__((preserve_access_index));
+
+/* The task iterator's context (iter/task, Linux 5.8): a fixed layout,
+ * as a program's context is, so declared plainly, without relocation. */
+struct seq_file;
+struct bpf_iter_meta {
+	struct seq_file *seq;
+	__u64 session_id;
+	__u64 seq_num;
+};
+
+struct bpf_iter__task {
+	struct bpf_iter_meta *meta;
+	struct task_struct *task;
+};
 
 #endif

@@ -6,12 +6,11 @@
  * docs/kernel-notes.md, "Jobs and misses seen from the scheduler", gives
  * the kernel's rules this follows; dl-stat(1) the definitions:
  *
- * - a job starts when the thread wakes up (sched_wakeup: the CBS has
- *   just set its deadline, enqueue_dl_entity runs before the
- *   tracepoint), or first runs again after it ended a job with
- *   sched_yield() or woke up throttled (a deadline shorter than the
- *   period, woken between its deadline and its next period: the
- *   kernel's replenishment gave it a new deadline);
+ * - a job starts when the thread first runs after it blocked (the CBS
+ *   set its deadline when it was woken: enqueue_dl_entity; or, woken
+ *   throttled, a deadline shorter than the period, woken between its
+ *   deadline and its next period, the kernel's replenishment did) or
+ *   after it ended a job with sched_yield() (the replenishment);
  *   its deadline is task->dl.deadline then;
  * - it ends when the thread blocks (switched out, no longer on its run
  *   queue) or yields (dl_yielded); it missed when the run queue's clock
@@ -39,27 +38,39 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* Each thread's record lives in the thread itself: task-local storage
+ * (BPF_MAP_TYPE_TASK_STORAGE, usable from tracing programs since Linux
+ * 5.13), which the kernel frees with the task_struct.  Nothing is keyed
+ * by thread id, so that nothing a thread does after its exit tracepoint
+ * (a throttle, a block in its exit path) outlives it, a thread that later
+ * gets its id starts with none, and there is no table to fill up
+ * (docs/kernel-notes.md, "Jobs and misses seen from the scheduler"). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, KC_THREADS);
-	__type(key, __u32); /* thread id */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct kc_rec);
-} counts SEC(".maps");
+} kc_store SEC(".maps");
 
-static struct kc_rec *rec_tid(__u32 tid, bool make)
-{
-	struct kc_rec *r = bpf_map_lookup_elem(&counts, &tid);
-	static const struct kc_rec zero;
+/* Records the kernel could not make (no memory, or the storage busy on
+ * that CPU): an event of a thread without a record lost with it.  Read by
+ * kcount.c from the object's .bss. */
+__u64 kc_failed = 0;
 
-	if (r || !make)
-		return r;
-	bpf_map_update_elem(&counts, &tid, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&counts, &tid);
-}
+/* A thread on its way out makes no record: it would be freed with it
+ * unread. */
+#define KC_PF_EXITING 0x00000004
 
 static struct kc_rec *rec_of(struct task_struct *p, bool make)
 {
-	return rec_tid(p->pid, make);
+	struct kc_rec *r;
+
+	if (!make)
+		return bpf_task_storage_get(&kc_store, p, NULL, 0);
+	r = bpf_task_storage_get(&kc_store, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!r)
+		__sync_fetch_and_add(&kc_failed, 1);
+	return r;
 }
 
 static void job_start(struct kc_rec *r, struct task_struct *p)
@@ -67,7 +78,7 @@ static void job_start(struct kc_rec *r, struct task_struct *p)
 	r->deadline = p->dl.deadline;
 	r->rel_deadline = p->dl.dl_deadline;
 	r->in_job = 1;
-	r->yielded = 0;
+	r->start_next = 0;
 }
 
 static void job_end(struct kc_rec *r, __u64 now)
@@ -89,32 +100,15 @@ static void job_end(struct kc_rec *r, __u64 now)
 	r->buckets[b]++;
 }
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(libdl_kc_wakeup, struct task_struct *p)
-{
-	struct task_struct *task;
-	struct kc_rec *r;
-
-	if (p->policy != SCHED_DEADLINE)
-		return 0;
-	r = rec_of(p, true);
-	/* Woken while still in a job: it never blocked (woken before it
-	 * was switched out), the job goes on. */
-	if (!r || r->in_job)
-		return 0;
-	/* Woken throttled: a thread whose deadline is shorter than its
-	 * period, woken after its deadline but before its next period, waits
-	 * for that period (dl_check_constrained_dl()); its deadline now is
-	 * the last job's.  The job starts when it first runs, with the
-	 * deadline the replenishment gave it, as after a yield. */
-	task = p; /* (the macro has a p of its own) */
-	if (BPF_CORE_READ_BITFIELD(task, dl.dl_throttled))
-		r->yielded = 1;
-	else
-		job_start(r, p);
-	return 0;
-}
-
+/* The one program on the machine's hot path: two loads and a return for
+ * any switch between threads that are not SCHED_DEADLINE.  A job starts
+ * at the thread's first run after it blocked or yielded, not at its
+ * wake-up: the deadline it runs against is then set whichever way the
+ * kernel released it (the CBS's wake-up rule at the enqueue, or the
+ * replenishment after a yield or a throttled wake-up: a thread whose
+ * deadline is shorter than its period, woken between its deadline and its
+ * next period, waits for that period, dl_check_constrained_dl()), and no
+ * program runs at the machine's wake-ups. */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(libdl_kc_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
@@ -124,26 +118,35 @@ int BPF_PROG(libdl_kc_switch, bool preempt, struct task_struct *prev, struct tas
 		bool yielded = BPF_CORE_READ_BITFIELD(prev, dl.dl_yielded);
 		bool throttled = BPF_CORE_READ_BITFIELD(prev, dl.dl_throttled);
 		bool blocked = !prev->on_rq;
+		bool throttle = throttled && !yielded && !blocked;
 
-		r = rec_of(prev, throttled && !yielded && !blocked);
+		/* A record is made at a throttle, and at a block: the
+		 * thread's next run starts a job. */
+		r = rec_of(prev, (throttle || blocked) && !(prev->flags & KC_PF_EXITING));
 		if (r) {
-			if (r->in_job && (blocked || yielded)) {
+			if (r->in_job && (blocked || yielded))
 				/* prev's run queue is this CPU's, its clock
 				 * updated by __schedule() just before. */
 				job_end(r, prev->se.cfs_rq->rq->clock);
-				r->yielded = yielded && !blocked;
-			} else if (throttled && !yielded && !blocked) {
+			else if (throttle)
 				r->throttles++;
-			}
+			if (blocked || yielded)
+				r->start_next = 1;
 		}
 	}
 	if (next->policy == SCHED_DEADLINE) {
 		r = rec_of(next, false);
-		if (r && !r->in_job && r->yielded)
+		if (r && !r->in_job && r->start_next)
 			job_start(r, next);
 	}
 	return 0;
 }
+
+/* The thread from its id, counted and released (kfuncs of Linux 6.2 and
+ * later; weak: the object still loads on 6.1, where this program, which
+ * needs them, is not loaded). */
+extern struct task_struct *bpf_task_from_pid(__s32 pid) __ksym __weak;
+extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 
 /* Linux 7.1 and later: the kernel's own throttle, a bare tracepoint
  * (sched_dl_throttle_tp, no trace event) with the entity, its CPU and its
@@ -156,12 +159,15 @@ int BPF_PROG(libdl_kc_switch, bool preempt, struct task_struct *prev, struct tas
  * constrained wake-up still has the runtime it had, zeroed just after).
  * The task from its entity: container_of(dl_se, struct task_struct, dl),
  * the offset of dl relocated by CO-RE; read through probe reads, the
- * verifier knows no task_struct there. */
+ * verifier knows no task_struct there.  Its record, which only a task
+ * the verifier trusts reaches, through its id: the entity may be another
+ * CPU's current task's (update_curr_dl() for a remote run queue, as a read
+ * of its CPU time does). */
 #define KC_DL_TASK 1
 SEC("tp_btf/sched_dl_throttle_tp")
 int BPF_PROG(libdl_kc_dlthr, struct sched_dl_entity *dl_se, int cpu, __u8 type)
 {
-	struct task_struct *p;
+	struct task_struct *p, *t;
 	struct kc_rec *r;
 
 	(void)cpu;
@@ -170,17 +176,37 @@ int BPF_PROG(libdl_kc_dlthr, struct sched_dl_entity *dl_se, int cpu, __u8 type)
 	p = (void *)dl_se - bpf_core_field_offset(struct task_struct, dl);
 	if (BPF_CORE_READ(p, policy) != SCHED_DEADLINE)
 		return 0;
-	r = rec_tid(BPF_CORE_READ(p, pid), true);
+	t = bpf_task_from_pid(BPF_CORE_READ(p, pid));
+	if (!t)
+		return 0;
+	r = rec_of(t, !(t->flags & KC_PF_EXITING));
 	if (r)
 		r->tp_throttles++;
+	bpf_task_release(t);
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(libdl_kc_exit, struct task_struct *p)
+/* The records read back: each live task's that has one, as its thread id
+ * and record (struct kc_row), one write per task (a task's row is whole
+ * or absent in a read).  A BPF task iterator, run by kcount.c at each
+ * refresh through the link it holds: task storage is reached from user
+ * space only by a pidfd, and pidfd_open() opens a thread that is not its
+ * process's leader only from Linux 6.9 (PIDFD_THREAD); the iterator walks
+ * every thread from 5.8. */
+SEC("iter/task")
+int libdl_kc_iter(struct bpf_iter__task *ctx)
 {
-	__u32 tid = p->pid;
+	struct task_struct *task = ctx->task;
+	struct kc_row row;
+	struct kc_rec *r;
 
-	bpf_map_delete_elem(&counts, &tid);
+	if (!task)
+		return 0;
+	r = rec_of(task, false);
+	if (!r)
+		return 0;
+	row.tid = task->pid;
+	row.rec = *r;
+	bpf_seq_write(ctx->meta->seq, &row, sizeof(row));
 	return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * kcount.bpf.h: what dl-stat's kernel counter shares between its BPF
  * program (kcount.bpf.c) and the reader (kcount.c): the per-thread record
- * of its map.  Fixed-width types only: both sides compile it.
+ * it keeps in each thread's task storage, and the row its task iterator
+ * writes for each.  Fixed-width types only: both sides compile it.
  */
 #ifndef LIBDL_TOOLS_KCOUNT_BPF_H
 #define LIBDL_TOOLS_KCOUNT_BPF_H
@@ -9,10 +10,6 @@
 /* The published counters' buckets (DL_COUNTS_BUCKETS, DL_COUNTS_LE_NS):
  * bucket i < KC_BUCKETS - 1 holds responses of at most 1024 << i ns. */
 #define KC_BUCKETS 24
-/* Threads counted at once: a deadline thread beyond them is not counted
- * (dl-stat shows it with no job). */
-#define KC_THREADS 16384
-
 struct kc_rec {
 	__u64 jobs;       /* jobs seen from start to end */
 	__u64 misses;     /* of them, ended after their deadline */
@@ -28,10 +25,17 @@ struct kc_rec {
 	__u64 deadline;
 	__u64 rel_deadline;
 	__u32 in_job;
-	/* The next job starts at the thread's next run, when the kernel's
-	 * replenishment has given it its deadline: after a job ended by
-	 * sched_yield(), or a wake-up the kernel throttled (kcount.bpf.c). */
-	__u32 yielded;
+	/* The next job starts at the thread's next run, with the deadline
+	 * the kernel released it with: after it blocked or yielded
+	 * (kcount.bpf.c). */
+	__u32 start_next;
+};
+
+/* What the task iterator writes for each thread that has a record: its
+ * id (the kernel's, task->pid) and the record. */
+struct kc_row {
+	__u64 tid;
+	struct kc_rec rec;
 };
 
 #endif

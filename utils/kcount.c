@@ -22,8 +22,10 @@
 
 struct kcount {
 	struct kcount_bpf *skel;
-	int map;
 	bool dl_throttle_tp; /* libdl_kc_dlthr loaded: its throttles count */
+	/* The records as kcount_read last read them, by thread id. */
+	struct kc_row *rows;
+	size_t nrows, cap;
 };
 
 /* libbpf's own messages are for BPF developers; kcount_start says what
@@ -114,7 +116,6 @@ int kcount_start(struct kcount **out, char *why, size_t len)
 	err = kcount_bpf__attach(k->skel);
 	if (err)
 		goto fail;
-	k->map = bpf_map__fd(k->skel->maps.counts);
 	*out = k;
 	return 0;
 fail:
@@ -129,25 +130,93 @@ const char *kcount_throttle_source(const struct kcount *k)
 	return k->dl_throttle_tp ? "sched_dl_throttle_tp" : "sched_switch";
 }
 
+static int by_tid(const void *a, const void *b)
+{
+	const struct kc_row *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Each read of the iterator's file runs the program over the next tasks
+ * (kcount.bpf.c, libdl_kc_iter): whole rows, until 0 at the end. */
+int kcount_read(struct kcount *k, char *why, size_t len)
+{
+	int fd = bpf_iter_create(bpf_link__fd(k->skel->links.libdl_kc_iter));
+	char *buf = (char *)k->rows;
+	size_t have = 0;
+	int err = 0;
+
+	k->nrows = 0;
+	if (fd < 0) {
+		err = -errno;
+		snprintf(why, len, "the kernel's counts cannot be read: its task iterator cannot be started (%s)",
+			 strerror(-err));
+		return err;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (k->cap - have < 4096 + sizeof(struct kc_row)) {
+			size_t cap = k->cap ? 2 * k->cap : 64 * 1024;
+			char *more = realloc(buf, cap);
+
+			if (!more) {
+				err = -ENOMEM;
+				snprintf(why, len, "out of memory");
+				break;
+			}
+			buf = more;
+			k->rows = (struct kc_row *)(void *)buf;
+			k->cap = cap;
+		}
+		n = read(fd, buf + have, k->cap - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			snprintf(why, len, "the kernel's counts cannot be read: its task iterator failed (%s)",
+				 strerror(-err));
+			break;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+	}
+	close(fd);
+	if (err)
+		return err;
+	k->nrows = have / sizeof(struct kc_row);
+	qsort(k->rows, k->nrows, sizeof(*k->rows), by_tid);
+	return (int)k->nrows;
+}
+
 void kcount_get(struct kcount *k, pid_t tid, struct dl_task_counts *out, uint64_t *inferred)
 {
-	struct kc_rec r;
-	__u32 key = (__u32)tid;
+	struct kc_row key = { .tid = (__u64)tid };
+	const struct kc_row *row;
+	const struct kc_rec *r;
 
 	_Static_assert(KC_BUCKETS == DL_COUNTS_BUCKETS, "the kernel counter's buckets are the published ones");
 	memset(out, 0, sizeof(*out));
 	out->tid = tid;
 	*inferred = 0;
-	/* None yet: not woken, throttled or yielded since kcount_start. */
-	if (bpf_map_lookup_elem(k->map, &key, &r) != 0)
+	/* None: not blocked, yielded or throttled since kcount_start. */
+	row = k->nrows ? bsearch(&key, k->rows, k->nrows, sizeof(*k->rows), by_tid) : NULL;
+	if (!row)
 		return;
-	out->jobs = r.jobs;
-	out->misses = r.misses;
-	out->overruns = k->dl_throttle_tp ? r.tp_throttles : r.throttles;
-	*inferred = r.throttles;
-	out->response_max = r.resp_max;
-	out->response_sum = r.resp_sum;
-	memcpy(out->buckets, r.buckets, sizeof(out->buckets));
+	r = &row->rec;
+	out->jobs = r->jobs;
+	out->misses = r->misses;
+	out->overruns = k->dl_throttle_tp ? r->tp_throttles : r->throttles;
+	*inferred = r->throttles;
+	out->response_max = r->resp_max;
+	out->response_sum = r->resp_sum;
+	memcpy(out->buckets, r->buckets, sizeof(out->buckets));
+}
+
+uint64_t kcount_failed(const struct kcount *k)
+{
+	return __atomic_load_n(&k->skel->bss->kc_failed, __ATOMIC_RELAXED);
 }
 
 void kcount_stop(struct kcount *k)
@@ -155,6 +224,7 @@ void kcount_stop(struct kcount *k)
 	if (!k)
 		return;
 	kcount_bpf__destroy(k->skel);
+	free(k->rows);
 	free(k);
 }
 
@@ -176,6 +246,20 @@ const char *kcount_throttle_source(const struct kcount *k)
 {
 	(void)k;
 	return "sched_switch";
+}
+
+int kcount_read(struct kcount *k, char *why, size_t len)
+{
+	(void)k;
+	(void)why;
+	(void)len;
+	return -ENOSYS;
+}
+
+uint64_t kcount_failed(const struct kcount *k)
+{
+	(void)k;
+	return 0;
 }
 
 void kcount_get(struct kcount *k, pid_t tid, struct dl_task_counts *out, uint64_t *inferred)

@@ -77,7 +77,7 @@ void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v)
 {
 	const struct dl_task *t = f->tasks;
 	struct json j;
-	char buf[DL_CPUS_STRLEN];
+	char buf[DL_CPUS_STRLEN], note[200];
 
 	json_init(&j, o);
 	json_obj_begin(&j, NULL);
@@ -88,6 +88,8 @@ void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v)
 		json_str(&j, NULL, "the kernel's figures (debugfs sched/debug) cannot be read (they need root): figures computed");
 	if (f->kernel_asked && !f->kcounts)
 		json_str(&j, NULL, f->kernel_why);
+	if (stat_krec_note(f, note, sizeof(note)))
+		json_str(&j, NULL, note);
 	json_arr_end(&j);
 	/* --kernel: whether each task's kernel_counters are there, and
 	 * what counted their throttles. */
@@ -95,6 +97,8 @@ void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v)
 		json_bool(&j, "kernel_counting", !!f->kcounts);
 	if (f->kcounts && f->kthrottle_source)
 		json_str(&j, "kernel_throttle_source", f->kthrottle_source);
+	if (f->kcounts)
+		json_uint(&j, "kernel_records_failed", f->krec_failed);
 	if (!v->tasks_only) {
 		json_arr_begin(&j, "root_domains");
 		for (size_t i = 0; i < f->nrds; i++) {
@@ -626,6 +630,16 @@ bool stat_throttle_tp(const struct stat_frame *f)
 	return f->kcounts && f->kthrottle_source && strcmp(f->kthrottle_source, "sched_switch") != 0;
 }
 
+const char *stat_krec_note(const struct stat_frame *f, char *buf, size_t len)
+{
+	if (!f->kcounts || !f->krec_failed)
+		return NULL;
+	snprintf(buf, len,
+		 "--kernel: %" PRIu64 " time%s the kernel could not make a thread's record (no memory for it): what it counted then was lost, that thread's counts are short",
+		 f->krec_failed, f->krec_failed == 1 ? "" : "s");
+	return buf;
+}
+
 void prom_task_counts(FILE *o, const struct stat_frame *f, const struct stat_view *v)
 {
 	static const struct {
@@ -643,6 +657,11 @@ void prom_task_counts(FILE *o, const struct stat_frame *f, const struct stat_vie
 		family(o, "libdl_kernel_counting", "gauge",
 		       "1 when dl-stat --kernel counts every deadline thread from the kernel (BPF), 0 when it cannot (dl-stat says why).");
 		fprintf(o, "libdl_kernel_counting %d\n", !!f->kcounts);
+	}
+	if (f->kcounts) {
+		family(o, "libdl_kernel_records_failed_total", "counter",
+		       "Times since dl-stat --kernel began that the kernel could not make a thread's record (no memory for it): what it counted then was lost (the thread's counts are short).");
+		fprintf(o, "libdl_kernel_records_failed_total %" PRIu64 "\n", f->krec_failed);
 	}
 	if (f->kcounts && f->kthrottle_source) {
 		family(o, "libdl_kernel_throttle_source", "gauge",

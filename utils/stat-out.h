@@ -56,6 +56,9 @@ struct stat_frame {
 	 * count, beside the tracepoint's to compare (kcount.h). */
 	const char *kthrottle_source;
 	const uint64_t *kthrottles_inferred;
+	/* When counting: how many times since dl-stat began a thread's
+	 * record could not be made (kcount_failed): its counts are short. */
+	uint64_t krec_failed;
 	/* The dl-part layout (dl_layout_report(3)), when there is one. */
 	bool layout;
 	int layout_version;
@@ -85,6 +88,9 @@ void prom_task_counts(FILE *o, const struct stat_frame *f, const struct stat_vie
 /* Whether the kernel's own tracepoint counted f's throttles (kcounts
  * and f->kthrottle_source say so), rather than the switch-out. */
 bool stat_throttle_tp(const struct stat_frame *f);
+/* The note for f->krec_failed records that could not be made, into buf:
+ * buf, or NULL when every record was made. */
+const char *stat_krec_note(const struct stat_frame *f, char *buf, size_t len);
 
 void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v);
 void stat_prometheus(FILE *o, const struct stat_frame *f, const struct stat_view *v);

@@ -87,7 +87,7 @@ case $rc in
 	x=$(mktemp -d)
 	dpkg-deb -x "$out"/libdeadline-tools_*.deb "$x" 2>/dev/null
 	needed=$(objdump -p "$x/usr/bin/dl-stat" 2>/dev/null | awk '$1 == "NEEDED" { print $2 }' | paste -s -d ' ')
-	want=$(sed -n 's/^int BPF_PROG(\(libdl_kc_[a-z_0-9]*\),.*/\1/p' "$src/utils/kcount.bpf.c" | sort | paste -s -d ' ')
+	want=$(sed -n 's/^int \(BPF_PROG(\)\{0,1\}\(libdl_kc_[a-z_0-9]*\)[,(].*/\2/p' "$src/utils/kcount.bpf.c" | sort | paste -s -d ' ')
 	progs=$(for p in $want; do grep -q -a -F "$p" "$x/usr/bin/dl-stat" 2>/dev/null && echo "$p"; done | paste -s -d ' ')
 	rm -rf "$x"
 	tdeps=$(dpkg-deb -f "$out"/libdeadline-tools_*.deb Depends)

@@ -202,13 +202,13 @@ END_TEST
  * throttles (Linux 7.1 and later): the source named in JSON and
  * Prometheus, and the inferred count beside the tracepoint's; where the
  * switch-out inferred them, the source says so and no second series. */
-static char *kernel_out(const char *source, bool json)
+static char *kernel_out_failed(const char *source, bool json, uint64_t failed)
 {
 	struct dl_task t = { .pid = 10, .tid = 10, .comm = "loop", .params = { .runtime = 10000000, .deadline = 20000000, .period = 40000000 } };
 	struct dl_task_counts kc = { .tid = 10, .jobs = 20, .misses = 4, .overruns = 5 };
 	uint64_t inferred = 4;
 	struct stat_frame f = { .now = 1, .tasks = &t, .ntasks = 1, .kernel_asked = true, .kcounts = &kc,
-				.kthrottle_source = source, .kthrottles_inferred = &inferred };
+				.kthrottle_source = source, .kthrottles_inferred = &inferred, .krec_failed = failed };
 	struct stat_view view = { .tasks_only = true, .pid_labels = true };
 	char *text = NULL;
 	size_t len = 0;
@@ -221,6 +221,11 @@ static char *kernel_out(const char *source, bool json)
 		stat_prometheus(o, &f, &view);
 	ck_assert_int_eq(fclose(o), 0);
 	return text;
+}
+
+static char *kernel_out(const char *source, bool json)
+{
+	return kernel_out_failed(source, json, 0);
 }
 
 START_TEST(test_kernel_throttle_source)
@@ -246,6 +251,27 @@ START_TEST(test_kernel_throttle_source)
 }
 END_TEST
 
+/* dl-stat --kernel when the kernel could not make some thread's record
+ * (kcount_failed): said, as a count and a note, never silent; 0 when
+ * every record was made, and no note. */
+START_TEST(test_kernel_records_failed)
+{
+	char *text = kernel_out_failed("sched_switch", true, 3);
+	char buf[64];
+
+	ck_assert_msg(strstr(text, "\"kernel_records_failed\":3"), "%s", text);
+	ck_assert_msg(strstr(text, "\"notes\":[\"--kernel: 3 times the kernel could not make a thread's record"), "%s", text);
+	free(text);
+	text = kernel_out_failed("sched_switch", true, 0);
+	ck_assert_msg(strstr(text, "\"kernel_records_failed\":0") && strstr(text, "\"notes\":[]"), "%s", text);
+	free(text);
+	text = kernel_out_failed("sched_switch", false, 3);
+	ck_assert_str_eq(sample(text, "libdl_kernel_records_failed_total", buf, sizeof(buf)), "3");
+	promtool(text);
+	free(text);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("stat-out");
@@ -255,6 +281,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_limited_free_is_exact);
 	tcase_add_test(tc, test_cpu_servers);
 	tcase_add_test(tc, test_kernel_throttle_source);
+	tcase_add_test(tc, test_kernel_records_failed);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("json");
 	tcase_add_test(tc, test_budget_json);

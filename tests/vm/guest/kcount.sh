@@ -14,11 +14,12 @@
 # or more: see below).  Then
 # dl-stat ends (SIGTERM) and the kernel frees its programs:
 # /proc/kallsyms, the kernel's list of every loaded BPF program
-# (bpf_jit_kallsyms), names none of them, as it named its three (four on 7.1+) while
-# it ran.
+# (bpf_jit_kallsyms), names none of them, as it named its two (the
+# switch and the task iterator that reads the records; three on 7.1+)
+# while it ran.
 #
 # Throttles: where the kernel has the sched_dl_* tracepoints (Linux 7.1
-# and later) dl-stat counts them from sched_dl_throttle_tp with a fourth
+# and later) dl-stat counts them from sched_dl_throttle_tp with a third
 # program, and says so (libdl_kernel_throttle_source); before, from the
 # switch-out (sched_switch) alone.  Known exactly: as many as the late
 # thread had when its first job began (its start-up, slow under TCG,
@@ -55,8 +56,8 @@ esac
 # The tracepoints: Linux 7.1 and later, as their version says.
 kv=$(uname -r | sed 's/^\([0-9]*\)\.\([0-9]*\).*/\1 \2/')
 case $kv in
-[0-6]" "* | "7 0") thr_src=sched_switch progs=3 ;;
-*) thr_src=sched_dl_throttle_tp progs=4 ;;
+[0-6]" "* | "7 0") thr_src=sched_switch progs=2 ;;
+*) thr_src=sched_dl_throttle_tp progs=3 ;;
 esac
 
 ksyms() { grep -c '_libdl_kc_' /proc/kallsyms; }
@@ -78,7 +79,7 @@ counting() {
 	return 1
 }
 check "dl-stat --kernel counts here: libdl_kernel_counting 1" counting
-check "its $progs programs are in /proc/kallsyms while it runs (a fourth for sched_dl_throttle_tp from 7.1)" eq "$(ksyms)" "$progs"
+check "its $progs programs are in /proc/kallsyms while it runs (a third for sched_dl_throttle_tp from 7.1)" eq "$(ksyms)" "$progs"
 check "the throttles counted from $thr_src on $(uname -r): libdl_kernel_throttle_source{tracepoint=\"$thr_src\"} 1" \
 	grep -qx "libdl_kernel_throttle_source{tracepoint=\"$thr_src\"} 1" /tmp/kc.prom
 
