@@ -25,7 +25,6 @@
  * Root; exit 1 with a message on a failure.
  */
 #include <errno.h>
-#include <linux/sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -96,10 +95,17 @@ static void *exec_thread(void *arg)
 	fail("execv");
 }
 
+/* clone3()'s arguments up to set_tid (CLONE_ARGS_SIZE_VER1, Linux 5.5),
+ * spelled here: the C libraries differ in which header has them. */
+struct kc_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+	uint64_t stack, stack_size, tls, set_tid, set_tid_size;
+};
+
 /* A process with id tid, under the reservation, asleep; its id. */
 static pid_t reuse(pid_t tid)
 {
-	struct clone_args ca = { .exit_signal = SIGCHLD, .set_tid = (uintptr_t)&tid, .set_tid_size = 1 };
+	struct kc_clone_args ca = { .exit_signal = SIGCHLD, .set_tid = (uintptr_t)&tid, .set_tid_size = 1 };
 	pid_t p = -1;
 
 	/* The id is free once the thread was reaped; a moment more where
