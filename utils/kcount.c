@@ -149,7 +149,8 @@ int kcount_read(struct kcount *k, char *why, size_t len)
 	k->nrows = 0;
 	if (fd < 0) {
 		err = -errno;
-		snprintf(why, len, "the kernel's counts cannot be read: its task iterator cannot be started (%s)",
+		snprintf(why, len,
+			 "the kernel's counts cannot be read: its task iterator cannot be started (%s)",
 			 strerror(-err));
 		return err;
 	}
@@ -174,7 +175,8 @@ int kcount_read(struct kcount *k, char *why, size_t len)
 			continue;
 		if (n < 0) {
 			err = -errno;
-			snprintf(why, len, "the kernel's counts cannot be read: its task iterator failed (%s)",
+			snprintf(why, len,
+				 "the kernel's counts cannot be read: its task iterator failed (%s)",
 				 strerror(-err));
 			break;
 		}

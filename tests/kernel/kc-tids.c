@@ -28,9 +28,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdnoreturn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
