@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/kcount.sh: experiment 10 of make bench, the cost of dl-stat
 # --kernel (its BPF program runs at every context switch of the machine;
-# before issue 50 a second one ran at every wake-up).  Alternating round
+# before the counter kept its records in task storage a second one ran at every wake-up).  Alternating round
 # by round, the counter off and on (a dl-stat --kernel --watch running
 # beside): a deadline task's wake-up latency (dl-load's loop, 2 ms every
 # 10 ms with 1 ms of work, released on an absolute grid; a job's start
@@ -49,7 +49,7 @@ fi
 # pay (bpf_stats_enabled is 0 unless an administrator sets it), so the
 # round trip judged is the first, with them as found; the second's is
 # in the CSV (pingpong_stats_ns), the figure this experiment judged
-# until issue 50.
+# until the counter kept its records in task storage.
 stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo)
 restore_stats() { [ -n "$stats_was" ] && echo "$stats_was" >/proc/sys/kernel/bpf_stats_enabled 2>/dev/null; }
 trap 'restore_stats; cleanup' EXIT
@@ -149,7 +149,7 @@ echo "| 10 | dl-stat --kernel's cost: wake-up latency p50 / p99 (us), and a roun
 
 Alternating, $rounds rounds: with no counter, and with \`dl-stat --kernel
 --watch 1\` running (its BPF program on every context switch; until
-issue 50 a second one on every wake-up).  In each: one deadline task, 2 ms every 10 ms with 1 ms of
+task storage a second one on every wake-up).  In each: one deadline task, 2 ms every 10 ms with 1 ms of
 work, for ${secs} s (dl-load; wake-up latency: a job's start less its
 release, dl-load's own records), then bench-pingpong: two ordinary
 processes on CPU 0 handing a byte back and forth $pp_rounds times
@@ -175,12 +175,12 @@ EOF2
 	echo "the deadline task's part of the rounds with the counter, and during a"
 	echo "second run of their round trips, then put back), ns a run of"
 	echo "libdl_kc_switch (a context switch) / libdl_kc_wakeup (a wake-up; nan:"
-	echo "no such program, since issue 50):"
+	echo "no such program, since task storage):"
 	echo "$(num "$swns" %.0f) / $(num "$wkns" %.0f) beside the deadline task (few switches, the programs"
 	echo "cold), $(num "$swpp" %.0f) / $(num "$wkpp" %.0f) in the round trips (one switch after another),"
 	echo "medians of the rounds' run_time_ns / run_cnt.  The round trip with the"
 	echo "statistics on (their two clock reads a run included; the figure judged"
-	echo "until issue 50): $(num "$ppstats" %.1f) ns, $(ratio "$ppstats" "$ppoff") of the one without the counter."
+	echo "until task storage): $(num "$ppstats" %.1f) ns, $(ratio "$ppstats" "$ppoff") of the one without the counter."
 	echo
 	echo "Each round: [kcount.csv](kcount.csv)."
 } >"$out/kcount.md"

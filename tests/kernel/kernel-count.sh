@@ -20,8 +20,8 @@
 # wake-up plus the period, past the kernel's deadline and past its next
 # release.  Its own per-job log (negative slack: ended after the next
 # release, which is the deadline here) has exactly the kernel's misses:
-# 4, and 4 throttles.  Records that die with their threads (issue 50;
-# tests/kernel/kc-tids): a deadline process throttled in its exit path
+# 4, and 4 throttles.  Records that die with their threads
+# (tests/kernel/kc-tids): a deadline process throttled in its exit path
 # (after the sched_process_exit tracepoint: from Linux 6.15 its memory is
 # freed there), and a thread that is not its process's leader and execs
 # (its old id freed); neither's id keys a record of any counter's map
