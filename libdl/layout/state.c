@@ -262,60 +262,12 @@ DL_EXPORT int dl_layout_load(struct dl_layout **out)
 }
 
 /*
- * One create, destroy, repair or placement at a time: an open file
- * description lock (F_OFD_SETLK) on the state folder's lock file, which
- * only root can open.  The holder writes its pid into the file, so that
- * a refusal can name it (OFD locks have no owning process).  Waits up to
- * wait_ms for the holder; returns the fd to close.
+ * One create, destroy, repair or placement at a time: the state
+ * folder's lock (dl_state_lock).  Waits up to wait_ms for the holder;
+ * returns the fd to close.
  */
 int dl_layout_lock(unsigned int wait_ms)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	uint64_t until = dl_now_ns() + (uint64_t)wait_ms * 1000000ULL;
-	char path[4096], holder[32] = "";
-	struct stat st;
-	int fd, err;
-
-	if ((err = dl_state_dir_make()))
-		return err;
-	if (dl_state_path(path, sizeof(path), "lock"))
-		return dl_fail(-ENAMETOOLONG, "the layout's lock path is too long");
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd >= 0 && fstat(fd, &st) == 0 &&
-	    dl_state_trusted_mode(&st, path, S_IFREG, S_IRWXG | S_IRWXO) < 0) {
-		/* An older or foreign lock file that others may have open:
-		 * replace it with a new one that is ours alone. */
-		close(fd);
-		if (unlink(path) < 0)
-			return dl_fail(-errno, "cannot replace the layout lock %s: %s", path, strerror(errno));
-		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	}
-	if (fd < 0)
-		return dl_fail(-errno, "cannot open the layout lock %s: %s", path, strerror(errno));
-	while (fcntl(fd, F_OFD_SETLK, &fl) < 0) {
-		int e = errno;
-
-		if (e != EAGAIN && e != EACCES) {
-			close(fd);
-			return dl_fail(-e, "cannot lock %s: %s", path, strerror(e));
-		}
-		if (dl_now_ns() >= until) {
-			ssize_t n = pread(fd, holder, sizeof(holder) - 1, 0);
-			const char *pid = holder;
-
-			holder[n > 0 ? n : 0] = '\0';
-			holder[strcspn(holder, "\n")] = '\0';
-			pid += strspn(pid, " ");
-			close(fd);
-			return dl_fail(-EBUSY, "another layout change (dl_layout_create(3), dl_layout_destroy(3) or dl_rd_rebuild(3)) is running (pid %s): wait for it",
-				       pid[0] ? pid : "unknown");
-		}
-		dl_sleep_ns(20000000);
-	}
-	/* The pid is only for messages: a failure to write it is no error.
-	 * Always 11 bytes, so that it overwrites the last holder's without
-	 * an ftruncate (half a millisecond on a tmpfs of the project's VM). */
-	snprintf(holder, sizeof(holder), "%10d\n", (int)getpid());
-	(void)!pwrite(fd, holder, strlen(holder), 0);
-	return fd;
+	return dl_state_lock("lock", wait_ms,
+			     "another layout change (dl_layout_create(3), dl_layout_destroy(3) or dl_rd_rebuild(3)) is running");
 }

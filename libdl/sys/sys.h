@@ -71,6 +71,9 @@ int dl_state_path(char *buf, size_t len, const char *file);
 int dl_state_trusted_mode(const struct stat *st, const char *path, mode_t type, mode_t others);
 int dl_state_trusted(const struct stat *st, const char *path, mode_t type); /* others may not write */
 int dl_state_dir_make(void);
+/* A lock file of the folder held (F_OFD_SETLK, the holder's pid written):
+ * the fd to close, or -EBUSY after wait_ms with busy and the holder. */
+int dl_state_lock(const char *file, unsigned int wait_ms, const char *busy);
 
 /* cpus.c: CPU set arithmetic, in place on a; the lowest CPU of a set, -1
  * when it is empty; a file holding a CPU (or node) list, parsed. */
