@@ -181,6 +181,26 @@ int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_threads,
 int dl_policy_set(const struct dl_policy *pol, pid_t pid, bool all_threads, const struct dl_params *p,
 		  struct dl_thread_status **status, size_t *count, char *why, size_t len);
 void dl_policy_free(struct dl_policy *pol);
+/* A container an engine starts, judged by the same file's rules for
+ * containers (dl-run.conf(5), CONTAINERS; dl_policy_container_check(3)):
+ * a Kubernetes pod's by its namespace's rule (none: refused, root's
+ * engine included), any other by an "engine podman" rule when there is
+ * one.  dl_policy_container_set(): the check, the kernel's change of
+ * c->pid and the record of whose it is, as one step of the node's: 1
+ * set, 0 refused (why), or a negative errno (the kernel's, as dl_set's,
+ * or the system's), nothing changed. */
+struct dl_container {
+	const char *ns;     /* the pod's Kubernetes namespace; NULL: no pod's (podman's) */
+	const char *pod;    /* the pod's name, or NULL */
+	const char *name;   /* the container's name, or NULL */
+	const char *member; /* the layout member it starts in (a partition, DL_CLUSTER), or NULL */
+	pid_t pid;          /* its process: dl_policy_container_set */
+	uint64_t reserved[4];
+};
+int dl_policy_container_check(const struct dl_policy *pol, const struct dl_container *c,
+			      const struct dl_params *p, char *why, size_t len);
+int dl_policy_container_set(const struct dl_policy *pol, const struct dl_container *c,
+			    const struct dl_params *p, char *why, size_t len);
 
 /* Explanations: why a request failed, from the system as it is now. */
 int dl_explain(int err, pid_t tid, const struct dl_params *p,
@@ -553,6 +573,9 @@ struct dl_oci {                  /* allocated by the library: fields may be adde
 	const char *note;        /* what else it should know (no reset-on-fork...), or NULL */
 	pid_t pid;               /* DL_OCI_STATE: the container's process; else 0 */
 	const char *bundle;      /* DL_OCI_STATE: its bundle's folder; else NULL */
+	const char *ns;          /* dl_oci_parse: its Kubernetes pod's namespace, or NULL */
+	const char *pod;         /* dl_oci_parse: the pod's name, or NULL */
+	const char *container;   /* dl_oci_parse: the container's name in the pod, or NULL */
 };
 int dl_oci_read(const char *path, struct dl_oci **oci); /* path: the file, or the bundle's folder */
 void dl_oci_free(struct dl_oci *oci);

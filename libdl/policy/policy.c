@@ -39,27 +39,6 @@
 
 #define POLICY_MAX_SIZE (64 * 1024)
 #define POLICY_MAX_RULES 1024
-#define NAME_MAX_LEN 64
-
-enum subject { ALL, USER, GROUP };
-
-struct rule {
-	bool allow;
-	enum subject subject;
-	char name[NAME_MAX_LEN + 1];
-	uint64_t max_task;  /* DL_BW units */
-	uint64_t max_user;
-	uint64_t min_period; /* ns */
-	uint64_t flags;      /* DL_FLAG_* that need a rule: what allow-flags= allows */
-	int line;
-};
-
-struct dl_policy {
-	char origin[256];
-	struct rule *rules;
-	size_t n;
-	bool builtin;
-};
 
 /* The built-in default, and each rule's defaults: a user may run a
  * typical control loop (2 ms every 10 ms is 0.2) but not hold a CPU, nor,
@@ -121,15 +100,15 @@ static int perr(const char *origin, int line, const char *fmt, ...)
 	return dl_fail(-EINVAL, "%s, line %d: %s", origin, line, what);
 }
 
-/* "0.25" or "25%" of a CPU, into DL_BW units (0 < bw <= 1). */
-static int parse_bw(const char *s, uint64_t *bw)
+/* "0.25" or "25%" of a CPU, into DL_BW units (0 < bw <= cpus CPUs'). */
+static int parse_bw_upto(const char *s, uint64_t cpus, uint64_t *bw)
 {
 	uint64_t whole = 0, frac = 0, scale = 1;
 	bool pct = false, digits = false;
 	const char *p = s;
 
 	for (; isdigit((unsigned char)*p); p++, digits = true)
-		if ((whole = whole * 10 + (uint64_t)(*p - '0')) > 100)
+		if ((whole = whole * 10 + (uint64_t)(*p - '0')) > 100 * cpus)
 			return -EINVAL;
 	if (*p == '.')
 		for (p++; isdigit((unsigned char)*p); p++, digits = true)
@@ -145,15 +124,37 @@ static int parse_bw(const char *s, uint64_t *bw)
 		return -EINVAL;
 	/* (whole + frac/scale) x 2^20, rounded, / 100 for a percentage. */
 	*bw = (whole * scale + frac) * DL_BW_UNIT / scale / (pct ? 100 : 1);
-	return *bw > 0 && *bw <= DL_BW_UNIT ? 0 : -ERANGE;
+	return *bw > 0 && *bw <= cpus * DL_BW_UNIT ? 0 : -ERANGE;
+}
+
+/* One reservation's: at most a CPU. */
+static int parse_bw(const char *s, uint64_t *bw)
+{
+	return parse_bw_upto(s, 1, bw);
+}
+
+/* A namespace's total, over the node's CPUs: up to 1024 of them. */
+static int parse_bw_total(const char *s, uint64_t *bw)
+{
+	return parse_bw_upto(s, 1024, bw);
+}
+
+/* A Kubernetes namespace's name: a DNS-1123 label. */
+bool dl_policy_namespace_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 63 || s[0] == '-' || s[n - 1] == '-')
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
 }
 
 static int parse_rule(struct dl_policy *pol, char *line, int lineno)
 {
 	char *save = NULL, *tok[16];
 	int nt = 0;
-	struct rule r = { .max_task = DEFAULT_MAX_TASK, .max_user = DEFAULT_MAX_USER,
-			  .min_period = DEFAULT_MIN_PERIOD, .line = lineno };
+	struct dl_policy_rule r = { .max_task = DEFAULT_MAX_TASK, .max_user = DEFAULT_MAX_USER,
+				    .max_total = DEFAULT_MAX_USER, .min_period = DEFAULT_MIN_PERIOD, .line = lineno };
 
 	for (char *t = strtok_r(line, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
 		if (nt == (int)ARRAY_SIZE(tok))
@@ -169,16 +170,32 @@ static int parse_rule(struct dl_policy *pol, char *line, int lineno)
 		return perr(pol->origin, lineno, "%s whom? give all, user NAME or group NAME", tok[0]);
 	int k = 2;
 	if (strcmp(tok[1], "all") == 0) {
-		r.subject = ALL;
+		r.subject = DL_SUBJ_ALL;
 	} else if (strcmp(tok[1], "user") == 0 || strcmp(tok[1], "group") == 0) {
-		r.subject = tok[1][0] == 'u' ? USER : GROUP;
-		if (nt < 3 || strlen(tok[2]) > NAME_MAX_LEN || strchr(tok[2], '='))
-			return perr(pol->origin, lineno, "%s needs a name (at most %d characters)", tok[1], NAME_MAX_LEN);
+		r.subject = tok[1][0] == 'u' ? DL_SUBJ_USER : DL_SUBJ_GROUP;
+		if (nt < 3 || strlen(tok[2]) > DL_POLICY_NAME_MAX || strchr(tok[2], '='))
+			return perr(pol->origin, lineno, "%s needs a name (at most %d characters)", tok[1], DL_POLICY_NAME_MAX);
 		snprintf(r.name, sizeof(r.name), "%s", tok[2]);
 		k = 3;
+	} else if (strcmp(tok[1], "namespace") == 0) {
+		r.subject = DL_SUBJ_NAMESPACE;
+		if (nt < 3 || (strcmp(tok[2], "*") && !dl_policy_namespace_ok(tok[2])))
+			return perr(pol->origin, lineno, "namespace needs a Kubernetes namespace's name (lower-case letters, digits and '-', at most 63) or *, not \"%.32s\"",
+				    nt < 3 ? "" : tok[2]);
+		snprintf(r.name, sizeof(r.name), "%s", tok[2]);
+		r.max_user = 0;
+		k = 3;
+	} else if (strcmp(tok[1], "engine") == 0) {
+		r.subject = DL_SUBJ_ENGINE;
+		if (nt < 3 || strcmp(tok[2], "podman"))
+			return perr(pol->origin, lineno, "engine needs the engine's name: podman (the containers that are no Kubernetes pod's)");
+		snprintf(r.name, sizeof(r.name), "%s", tok[2]);
+		r.max_user = 0;
+		k = 3;
 	} else {
-		return perr(pol->origin, lineno, "\"%.32s\": the subject is all, user NAME or group NAME", tok[1]);
+		return perr(pol->origin, lineno, "\"%.32s\": the subject is all, user NAME, group NAME, namespace NAME or engine podman", tok[1]);
 	}
+	bool box = r.subject == DL_SUBJ_NAMESPACE || r.subject == DL_SUBJ_ENGINE;
 	for (; k < nt; k++) {
 		char *eq = strchr(tok[k], '=');
 		int err = 0;
@@ -196,22 +213,33 @@ static int parse_rule(struct dl_policy *pol, char *line, int lineno)
 					    eq, bad);
 			continue;
 		}
+		if (strcmp(tok[k], "partitions") == 0 && box) {
+			if (!*eq || strlen(eq) >= sizeof(r.parts) || strspn(eq, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,-") != strlen(eq))
+				return perr(pol->origin, lineno, "partitions=%.32s: give partition names (or cluster) separated by commas", eq);
+			snprintf(r.parts, sizeof(r.parts), "%s", eq);
+			continue;
+		}
 		if (strcmp(tok[k], "max-task") == 0)
 			err = parse_bw(eq, &r.max_task);
-		else if (strcmp(tok[k], "max-user") == 0)
+		else if (strcmp(tok[k], "max-user") == 0 && !box)
 			err = parse_bw(eq, &r.max_user);
+		else if (strcmp(tok[k], "max-total") == 0 && box)
+			err = parse_bw_total(eq, &r.max_total);
 		else if (strcmp(tok[k], "min-period") == 0)
 			err = dl_time_parse(eq, &r.min_period);
+		else if (box)
+			return perr(pol->origin, lineno, "unknown key \"%.32s\" for a container's rule (max-task, max-total, min-period, allow-flags, partitions)", tok[k]);
 		else
-			return perr(pol->origin, lineno, "unknown key \"%.32s\" (max-task, max-user, min-period, allow-flags)", tok[k]);
+			return perr(pol->origin, lineno, "unknown key \"%.32s\" for a user's rule (max-task, max-user, min-period, allow-flags)", tok[k]);
 		if (err)
 			return perr(pol->origin, lineno, "%s=%.32s: %s", tok[k], eq,
 				    strcmp(tok[k], "min-period") == 0 ? "not a time (e.g. 1ms)"
-								    : "not a bandwidth above 0 and at most 1 (e.g. 0.25 or 25%)");
+				    : strcmp(tok[k], "max-total") == 0 ? "not a bandwidth above 0 in CPUs (e.g. 0.5, 1.5 or 150%)"
+								       : "not a bandwidth above 0 and at most 1 (e.g. 0.25 or 25%)");
 	}
 	if (pol->n == POLICY_MAX_RULES)
 		return perr(pol->origin, lineno, "more than %d rules", POLICY_MAX_RULES);
-	struct rule *v = realloc(pol->rules, (pol->n + 1) * sizeof(*v));
+	struct dl_policy_rule *v = realloc(pol->rules, (pol->n + 1) * sizeof(*v));
 	if (!v)
 		return dl_fail(-ENOMEM, "out of memory");
 	pol->rules = v;
@@ -409,21 +437,21 @@ static int lookup(enum lookup what, const char *name, unsigned int id, struct en
 /* What the rule's subject is, looked up: its uid or gid and, when the
  * database has the group (*found), its members in e.  -ENOENT when the
  * name is nobody's and no number, or the lookup's error. */
-static int resolve(const struct rule *r, struct entry *e, unsigned int *id, bool *found)
+static int resolve(const struct dl_policy_rule *r, struct entry *e, unsigned int *id, bool *found)
 {
 	pid_t n = dl_parse_pid(r->name);
 	int err;
 
-	err = lookup(r->subject == USER ? PW_NAM : GR_NAM, r->name, 0, e);
+	err = lookup(r->subject == DL_SUBJ_USER ? PW_NAM : GR_NAM, r->name, 0, e);
 	*found = err == 0;
 	if (err == 0) {
-		*id = r->subject == USER ? e->pw.pw_uid : e->gr.gr_gid;
+		*id = r->subject == DL_SUBJ_USER ? e->pw.pw_uid : e->gr.gr_gid;
 		return 0;
 	}
 	if (err != -ENOENT || n < 0)
 		return err;
 	*id = (unsigned int)n;
-	if (r->subject == USER)
+	if (r->subject == DL_SUBJ_USER)
 		return 0;
 	/* A group by number: its members, when the database has it. */
 	free(e->buf);
@@ -486,15 +514,17 @@ static int in_group(const struct caller *c, gid_t gid, char *const *members, con
  * find (a name service that failed can answer "no such entry"; a deny
  * rule then must not let the user through).
  */
-static int matches(const struct dl_policy *pol, const struct rule *r, const struct caller *c, char *why, size_t len)
+static int matches(const struct dl_policy *pol, const struct dl_policy_rule *r, const struct caller *c, char *why, size_t len)
 {
-	const char *kind = r->subject == USER ? "user" : "group", *what = NULL;
+	const char *kind = r->subject == DL_SUBJ_USER ? "user" : "group", *what = NULL;
 	struct entry e = { .buf = NULL };
 	unsigned int id = 0;
 	bool found;
 	int err;
 
-	if (r->subject == ALL)
+	if (r->subject == DL_SUBJ_NAMESPACE || r->subject == DL_SUBJ_ENGINE)
+		return 0; /* a container's rule: container.c's */
+	if (r->subject == DL_SUBJ_ALL)
 		return 1;
 	err = resolve(r, &e, &id, &found);
 	if (err == -ENOENT && !r->allow) {
@@ -507,7 +537,7 @@ static int matches(const struct dl_policy *pol, const struct rule *r, const stru
 		free(e.buf);
 		return 0;
 	}
-	if (err == 0 && r->subject == USER)
+	if (err == 0 && r->subject == DL_SUBJ_USER)
 		err = id == c->uid;
 	else if (err == 0)
 		err = in_group(c, (gid_t)id, found ? e.gr.gr_mem : NULL, &what);
@@ -515,7 +545,7 @@ static int matches(const struct dl_policy *pol, const struct rule *r, const stru
 	if (err < 0) {
 		snprintf(why, len, "refused: cannot tell whether %s, line %d (%s %s %s) applies to you: looking up %s failed (%s); the policy fails closed",
 			 pol->origin, r->line, r->allow ? "allow" : "deny", kind, r->name,
-			 what ? what : r->subject == USER ? "the user" : "the group", strerror(-err));
+			 what ? what : r->subject == DL_SUBJ_USER ? "the user" : "the group", strerror(-err));
 		return -1;
 	}
 	return err;
@@ -535,9 +565,9 @@ static uint64_t reclaim_cap(void)
 	return unlimited || bw > DL_BW_UNIT ? DL_BW_UNIT : bw;
 }
 
-static uint64_t charge(const struct dl_params *p, uint64_t bw)
+uint64_t dl_policy_charge(const struct dl_params *p)
 {
-	uint64_t cap;
+	uint64_t cap, bw = dl_params_bw(p);
 
 	if (!(p->flags & DL_FLAG_RECLAIM))
 		return bw;
@@ -589,35 +619,40 @@ static int user_bw(uid_t uid, const struct replaced *rp, uint64_t *sum)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)t[i].pid, (int)t[i].tid);
 		if (dl_status_ids(AT_FDCWD, path, "Uid", ids, 2) == 0 && (ids[0] == uid || ids[1] == uid))
-			*sum += charge(&t[i].params, t[i].bw);
+			*sum += dl_policy_charge(&t[i].params);
 	}
 	free(t);
 	return 0;
 }
 
-static void rule_text(const struct dl_policy *pol, const struct rule *r, char *buf, size_t len)
+void dl_policy_rule_text(const struct dl_policy *pol, const struct dl_policy_rule *r, char *buf, size_t len)
 {
+	static const char *const subj[] = { "all", "user ", "group ", "namespace ", "engine " };
 	char t[32], u[32], pstr[32];
+	bool box = r->subject == DL_SUBJ_NAMESPACE || r->subject == DL_SUBJ_ENGINE;
+	size_t used;
 
 	if (pol->builtin)
 		snprintf(buf, len, "the built-in policy (no policy file)");
 	else
 		snprintf(buf, len, "%s, line %d (%s %s%s)", pol->origin, r->line, r->allow ? "allow" : "deny",
-			 r->subject == ALL ? "all" : r->subject == USER ? "user " : "group ", r->name);
-	if (r->allow) {
-		const char *sep = ", allow-flags ";
-		size_t used = strlen(buf);
+			 subj[r->subject], r->name);
+	if (!r->allow)
+		return;
+	const char *sep = ", allow-flags ";
 
-		used += (size_t)snprintf(buf + used, len - used, ": max-task %s, max-user %s, min-period %s",
-					 dl_bw_format((int64_t)r->max_task, t, sizeof(t)),
-					 dl_bw_format((int64_t)r->max_user, u, sizeof(u)),
-					 dl_time_format(r->min_period, pstr, sizeof(pstr)));
-		for (size_t i = 0; i < ARRAY_SIZE(rule_flags) && used < len; i++) {
-			if (!(r->flags & rule_flags[i].flag))
-				continue;
-			used += (size_t)snprintf(buf + used, len - used, "%s%s", sep, rule_flags[i].name);
-			sep = ",";
-		}
+	used = strlen(buf);
+	used += (size_t)snprintf(buf + used, len - used, ": max-task %s, %s %s, min-period %s",
+				 dl_bw_format((int64_t)r->max_task, t, sizeof(t)), box ? "max-total" : "max-user",
+				 dl_bw_format((int64_t)(box ? r->max_total : r->max_user), u, sizeof(u)),
+				 dl_time_format(r->min_period, pstr, sizeof(pstr)));
+	if (box && r->parts[0] && used < len)
+		used += (size_t)snprintf(buf + used, len - used, ", partitions %s", r->parts);
+	for (size_t i = 0; i < ARRAY_SIZE(rule_flags) && used < len; i++) {
+		if (!(r->flags & rule_flags[i].flag))
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", sep, rule_flags[i].name);
+		sep = ",";
 	}
 }
 
@@ -628,11 +663,9 @@ static void rule_text(const struct dl_policy *pol, const struct rule *r, char *b
  * why.
  */
 static int judge_request(const struct dl_policy *pol, const struct caller *c, const struct dl_params *p,
-			 const struct rule **rule, char *why, size_t len)
+			 const struct dl_policy_rule **rule, char *why, size_t len)
 {
-	const struct rule *r = NULL;
-	char rt[512], a[32], b[32];
-	uint64_t bw, cost;
+	const struct dl_policy_rule *r = NULL;
 	int m;
 
 	for (size_t i = 0; i < pol->n && !r; i++) {
@@ -648,7 +681,16 @@ static int judge_request(const struct dl_policy *pol, const struct caller *c, co
 		return 0;
 	}
 	*rule = r;
-	rule_text(pol, r, rt, sizeof(rt));
+	return dl_policy_judge_limits(pol, r, p, why, len);
+}
+
+int dl_policy_judge_limits(const struct dl_policy *pol, const struct dl_policy_rule *r, const struct dl_params *p,
+			   char *why, size_t len)
+{
+	char rt[768], a[32], b[32];
+	uint64_t bw, cost;
+
+	dl_policy_rule_text(pol, r, rt, sizeof(rt));
 	if (!r->allow) {
 		snprintf(why, len, "refused by %s", rt);
 		return 0;
@@ -665,7 +707,7 @@ static int judge_request(const struct dl_policy *pol, const struct caller *c, co
 		return 0;
 	}
 	bw = dl_params_bw(p);
-	cost = charge(p, bw);
+	cost = dl_policy_charge(p);
 	if (cost > r->max_task) {
 		if (cost != bw)
 			snprintf(why, len, "refused: with the reclaim flag the reservation can take %s of a CPU (a reclaiming task may run up to the kernel's cap for its CPU), above the %s allowed for one by %s",
@@ -688,16 +730,16 @@ static int judge_request(const struct dl_policy *pol, const struct caller *c, co
  * hold (but the threads of rp, replaced) and nthreads reservations of p.
  * 1 allowed, 0 refused, with why; negative: an error listing threads.
  */
-static int judge_sum(const struct dl_policy *pol, const struct rule *r, uid_t uid, const struct dl_params *p,
+static int judge_sum(const struct dl_policy *pol, const struct dl_policy_rule *r, uid_t uid, const struct dl_params *p,
 		     uint64_t nthreads, const struct replaced *rp, char *why, size_t len)
 {
-	uint64_t cost = charge(p, dl_params_bw(p)), held;
-	char rt[512], a[32], b[32], d[32];
+	uint64_t cost = dl_policy_charge(p), held;
+	char rt[768], a[32], b[32], d[32];
 	int err = user_bw(uid, rp, &held);
 
 	if (err)
 		return err;
-	rule_text(pol, r, rt, sizeof(rt));
+	dl_policy_rule_text(pol, r, rt, sizeof(rt));
 	if (held + nthreads * cost > r->max_user) {
 		snprintf(why, len, "refused: your deadline threads hold %s of a CPU, and %s more would pass the %s allowed in all by %s",
 			 dl_bw_format((int64_t)held, a, sizeof(a)), dl_bw_format((int64_t)(nthreads * cost), b, sizeof(b)),
@@ -711,7 +753,7 @@ static int judge_sum(const struct dl_policy *pol, const struct rule *r, uid_t ui
 static int hold(pid_t pid, bool all_threads, struct dl_held **out, size_t *count);
 
 /* judge_sum for the threads held, those still alive replaced. */
-static int judge_held(const struct dl_policy *pol, const struct rule *r, uid_t uid, const struct dl_params *p,
+static int judge_held(const struct dl_policy *pol, const struct dl_policy_rule *r, uid_t uid, const struct dl_params *p,
 		      const struct dl_held *h, size_t n, char *why, size_t len)
 {
 	struct replaced rp = { .held = h, .n = n };
@@ -726,7 +768,7 @@ DL_EXPORT int dl_policy_check(const struct dl_policy *pol, pid_t pid, bool all_t
 			      const struct dl_params *p, char *why, size_t len)
 {
 	struct replaced rp = { .pid = pid > 0 ? pid : gettid(), .all_threads = all_threads };
-	const struct rule *r;
+	const struct dl_policy_rule *r;
 	struct dl_params norm;
 	struct caller c;
 	char scratch[1024];
@@ -835,7 +877,7 @@ static int set_as_root(pid_t pid, bool all_threads, const struct dl_params *p,
 DL_EXPORT int dl_policy_set(const struct dl_policy *pol, pid_t pid, bool all_threads, const struct dl_params *p,
 			    struct dl_thread_status **status, size_t *count, char *why, size_t len)
 {
-	const struct rule *r = NULL;
+	const struct dl_policy_rule *r = NULL;
 	struct dl_held *h = NULL;
 	struct dl_params norm;
 	struct dl_turn turn;

@@ -1,0 +1,409 @@
+/*
+ * container.c: what an engine may start under a reservation, by the
+ * node's policy (dl-run.conf(5), CONTAINERS): a Kubernetes pod's
+ * container by its namespace's rule, any other container (podman's) by
+ * the engine's rule when the file has one.
+ *
+ * The hook that asks runs as root, for a tenant: the pod's author, who
+ * may create pods in a namespace and write any annotation.  So a pod's
+ * container is refused unless a rule allows its namespace (the default
+ * for a node agent: deny), and root is no exception.  A container that
+ * is no pod's keeps what it had before the file gave engines rules: root's
+ * engine, root's choice, unless an `engine podman` rule limits it.
+ *
+ * A namespace's total is what its containers' live deadline threads
+ * hold on the node, as the kernel reports them.  Which container is
+ * whose is recorded here when it is admitted: the namespace, its
+ * process and that process's start time, one line each in the state
+ * folder's "containers" (root's, 0600).  Each use reads the records
+ * under the folder's "containers.lock", drops every record whose process
+ * is gone (a container killed frees its share at once; the file holds
+ * only what is alive), and counts the deadline threads in the cpusets of
+ * the live ones: a container's threads are those of its cgroup, whatever
+ * it started.  The check, the kernel's change and the record are one
+ * step under the lock: two containers of one namespace started at once
+ * are judged one after the other, and the second sees the first.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy/policy.h"
+
+#define RECORDS "containers"
+#define RECORDS_LOCK "containers.lock"
+#define LOCK_WAIT_MS 10000
+#define RECORDS_MAX (64 * 1024)
+
+/* One admitted container: whose (kind "namespace" or "engine", name),
+ * its process, and that process's start time (a pid reused is another
+ * process). */
+struct record {
+	char kind[16];
+	char name[DL_POLICY_NAME_MAX + 1];
+	pid_t pid;
+	unsigned long long start;
+	char cpuset[256]; /* its cpuset now; "" when gone */
+};
+
+static const char *kind_of(const struct dl_container *c)
+{
+	return c->ns ? "namespace" : "engine";
+}
+
+static const char *name_of(const struct dl_container *c)
+{
+	return c->ns ? c->ns : "podman";
+}
+
+/* The process's start time, or -ESRCH when it is gone. */
+static int start_of(pid_t pid, unsigned long long *start)
+{
+	int fd = dl_thread_open(0, pid), err;
+
+	if (fd < 0)
+		return -ESRCH;
+	err = dl_thread_start(fd, start);
+	close(fd);
+	return err;
+}
+
+/* The records whose process lives, each with its cpuset now. */
+static int records_read(struct record **out, size_t *count)
+{
+	char path[4096], *text = NULL;
+	struct record *v = NULL;
+	size_t n = 0, cap = 0;
+	FILE *f;
+
+	*out = NULL;
+	*count = 0;
+	if (dl_state_path(path, sizeof(path), RECORDS))
+		return dl_fail(-ENAMETOOLONG, "the records' path is too long");
+	f = fopen(path, "re");
+	if (!f && errno == ENOENT)
+		return 0;
+	if (!f)
+		return dl_fail(-errno, "cannot read %s: %s", path, strerror(errno));
+	text = malloc(RECORDS_MAX + 1);
+	if (!text) {
+		fclose(f);
+		return dl_fail(-ENOMEM, "out of memory");
+	}
+	while (fgets(text, RECORDS_MAX, f)) {
+		struct record r = { .pid = 0 };
+		unsigned long long start;
+		char cs[64];
+		int pid;
+
+		if (sscanf(text, "%15s %64s %d %llu", r.kind, r.name, &pid, &r.start) != 4 || pid <= 0 ||
+		    (strcmp(r.kind, "namespace") && strcmp(r.kind, "engine")))
+			continue; /* not a record: dropped at the next write */
+		r.pid = pid;
+		if (start_of(r.pid, &start) < 0 || start != r.start)
+			continue; /* gone: its share with it */
+		snprintf(cs, sizeof(cs), "/proc/%d/cpuset", pid);
+		if (dl_read_file(cs, r.cpuset, sizeof(r.cpuset)) < 0)
+			continue;
+		r.cpuset[strcspn(r.cpuset, "\n")] = '\0';
+		if (n == cap) {
+			struct record *nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				free(text);
+				fclose(f);
+				return dl_fail(-ENOMEM, "out of memory");
+			}
+			v = nv;
+		}
+		v[n++] = r;
+	}
+	free(text);
+	fclose(f);
+	*out = v;
+	*count = n;
+	return 0;
+}
+
+static int records_write(const struct record *r, size_t n)
+{
+	char path[4096], *text = malloc(n * 128 + 1);
+	size_t used = 0;
+	int err;
+
+	if (!text)
+		return dl_fail(-ENOMEM, "out of memory");
+	text[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		used += (size_t)snprintf(text + used, 128, "%s %s %d %llu\n", r[i].kind, r[i].name, (int)r[i].pid,
+					 r[i].start);
+	err = dl_state_path(path, sizeof(path), RECORDS) ? dl_fail(-ENAMETOOLONG, "the records' path is too long")
+							 : dl_file_replace(path, text, used, 0600, false);
+	free(text);
+	return err;
+}
+
+/* Thread cpuset cs is in cgroup cg or below it; the root cgroup is
+ * nobody's own. */
+static bool within(const char *cs, const char *cg)
+{
+	size_t n = strlen(cg);
+
+	if (n <= 1)
+		return false;
+	return !strncmp(cs, cg, n) && (cs[n] == '\0' || cs[n] == '/');
+}
+
+/* What the live deadline threads of the records of (kind, name) hold, at
+ * their charge; a record in the root cgroup counts its process's threads. */
+static int held_by(const struct record *r, size_t n, const char *kind, const char *name, uint64_t *sum,
+		   size_t *containers)
+{
+	struct dl_task *t;
+	size_t nt;
+	int err = dl_tasks_list(0, &t, &nt);
+
+	*sum = 0;
+	*containers = 0;
+	if (err < 0)
+		return err;
+	for (size_t k = 0; k < n; k++)
+		*containers += !strcmp(r[k].kind, kind) && !strcmp(r[k].name, name);
+	for (size_t i = 0; i < nt; i++)
+		for (size_t k = 0; k < n; k++) {
+			if (strcmp(r[k].kind, kind) || strcmp(r[k].name, name))
+				continue;
+			if (within(t[i].cpuset, r[k].cpuset) || t[i].pid == r[k].pid) {
+				*sum += dl_policy_charge(&t[i].params);
+				break;
+			}
+		}
+	free(t);
+	return 0;
+}
+
+/* Is member among the rule's partitions=?  Outside every member is the
+ * cluster's. */
+static bool placed_allowed(const struct dl_policy_rule *r, const char *member)
+{
+	const char *m = member ? member : DL_CLUSTER, *p = r->parts;
+	size_t n = strlen(m);
+
+	if (!r->parts[0])
+		return true;
+	while (*p) {
+		size_t w = strcspn(p, ",");
+
+		if (w == n && !strncmp(p, m, n))
+			return true;
+		p += w + (p[w] == ',');
+	}
+	return false;
+}
+
+/* The container in words: "pod NS/POD's container NAME". */
+static const char *who(const struct dl_container *c, char *buf, size_t len)
+{
+	char a[256], b[256], d[256];
+
+	if (!c->ns)
+		snprintf(buf, len, "a container of no Kubernetes pod (podman's)");
+	else
+		snprintf(buf, len, "namespace %s's pod %s, container %s", dl_str_escape(c->ns, a, sizeof(a)),
+			 c->pod ? dl_str_escape(c->pod, b, sizeof(b)) : "(unnamed)",
+			 c->name ? dl_str_escape(c->name, d, sizeof(d)) : "(unnamed)");
+	return buf;
+}
+
+/*
+ * The rule that judges c: 1 with *rule, or 0 when none does (a pod:
+ * refused, why says so; no pod's: *rule NULL, the caller's rule
+ * applies).  Negative: an argument that is not a container's.
+ */
+static int rule_for(const struct dl_policy *pol, const struct dl_container *c, const struct dl_policy_rule **rule,
+		    char *why, size_t len)
+{
+	char w[1024];
+
+	*rule = NULL;
+	if (c->ns && !dl_policy_namespace_ok(c->ns)) {
+		char shown[256];
+
+		return dl_fail(-EINVAL, "the pod's namespace \"%s\" is not a Kubernetes namespace's name (a DNS label)",
+			       dl_str_escape(c->ns, shown, sizeof(shown)));
+	}
+	for (size_t i = 0; i < pol->n; i++) {
+		const struct dl_policy_rule *r = &pol->rules[i];
+
+		if (c->ns && r->subject == DL_SUBJ_NAMESPACE && (!strcmp(r->name, "*") || !strcmp(r->name, c->ns))) {
+			*rule = r;
+			return 1;
+		}
+		if (!c->ns && r->subject == DL_SUBJ_ENGINE) {
+			*rule = r;
+			return 1;
+		}
+	}
+	if (c->ns)
+		snprintf(why, len, "refused: no rule of %s allows namespace %s (%s): a pod's container gets a reservation only where a rule allows its namespace; the administrator adds one, e.g. \"allow namespace %s max-task=0.25 max-total=0.5\" (dl-run.conf(5))",
+			 pol->origin, c->ns, who(c, w, sizeof(w)), c->ns);
+	return 0;
+}
+
+/* The verdict of rule r on one more reservation p for c, the records r
+ * of the node counted: 1 allowed, 0 refused with why. */
+static int judge(const struct dl_policy *pol, const struct dl_policy_rule *r, const struct dl_container *c,
+		 const struct dl_params *p, const struct record *rec, size_t n, char *why, size_t len)
+{
+	char rt[768], w[1024], a[32], b[32], d[32], shown[256];
+	uint64_t held, cost = dl_policy_charge(p);
+	size_t nc;
+	int err = dl_policy_judge_limits(pol, r, p, why, len);
+
+	if (err <= 0) {
+		/* Who it was, before the rule's words. */
+		char tmp[2048];
+
+		snprintf(tmp, sizeof(tmp), "%s", why);
+		snprintf(why, len, "%s: %s", who(c, w, sizeof(w)), tmp);
+		return err;
+	}
+	dl_policy_rule_text(pol, r, rt, sizeof(rt));
+	if (!placed_allowed(r, c->member)) {
+		snprintf(why, len, "refused: %s asks for %s%s, and %s allows only %s",
+			 who(c, w, sizeof(w)), c->member && strcmp(c->member, DL_CLUSTER) ? "partition " : "",
+			 c->member && strcmp(c->member, DL_CLUSTER) ? dl_str_escape(c->member, shown, sizeof(shown))
+								     : "the cluster (outside the partitions)",
+			 rt, r->parts);
+		return 0;
+	}
+	if ((err = held_by(rec, n, kind_of(c), name_of(c), &held, &nc)) < 0)
+		return err;
+	if (held + cost > r->max_total) {
+		snprintf(why, len, "refused: %s %s's %zu running container%s hold%s %s of a CPU on this node, and %s more would pass the %s allowed in all by %s",
+			 c->ns ? "namespace" : "engine", name_of(c), nc, nc == 1 ? "" : "s", nc == 1 ? "s" : "",
+			 dl_bw_format((int64_t)held, a, sizeof(a)), dl_bw_format((int64_t)cost, b, sizeof(b)),
+			 dl_bw_format((int64_t)r->max_total, d, sizeof(d)), rt);
+		return 0;
+	}
+	snprintf(why, len, "allowed by %s", rt);
+	return 1;
+}
+
+DL_EXPORT int dl_policy_container_check(const struct dl_policy *pol, const struct dl_container *c,
+					const struct dl_params *p, char *why, size_t len)
+{
+	const struct dl_policy_rule *r;
+	struct dl_params norm;
+	struct record *rec = NULL;
+	char scratch[2048];
+	size_t n = 0;
+	int err;
+
+	if (!why || len == 0) {
+		why = scratch;
+		len = sizeof(scratch);
+	}
+	why[0] = '\0';
+	if (!pol || !c || !p)
+		return dl_fail(-EINVAL, "dl_policy_container_check needs a policy, a container and parameters");
+	if ((err = dl_params_normalize(p, &norm)))
+		return err;
+	err = rule_for(pol, c, &r, why, len);
+	if (err < 0 || (err == 0 && c->ns))
+		return err;
+	if (!r) {
+		/* No pod's, no engine rule: root's engine, root's choice; a
+		 * user's by the user's rules. */
+		if (getuid() == 0) {
+			snprintf(why, len, "allowed: no rule of %s for engines, and root's engine is not limited", pol->origin);
+			return 1;
+		}
+		return dl_policy_check(pol, 0, false, &norm, why, len);
+	}
+	if (r->allow && (err = records_read(&rec, &n)) < 0)
+		return err;
+	err = judge(pol, r, c, &norm, rec, n, why, len);
+	free(rec);
+	return err;
+}
+
+DL_EXPORT int dl_policy_container_set(const struct dl_policy *pol, const struct dl_container *c,
+				      const struct dl_params *p, char *why, size_t len)
+{
+	const struct dl_policy_rule *r;
+	struct dl_params norm;
+	struct record *rec = NULL, mine = { .pid = 0 };
+	char scratch[2048];
+	size_t n = 0;
+	int err, lock;
+
+	if (!why || len == 0) {
+		why = scratch;
+		len = sizeof(scratch);
+	}
+	why[0] = '\0';
+	if (!pol || !c || !p || c->pid <= 0)
+		return dl_fail(-EINVAL, "dl_policy_container_set needs a policy, a container with its process and parameters");
+	if ((err = dl_params_normalize(p, &norm)))
+		return err;
+	err = rule_for(pol, c, &r, why, len);
+	if (err < 0 || (err == 0 && c->ns))
+		return err;
+	if (!r && getuid() != 0)
+		return dl_policy_set(pol, c->pid, false, &norm, NULL, NULL, why, len);
+	if (!r) {
+		snprintf(why, len, "allowed: no rule of %s for engines, and root's engine is not limited", pol->origin);
+		err = dl_set(c->pid, &norm);
+		return err < 0 ? err : 1;
+	}
+	if (!r->allow)
+		return judge(pol, r, c, &norm, NULL, 0, why, len);
+	/* The records read, judged, the kernel asked and the record written
+	 * as one step. */
+	lock = dl_state_lock(RECORDS_LOCK, LOCK_WAIT_MS, "another container's admission holds the containers' records");
+	if (lock < 0)
+		return lock == -EBUSY ? dl_fail(-ETIMEDOUT, "%s", dl_errmsg()) : lock;
+	if ((err = records_read(&rec, &n)) < 0)
+		goto out;
+	if ((err = judge(pol, r, c, &norm, rec, n, why, len)) <= 0)
+		goto out;
+	snprintf(mine.kind, sizeof(mine.kind), "%s", kind_of(c));
+	snprintf(mine.name, sizeof(mine.name), "%s", name_of(c));
+	mine.pid = c->pid;
+	if (start_of(c->pid, &mine.start) < 0) {
+		err = dl_fail(-ESRCH, "the container's process %d is gone", (int)c->pid);
+		goto out;
+	}
+	if ((err = dl_set(c->pid, &norm)) < 0)
+		goto out;
+	{
+		struct record *v = realloc(rec, (n + 1) * sizeof(*v));
+
+		if (!v) {
+			err = dl_fail(-ENOMEM, "out of memory");
+		} else {
+			rec = v;
+			rec[n++] = mine;
+			err = records_write(rec, n);
+		}
+	}
+	if (err < 0) {
+		/* Unrecorded, it would not count: taken back. */
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s", dl_errmsg());
+		dl_clear(c->pid);
+		err = dl_fail(err, "%s: the reservation was taken back", msg);
+	} else {
+		err = 1;
+	}
+out:
+	free(rec);
+	close(lock);
+	return err;
+}
