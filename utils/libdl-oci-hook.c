@@ -167,26 +167,52 @@ static void not_rootless(const char *what)
 		    what, host);
 }
 
-/* The caller's right to it: a rootless engine never, a user by the
- * policy (dl-run.conf(5)), root always. */
-static void allowed(const struct dl_oci *oci, const char *what)
+/* The node's policy (dl-run.conf(5)): read, or the hook refuses. */
+static struct dl_policy *policy(const char *what)
 {
 	struct dl_policy *pol;
-	char why[1024];
+
+	if (dl_policy_read(DL_RUN_POLICY, &pol) < 0)
+		refuse(what, dl_errmsg());
+	return pol;
+}
+
+static struct dl_container container_of(const struct dl_oci *oci)
+{
+	return (struct dl_container){ .ns = oci->ns, .pod = oci->pod, .name = oci->container, .member = oci->member,
+				      .pid = oci->pid };
+}
+
+/* Whom the policy judged: a user's engine's container by the user's
+ * rules, for messages. */
+static const char *for_whom(const struct dl_oci *oci, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!oci->ns && getuid() != 0)
+		snprintf(buf, len, " for uid %u", (unsigned)getuid());
+	return buf;
+}
+
+/* The caller's right to it, before the kernel is asked: a rootless
+ * engine never; a pod's container by its namespace's rule, root's engine
+ * included; any other by the engine's rule, or the user's when the
+ * engine is not root's (dl-run.conf(5)). */
+static void allowed(const struct dl_oci *oci, const char *what)
+{
+	struct dl_container c = container_of(oci);
+	struct dl_policy *pol;
+	char why[2048], uid[32];
 	int ret;
 
 	not_rootless(what);
-	if (getuid() == 0)
-		return;
-	if (dl_policy_read(DL_RUN_POLICY, &pol) < 0)
-		refuse(what, dl_errmsg());
-	ret = dl_policy_check(pol, 0, false, &oci->params, why, sizeof(why));
+	pol = policy(what);
+	ret = dl_policy_container_check(pol, &c, &oci->params, why, sizeof(why));
 	dl_policy_free(pol);
 	if (ret < 0)
 		refuse(what, dl_errmsg());
 	if (ret == 0)
-		refused("refused %s: the policy (" DL_RUN_POLICY ") does not allow it for uid %u: %s", what,
-		    (unsigned)getuid(), why);
+		refused("refused %s: the policy (" DL_RUN_POLICY ") does not allow it%s: %s", what,
+			for_whom(oci, uid, sizeof(uid)), why);
 }
 
 static const char fix[] =
@@ -224,8 +250,10 @@ static int precreate(const char *text, size_t len, unsigned int write)
 
 static int create_runtime(const char *text, size_t len)
 {
-	struct dl_oci *oci, *conf;
-	char what[512], p[256], why[2048], shown[2048];
+	struct dl_policy *pol;
+	struct dl_container c;
+	struct dl_oci *oci;
+	char what[512], p[256], why[2048], shown[2048], uid[32];
 	int err = dl_oci_parse(text, len, "the container's state", DL_OCI_STATE, &oci);
 
 	if (err == -ENODATA)
@@ -234,23 +262,28 @@ static int create_runtime(const char *text, size_t len)
 		not_rootless("the container");
 		refuse("the container", dl_errmsg());
 	}
-	/* The precreate stage wrote process.scheduler: the runtime sets it. */
-	if (oci->bundle && dl_oci_read(oci->bundle, &conf) == 0) {
-		dl_oci_free(conf);
-		dl_oci_free(oci);
-		return EXIT_SUCCESS;
-	}
 	snprintf(what, sizeof(what), "the reservation of the container's process %d (%s)", (int)oci->pid,
 		 params_text(&oci->params, p, sizeof(p)));
-	allowed(oci, what);
+	not_rootless(what);
+	pol = policy(what);
+	c = container_of(oci);
 	/* The process is in its cgroup: the kernel's sched_setattr is the
-	 * admission itself, judged and taken in one step; a refusal is
-	 * explained from the system as it is. */
-	err = dl_set(oci->pid, &oci->params);
-	if (err < 0) {
+	 * admission itself, judged and taken in one step with the policy's
+	 * count (dl_policy_container_set(3)); a refusal of the kernel's is
+	 * explained from the system as it is.  When the precreate stage
+	 * wrote process.scheduler, the runtime sets the same (a no-op for
+	 * the kernel), and it is counted here. */
+	err = dl_policy_container_set(pol, &c, &oci->params, why, sizeof(why));
+	dl_policy_free(pol);
+	if (err == 0)
+		refused("refused %s: the policy (" DL_RUN_POLICY ") does not allow it%s: %s", what,
+			for_whom(oci, uid, sizeof(uid)), why);
+	if (err == -EBUSY || err == -EPERM || err == -EINVAL) {
 		dl_explain(err, oci->pid, &oci->params, why, sizeof(why));
 		refused("refused %s, %s: %s; %s", what, oci->where, tool_text(why, shown, sizeof(shown)), fix);
 	}
+	if (err < 0)
+		refuse(what, dl_errmsg());
 	dl_oci_free(oci);
 	return EXIT_SUCCESS;
 }

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "layout/layout.h"
+#include "policy/policy.h"
 #include "workload/taskset.h"
 
 #define PREFIX "deadline.libdl.io/"
@@ -36,33 +37,127 @@
 static const char *const keys[] = { "runtime", "deadline", "period", "flags", "partition" };
 enum { K_RUNTIME, K_DEADLINE, K_PERIOD, K_FLAGS, K_PARTITION, K_N };
 
-/* The annotations' values by key; 0 with none under the prefix is
- * -ENODATA. */
-static int annotations(const char *origin, const struct dl_jval *root, const char *val[K_N])
+/* A string annotation's value, or NULL. */
+static const char *string_of(const struct dl_jval *a, const char *key)
 {
+	const struct dl_jval *v = dl_json_get(a, key);
+
+	return v && v->type == DL_JSTR ? v->text : NULL;
+}
+
+/*
+ * Who the container is, when it is a Kubernetes pod's: the kubelet's
+ * labels io.kubernetes.pod.namespace, io.kubernetes.pod.name and
+ * io.kubernetes.container.name, which CRI-O writes as annotations after
+ * the pod's own (a pod author's annotation of that name is overwritten),
+ * and, where CRI-O wrote it, the same labels in its
+ * io.kubernetes.cri-o.Labels: the two must agree.
+ */
+static int pod_identity(struct dl_oci_priv *o, const struct dl_jval *a)
+{
+	static const char *const ids[] = { "io.kubernetes.pod.namespace", "io.kubernetes.pod.name",
+					   "io.kubernetes.container.name" };
+	const char **pub[] = { &o->pub.ns, &o->pub.pod, &o->pub.container };
+	const char *labels = string_of(a, "io.kubernetes.cri-o.Labels");
+	struct dl_jval *l = NULL;
+	char shown[256], lshown[256];
+	int err = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++)
+		*pub[i] = string_of(a, ids[i]);
+	if (!o->pub.ns)
+		return 0;
+	if (!dl_policy_namespace_ok(o->pub.ns))
+		return dl_fail(-EINVAL, "%s: io.kubernetes.pod.namespace \"%s\" is not a Kubernetes namespace's name", o->shown,
+			       dl_str_escape(o->pub.ns, shown, sizeof(shown)));
+	if (!labels)
+		return 0;
+	if (dl_json_parse(labels, strlen(labels), "io.kubernetes.cri-o.Labels", &l) < 0 || l->type != DL_JOBJ) {
+		dl_json_free(l);
+		return dl_fail(-EINVAL, "%s: io.kubernetes.cri-o.Labels is not the JSON object CRI-O writes", o->shown);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(ids) && !err; i++) {
+		const char *lv = string_of(l, ids[i]);
+
+		if (lv && (!*pub[i] || strcmp(lv, *pub[i])))
+			err = dl_fail(-EINVAL, "%s: annotation %s is \"%s\" but CRI-O's io.kubernetes.cri-o.Labels says \"%s\": who the container is cannot be told; refused",
+				      o->shown, ids[i], *pub[i] ? dl_str_escape(*pub[i], shown, sizeof(shown)) : "",
+				      dl_str_escape(lv, lshown, sizeof(lshown)));
+	}
+	dl_json_free(l);
+	return err;
+}
+
+/* key is KEY.deadline.libdl.io/CONTAINER: the key's index (or K_N for a
+ * name that is none), the container in *ctr; -1 when it is not of that
+ * form. */
+static int named_key(const char *key, const char **ctr)
+{
+	const char *at = strstr(key, "." PREFIX);
+
+	if (!at || at == key)
+		return -1;
+	*ctr = at + 1 + strlen(PREFIX);
+	for (int k = 0; k < K_N; k++)
+		if ((size_t)(at - key) == strlen(keys[k]) && !strncmp(key, keys[k], (size_t)(at - key)))
+			return k;
+	return K_N;
+}
+
+static int unknown_key(const char *origin, const struct dl_jval *v)
+{
+	char shown[4 * 64 + 1], cut[65];
+
+	snprintf(cut, sizeof(cut), "%s", v->key);
+	return dl_fail(-EINVAL, "%s:%d: unknown annotation \"%s\": the ones read are " PREFIX "runtime, " PREFIX
+		       "deadline, " PREFIX "period, " PREFIX "flags and " PREFIX "partition (a pod's: runtime."
+		       PREFIX "CONTAINER, and so on)",
+		       origin, v->line, dl_str_escape(cut, shown, sizeof(shown)));
+}
+
+/*
+ * The annotations' values by key; 0 with none for this container is
+ * -ENODATA.  A container of no pod (podman) reads deadline.libdl.io/KEY.
+ * A pod's container reads KEY.deadline.libdl.io/NAME, NAME its own (the
+ * convention of Kubernetes' per-container annotations): CRI-O copies a
+ * pod's annotations into each of its containers, so a pod's
+ * deadline.libdl.io/KEY would give every container (sidecars, init
+ * containers) the reservation again; it is refused, saying how to name
+ * one.
+ */
+static int annotations(struct dl_oci_priv *o, const struct dl_jval *root, const char *val[K_N])
+{
+	const char *origin = o->shown;
 	const struct dl_jval *a = dl_json_get(root, "annotations");
+	const char *podlevel = NULL, *other = NULL;
 	size_t found = 0;
+	int err;
 
 	memset(val, 0, K_N * sizeof(*val));
 	if (a && a->type != DL_JOBJ)
 		return dl_fail(-EINVAL, "%s:%d: annotations must be an object of strings, not %s", origin, a->line,
 			       dl_json_type_name(a->type));
+	if ((err = pod_identity(o, a)))
+		return err;
 	for (size_t i = 0; a && i < a->n; i++) {
 		const struct dl_jval *v = &a->items[i];
-		size_t k;
+		const char *ctr = NULL;
+		int k;
 
-		if (strncmp(v->key, PREFIX, strlen(PREFIX)))
+		if (!strncmp(v->key, PREFIX, strlen(PREFIX))) {
+			for (k = 0; k < K_N; k++)
+				if (!strcmp(v->key + strlen(PREFIX), keys[k]))
+					break;
+			if (k == K_N)
+				return unknown_key(origin, v);
+			podlevel = v->key;
+		} else if ((k = named_key(v->key, &ctr)) < 0) {
 			continue;
-		for (k = 0; k < K_N; k++)
-			if (!strcmp(v->key + strlen(PREFIX), keys[k]))
-				break;
-		if (k == K_N) {
-			char shown[4 * 64 + 1], cut[65];
-
-			snprintf(cut, sizeof(cut), "%s", v->key);
-			return dl_fail(-EINVAL, "%s:%d: unknown annotation \"%s\": the ones read are " PREFIX "runtime, "
-				       PREFIX "deadline, " PREFIX "period, " PREFIX "flags and " PREFIX "partition",
-				       origin, v->line, dl_str_escape(cut, shown, sizeof(shown)));
+		} else if (k == K_N) {
+			return unknown_key(origin, v);
+		} else if (!o->pub.container || strcmp(ctr, o->pub.container)) {
+			other = v->key; /* another container's */
+			continue;
 		}
 		if (v->type != DL_JSTR)
 			return dl_fail(-EINVAL, "%s:%d: annotation %s must be a string, not %s", origin, v->line, v->key,
@@ -70,11 +165,25 @@ static int annotations(const char *origin, const struct dl_jval *root, const cha
 		if (strlen(v->text) > VALUE_MAX)
 			return dl_fail(-EINVAL, "%s:%d: annotation %s is %zu bytes long: no time, flag list or partition name is longer than %d",
 				       origin, v->line, v->key, strlen(v->text), VALUE_MAX);
-		val[k] = v->text;
-		found++;
+		if (ctr || !o->pub.ns) {
+			val[k] = v->text;
+			found++;
+		}
+	}
+	if (o->pub.ns && podlevel) {
+		char shown[256];
+
+		return dl_fail(-EINVAL, "%s: annotation %s is the pod's, for no container: CRI-O copies a pod's annotations into each of its containers, so every one (sidecars, init containers) would take the reservation again; name the container it is for: KEY." PREFIX "CONTAINER, e.g. runtime." PREFIX "%s: \"2ms\" (libdl-containers(7))",
+			       origin, podlevel, o->pub.container ? dl_str_escape(o->pub.container, shown, sizeof(shown)) : "loop");
+	}
+	if (!o->pub.ns && other) {
+		char shown[256];
+
+		return dl_fail(-EINVAL, "%s: annotation %s names a container of a Kubernetes pod, but this container is no pod's (no io.kubernetes.pod.namespace): give " PREFIX "runtime and the like",
+			       origin, dl_str_escape(other, shown, sizeof(shown)));
 	}
 	if (!found)
-		return dl_fail(-ENODATA, "%s: no " PREFIX " annotation: the container asks for no reservation", origin);
+		return dl_fail(-ENODATA, "%s: no " PREFIX " annotation for this container: it asks for no reservation", origin);
 	return 0;
 }
 
@@ -292,7 +401,7 @@ static int parse(struct dl_oci_priv *o, const char *text, size_t len, unsigned i
 	err = dl_oci_tree(text, len, o->shown, flags & DL_OCI_STATE ? "a container's state" : "a runtime configuration",
 			  &o->root);
 	if (!err)
-		err = annotations(o->shown, o->root, val);
+		err = annotations(o, o->root, val);
 	if (!err)
 		err = reservation(o->shown, val, &o->pub.params);
 	if (err)

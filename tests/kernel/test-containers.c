@@ -39,9 +39,11 @@
 #define CTR "libpod-0123456789abcdef0123456789abcdef"
 
 static char out[65536], err[16384], dir[] = "/tmp/libdl-oci-XXXXXX";
+/* What the hook's test build reads as dl-run.conf(5). */
+#define POD_POLICY "/run/libdl-test-oci-hook.conf"
 /* The suite's processes in the cgroups, ended before they are removed
  * whatever happened. */
-static pid_t kids[4];
+static pid_t kids[48];
 static int nkids;
 
 static int tool(const char *name, char *const args[])
@@ -72,7 +74,7 @@ static void rm_cgroup_in(const char *member, const char *name)
 #define ESC_CTR "ctr-\x1b[31m"
 static void rm_cgroups(void)
 {
-	static const char *const names[] = { CTR, "ctr2", ESC_CTR };
+	static const char *const names[] = { CTR, "ctr2", ESC_CTR, "crio-a", "crio-b", "crio-c" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		rm_cgroup_in("p", names[i]);
@@ -101,6 +103,7 @@ static void teardown(void)
 		waitpid(kids[i], NULL, 0);
 	}
 	nkids = 0;
+	unlink(POD_POLICY);
 	rm_cgroups();
 	tl_layout_restore(NULL);
 	snprintf(path, sizeof(path), "%s/config.json", dir);
@@ -184,7 +187,7 @@ static pid_t contained_in(const char *member, const char *name)
 	close(ready[1]);
 	ck_assert_int_eq(read(ready[0], buf, 1), 1);
 	close(ready[0]);
-	ck_assert(nkids < 4);
+	ck_assert(nkids < (int)ARRAY_SIZE(kids));
 	kids[nkids++] = pid;
 	return pid;
 }
@@ -305,6 +308,7 @@ END_TEST
 #define ASK(runtime, more) "\"annotations\":{\"deadline.libdl.io/runtime\":\"" runtime "\"," \
 	"\"deadline.libdl.io/period\":\"100ms\",\"deadline.libdl.io/flags\":\"reset-on-fork\"" more "}"
 #define IN_P ",\"deadline.libdl.io/partition\":\"p\""
+#define IN_P_NAMED ",\"partition.deadline.libdl.io/loop\":\"p\""
 
 /* precreate: placed in the partition the annotation names, and admitted
  * there, or refused before anything exists. */
@@ -596,6 +600,224 @@ START_TEST(test_hook_rootless_and_policy)
 }
 END_TEST
 
+
+/* The test build of the hook, whose dl-run.conf(5) is POD_POLICY, at
+ * the createRuntime stage. */
+static int pod_hook(const char *text)
+{
+	char *argv[] = { (char *)tl_test_tool("libdl-oci-hook"), "createRuntime", NULL };
+
+	return tl_run_input(argv, (uid_t)-1, (gid_t)-1, text, out, sizeof(out), err, sizeof(err));
+}
+
+static void pod_policy(const char *text)
+{
+	int fd = open(POD_POLICY ".new", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+
+	ck_assert(fd >= 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	ck_assert_int_eq(fchmod(fd, 0644), 0);
+	close(fd);
+	ck_assert_int_eq(rename(POD_POLICY ".new", POD_POLICY), 0);
+}
+
+/* A createRuntime state as CRI-O gives it for a pod's container: the
+ * kubelet's labels written as annotations after the pod's own, and again
+ * in io.kubernetes.cri-o.Labels; the pod's annotations (more) copied in. */
+static const char *crio_state(pid_t pid, const char *ns, const char *pod, const char *ctr, const char *more)
+{
+	static char text[4096];
+
+	snprintf(text, sizeof(text),
+		 "{\"ociVersion\":\"1.0.2\",\"id\":\"0123abcd\",\"status\":\"created\",\"pid\":%d,\"bundle\":\"%s\","
+		 "\"annotations\":{%s%s\"io.kubernetes.cri-o.ContainerType\":\"container\","
+		 "\"io.kubernetes.cri-o.Labels\":\"{\\\"io.kubernetes.container.name\\\":\\\"%s\\\","
+		 "\\\"io.kubernetes.pod.name\\\":\\\"%s\\\",\\\"io.kubernetes.pod.namespace\\\":\\\"%s\\\"}\","
+		 "\"io.kubernetes.container.name\":\"%s\",\"io.kubernetes.pod.name\":\"%s\","
+		 "\"io.kubernetes.pod.namespace\":\"%s\"}}",
+		 (int)pid, dir, more, more[0] ? "," : "", ctr, pod, ns, ctr, pod, ns);
+	return text;
+}
+
+/* The reservation of container NAME, as a pod names it. */
+#define FOR(name, runtime, more) "\"runtime.deadline.libdl.io/" name "\":\"" runtime "\"," \
+	"\"period.deadline.libdl.io/" name "\":\"100ms\",\"flags.deadline.libdl.io/" name "\":\"reset-on-fork\"" more
+
+static void not_reserved(pid_t pid)
+{
+	ck_assert_int_eq(sched_getscheduler(pid), SCHED_OTHER);
+}
+
+/*
+ * A pod's container by its namespace's rule, root's engine included:
+ * without a rule refused (the default), in a namespace without one
+ * refused naming it, within max-task admitted with exactly what it asked;
+ * a second container of the namespace over max-total refused with the
+ * figures, admitted once the first is killed; reclaim refused unless
+ * allowed; a member not in partitions= refused; the cluster admitted by a
+ * rule that allows it.  Every refusal leaves the process SCHED_OTHER.
+ */
+START_TEST(test_pod_policy)
+{
+	pid_t a, b, c;
+
+	ck_assert_msg(DL_PART("create", "--partition", "p=0", "--no-move") == 0, "%s", err);
+	unlink(POD_POLICY);
+	a = contained("crio-a");
+	/* No file: the built-in policy allows no namespace. */
+	ck_assert_msg(pod_hook(crio_state(a, "rt-team", "ctl", "loop", FOR("loop", "20ms", IN_P_NAMED))) == 1, "%s%s", out, err);
+	ck_assert_msg(strstr(err, "no rule of the built-in policy allows namespace rt-team") &&
+		      strstr(err, "allow namespace rt-team"), "%s", err);
+	not_reserved(a);
+	pod_policy("allow namespace rt-team max-task=0.4 max-total=0.5 partitions=p\n"
+		   "allow namespace other max-task=0.1\n");
+	/* Another namespace's rule does not apply. */
+	ck_assert_msg(pod_hook(crio_state(a, "tenant", "ctl", "loop", FOR("loop", "20ms", IN_P_NAMED))) == 1, "%s", err);
+	ck_assert_msg(strstr(err, "allows namespace tenant") && strstr(err, "pod ctl, container loop"), "%s", err);
+	not_reserved(a);
+	/* Within the rule: exactly what was asked. */
+	ck_assert_msg(pod_hook(crio_state(a, "rt-team", "ctl", "loop", FOR("loop", "20ms", IN_P_NAMED))) == 0, "%s%s", out, err);
+	reserved_as_asked(a, 20 * MS);
+	/* A second one over the namespace's total: the figures named. */
+	b = contained("crio-b");
+	ck_assert_msg(pod_hook(crio_state(b, "rt-team", "ctl2", "loop", FOR("loop", "40ms", IN_P_NAMED))) == 1, "%s", err);
+	ck_assert_msg(strstr(err, "namespace rt-team's 1 running container holds 0.2000 of a CPU") &&
+		      strstr(err, "0.4000 more would pass the 0.5000 allowed in all"), "%s", err);
+	not_reserved(b);
+	/* The first killed: its share is free at once. */
+	tl_kill(a);
+	ck_assert_msg(pod_hook(crio_state(b, "rt-team", "ctl2", "loop", FOR("loop", "40ms", IN_P_NAMED))) == 0, "%s%s", out, err);
+	reserved_as_asked(b, 40 * MS);
+	/* Reclaim needs allow-flags=reclaim. */
+	c = contained("crio-c");
+	ck_assert_msg(pod_hook(crio_state(c, "rt-team", "ctl3", "loop",
+					  "\"runtime.deadline.libdl.io/loop\":\"5ms\",\"period.deadline.libdl.io/loop\":\"100ms\","
+					  "\"flags.deadline.libdl.io/loop\":\"reset-on-fork,reclaim\"" IN_P_NAMED)) == 1, "%s", err);
+	ck_assert_msg(strstr(err, "reclaim") && strstr(err, "allow-flags=reclaim"), "%s", err);
+	not_reserved(c);
+	/* A member the rule does not list. */
+	pod_policy("allow namespace rt-team max-task=0.4 max-total=0.9 partitions=cluster\n");
+	ck_assert_msg(pod_hook(crio_state(c, "rt-team", "ctl3", "loop", FOR("loop", "5ms", IN_P_NAMED))) == 1, "%s", err);
+	ck_assert_msg(strstr(err, "asks for partition p") && strstr(err, "allows only cluster"), "%s", err);
+	not_reserved(c);
+	tl_kill(b);
+	tl_kill(c);
+	/* The cluster, where the rule allows it. */
+	a = contained_in("cluster", "crio-a");
+	ck_assert_msg(pod_hook(crio_state(a, "rt-team", "ctl", "loop",
+					  FOR("loop", "20ms", ",\"partition.deadline.libdl.io/loop\":\"cluster\""))) == 0,
+		      "%s%s", out, err);
+	reserved_as_asked(a, 20 * MS);
+	tl_kill(a);
+}
+END_TEST
+
+/*
+ * One container, one reservation: an annotation names its container; the
+ * pod's own deadline.libdl.io/runtime (which CRI-O copies into every
+ * container) is refused, saying how to name one; a container the
+ * annotations do not name (a sidecar) is passed through untouched.  Who
+ * the container is comes from the kubelet's labels: an annotation that
+ * disagrees with CRI-O's io.kubernetes.cri-o.Labels is refused.  A
+ * container of no pod is judged by an "engine podman" rule when there is
+ * one, root's engine included.
+ */
+START_TEST(test_pod_one_reservation)
+{
+	char state[4096];
+	pid_t a, b;
+
+	ck_assert_msg(DL_PART("create", "--partition", "p=0", "--no-move") == 0, "%s", err);
+	pod_policy("allow namespace rt-team max-task=0.4 max-total=0.9\nallow engine podman max-task=0.1\n");
+	a = contained("crio-a");
+	b = contained("crio-b");
+	/* The pod's annotations, for no container. */
+	ck_assert_msg(pod_hook(crio_state(a, "rt-team", "ctl", "loop",
+					  "\"deadline.libdl.io/runtime\":\"20ms\",\"deadline.libdl.io/period\":\"100ms\"")) == 1,
+		      "%s", err);
+	ck_assert_msg(strstr(err, "is the pod's, for no container") && strstr(err, "runtime.deadline.libdl.io/loop"),
+		      "%s", err);
+	not_reserved(a);
+	/* The sidecar of a pod whose loop is named: nothing done. */
+	ck_assert_msg(pod_hook(crio_state(b, "rt-team", "ctl", "sidecar", FOR("loop", "20ms", IN_P_NAMED))) == 0 && !err[0],
+		      "%s", err);
+	not_reserved(b);
+	ck_assert_msg(pod_hook(crio_state(a, "rt-team", "ctl", "loop", FOR("loop", "20ms", IN_P_NAMED))) == 0, "%s%s", out, err);
+	reserved_as_asked(a, 20 * MS);
+	/* A pod's annotation naming another namespace than the kubelet's. */
+	snprintf(state, sizeof(state), "%s", crio_state(b, "rt-team", "ctl", "loop", FOR("loop", "20ms", IN_P_NAMED)));
+	memcpy(strstr(state, "\"io.kubernetes.pod.namespace\":\"rt-team\"}}") + 31, "rt-teax", 7);
+	ck_assert_msg(pod_hook(state) == 1, "%s", err);
+	ck_assert_msg(strstr(err, "io.kubernetes.cri-o.Labels says \"rt-team\""), "%s", err);
+	not_reserved(b);
+	/* podman's, by the engine's rule: 0.2 is above its 0.1. */
+	snprintf(state, sizeof(state), "{\"pid\":%d," ASK("20ms", IN_P) "}", (int)b);
+	ck_assert_msg(pod_hook(state) == 1, "%s", err);
+	ck_assert_msg(strstr(err, "no Kubernetes pod (podman's)") && strstr(err, "allow engine podman"), "%s", err);
+	not_reserved(b);
+	snprintf(state, sizeof(state), "{\"pid\":%d," ASK("5ms", IN_P) "}", (int)b);
+	ck_assert_msg(pod_hook(state) == 0, "%s%s", out, err);
+	reserved_as_asked(b, 5 * MS);
+	tl_kill(a);
+	tl_kill(b);
+}
+END_TEST
+
+/*
+ * Two hooks at once for one namespace's last share (0.3 left, 0.2 asked
+ * by each): exactly one is admitted, 20 times over.
+ */
+START_TEST(test_pod_race)
+{
+	ck_assert_msg(DL_PART("create", "--partition", "p=0", "--no-move") == 0, "%s", err);
+	pod_policy("allow namespace rt-team max-task=0.4 max-total=0.3\n");
+	for (int round = 0; round < 20; round++) {
+		pid_t v[2] = { contained("crio-a"), contained("crio-b") }, h[2];
+		int admitted = 0;
+
+		for (int i = 0; i < 2; i++) {
+			const char *state = crio_state(v[i], "rt-team", i ? "ctl-b" : "ctl-a", "loop",
+						       FOR("loop", "20ms", IN_P_NAMED));
+			char *argv[] = { (char *)tl_test_tool("libdl-oci-hook"), "createRuntime", NULL };
+			int in[2];
+
+			ck_assert_int_eq(pipe(in), 0);
+			h[i] = fork();
+			ck_assert_int_ge(h[i], 0);
+			if (h[i] == 0) {
+				int null = open("/dev/null", O_WRONLY);
+
+				dup2(in[0], 0);
+				dup2(null, 1);
+				dup2(null, 2);
+				close(in[1]);
+				execv(argv[0], argv);
+				_exit(127);
+			}
+			close(in[0]);
+			ck_assert_int_eq(write(in[1], state, strlen(state)), (ssize_t)strlen(state));
+			close(in[1]);
+		}
+		for (int i = 0; i < 2; i++) {
+			int status;
+
+			ck_assert_int_eq(waitpid(h[i], &status, 0), h[i]);
+			ck_assert(WIFEXITED(status) && WEXITSTATUS(status) <= 1);
+			admitted += WEXITSTATUS(status) == 0;
+			ck_assert_int_eq(sched_getscheduler(v[i]) & ~SCHED_RESET_ON_FORK,
+					 WEXITSTATUS(status) == 0 ? DL_SCHED_DEADLINE : SCHED_OTHER);
+		}
+		ck_assert_msg(admitted == 1, "round %d: %d of 2 admitted within a total that admits one", round, admitted);
+		for (int i = 0; i < nkids; i++) {
+			kill(kids[i], SIGKILL);
+			waitpid(kids[i], NULL, 0);
+		}
+		nkids = 0;
+		rm_cgroups();
+	}
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("containers");
@@ -615,6 +837,9 @@ static Suite *make(void)
 	tcase_add_test(tc, test_hook_cluster);
 	tcase_add_test(tc, test_hook_escapes);
 	tcase_add_test(tc, test_hook_rootless_and_policy);
+	tcase_add_test(tc, test_pod_policy);
+	tcase_add_test(tc, test_pod_one_reservation);
+	tcase_add_test(tc, test_pod_race);
 	suite_add_tcase(s, tc);
 	return s;
 }
@@ -623,7 +848,9 @@ int main(void)
 {
 	int ret = tl_main(make, TL_KERNEL);
 
-	/* What a failed case left (its teardown does not run). */
+	/* What a failed case left (its teardown does not run): its
+	 * processes died with it, then its cgroups, then the layout. */
+	rm_cgroups();
 	tl_layout_restore(NULL);
 	return ret;
 }
