@@ -16,6 +16,10 @@
 
 #define MS 1000000ULL
 #define A(k, v) "\"deadline.libdl.io/" k "\":\"" v "\""
+/* A pod's container's annotation, and the kubelet's labels CRI-O writes. */
+#define N(k, ctr, v) "\"" k ".deadline.libdl.io/" ctr "\":\"" v "\""
+#define POD(ns, ctr) "\"io.kubernetes.pod.namespace\":\"" ns "\",\"io.kubernetes.pod.name\":\"ctl\"," \
+	"\"io.kubernetes.container.name\":\"" ctr "\""
 
 static struct dl_oci *parse_ok(const char *text, unsigned int flags)
 {
@@ -25,6 +29,33 @@ static struct dl_oci *parse_ok(const char *text, unsigned int flags)
 	ck_assert_msg(err == 0, "refused (%d): %s\n%s", err, dl_errmsg(), text);
 	return oci;
 }
+
+/* A pod's container reads the keys that name it, and who it is; a
+ * container the keys do not name asks for nothing. */
+START_TEST(test_pod)
+{
+	const char *loop = "{\"annotations\":{" N("runtime", "loop", "2ms") "," N("period", "loop", "10ms") ","
+			   N("runtime", "side", "5ms") "," POD("rt-team", "loop") "}}";
+	const char *side = "{\"annotations\":{" N("runtime", "loop", "2ms") "," N("period", "loop", "10ms") ","
+			   POD("rt-team", "side") "}}";
+	struct dl_oci *oci = parse_ok(loop, 0);
+
+	ck_assert_uint_eq(oci->params.runtime, 2 * MS);
+	ck_assert_uint_eq(oci->params.period, 10 * MS);
+	ck_assert_str_eq(oci->ns, "rt-team");
+	ck_assert_str_eq(oci->pod, "ctl");
+	ck_assert_str_eq(oci->container, "loop");
+	dl_oci_free(oci);
+	oci = (struct dl_oci *)&oci;
+	ck_assert_int_eq(dl_oci_parse(side, strlen(side), "config", 0, &oci), -ENODATA);
+	ck_assert_ptr_null(oci);
+	/* podman's: no pod, the plain keys. */
+	oci = parse_ok("{\"annotations\":{" A("runtime", "2ms") "," A("period", "10ms") "}}", 0);
+	ck_assert_ptr_null(oci->ns);
+	ck_assert_ptr_null(oci->container);
+	dl_oci_free(oci);
+}
+END_TEST
 
 START_TEST(test_rewrite)
 {
@@ -81,6 +112,19 @@ static const struct {
 	int err;
 	const char *msg;
 } bad[] = {
+	/* A pod's: its own keys are for no container; who it is must agree
+	 * with CRI-O's labels; a name is a pod's container's. */
+	{ "{\"annotations\":{" A("runtime", "2ms") "," A("period", "10ms") "," POD("t", "loop") "}}", -EINVAL,
+	  "is the pod's, for no container: CRI-O copies a pod's annotations into each of its containers" },
+	{ "{\"annotations\":{" N("runtime", "loop", "2ms") "," POD("t", "loop") ",\"io.kubernetes.cri-o.Labels\":"
+	  "\"{\\\"io.kubernetes.pod.namespace\\\":\\\"u\\\"}\"}}", -EINVAL,
+	  "io.kubernetes.pod.namespace is \"t\" but CRI-O's io.kubernetes.cri-o.Labels says \"u\"" },
+	{ "{\"annotations\":{" N("runtime", "loop", "2ms") "," N("period", "loop", "10ms") "}}", -EINVAL,
+	  "names a container of a Kubernetes pod, but this container is no pod's" },
+	{ "{\"annotations\":{" N("runtim", "loop", "2ms") "," POD("t", "loop") "}}", -EINVAL,
+	  "unknown annotation \"runtim.deadline.libdl.io/loop\"" },
+	{ "{\"annotations\":{" N("runtime", "loop", "2ms") "," POD("T_x", "loop") "}}", -EINVAL,
+	  "io.kubernetes.pod.namespace \"T_x\" is not a Kubernetes namespace's name" },
 	{ "{\"annotations\":{" A("runtime", "2") "," A("period", "10ms") "}}", -EINVAL, "runtime 2ns is below the kernel's minimum" },
 	{ "{\"annotations\":{" A("runtime", "2 ms") "," A("period", "10ms") "}}", -EINVAL, "invalid time" },
 	{ "{\"annotations\":{" A("runtime", "20ms") "," A("period", "10ms") "}}", -EINVAL, "runtime 20ms is longer than the deadline 10ms" },
@@ -274,6 +318,7 @@ static Suite *make(void)
 	TCase *tc = tcase_create("parse");
 
 	tcase_add_test(tc, test_rewrite);
+	tcase_add_test(tc, test_pod);
 	tcase_add_loop_test(tc, test_bad, 0, ARRAY_SIZE(bad));
 	tcase_add_test(tc, test_hostile);
 	tcase_add_test(tc, test_escaped);

@@ -37,6 +37,10 @@ START_TEST(test_good)
 	ck_assert_int_eq(parse("allow group rt allow-flags=reclaim max-task=1 max-user=1\n"), 0);
 	ck_assert_int_eq(parse("allow all allow-flags=reclaim,reclaim"), 0);
 	ck_assert_int_eq(parse("allow all allow-flags=util-clamp,reclaim max-task=1 max-user=1"), 0);
+	/* Containers' rules. */
+	ck_assert_int_eq(parse("allow namespace rt-team max-task=0.2 max-total=1.5 min-period=1ms partitions=rt,cluster\n"
+			       "deny namespace kube-system\nallow namespace * max-total=150%\n"), 0);
+	ck_assert_int_eq(parse("allow engine podman max-task=0.1 max-total=0.3 allow-flags=reclaim\n"), 0);
 }
 END_TEST
 
@@ -50,7 +54,19 @@ START_TEST(test_bad)
 {
 	BAD("permit all", "t.conf, line 1: \"permit\" is not a rule");
 	BAD("\n\nallow", "line 3: allow whom?");
-	BAD("allow everyone", "the subject is all, user NAME or group NAME");
+	BAD("allow everyone", "the subject is all, user NAME, group NAME, namespace NAME or engine podman");
+	BAD("allow namespace", "namespace needs a Kubernetes namespace's name");
+	BAD("allow namespace Team_A", "not \"Team_A\"");
+	BAD("allow namespace -a", "not \"-a\"");
+	BAD("allow engine docker", "engine needs the engine's name: podman");
+	BAD("allow namespace a max-user=0.5", "unknown key \"max-user\" for a container's rule (max-task, max-total, min-period, allow-flags, partitions)");
+	BAD("allow all max-total=0.5", "unknown key \"max-total\" for a user's rule");
+	BAD("allow all partitions=rt", "unknown key \"partitions\" for a user's rule");
+	BAD("allow namespace a max-total=0", "max-total=0: not a bandwidth above 0 in CPUs");
+	BAD("allow namespace a max-total=2000", "max-total=2000");
+	BAD("allow namespace a partitions=", "partitions=: give partition names");
+	BAD("allow namespace a partitions=r/t", "partitions=r/t");
+	BAD("deny namespace a max-total=1", "a deny rule takes no limits");
 	BAD("allow user", "user needs a name");
 	BAD("allow user max-task=0.1", "user needs a name");
 	BAD("deny all max-task=0.1", "a deny rule takes no limits");
@@ -69,6 +85,30 @@ START_TEST(test_bad)
 	BAD("allow all allow-flags=util-min", "\"util-min\" is not a flag a rule allows");
 	BAD("deny all allow-flags=reclaim", "a deny rule takes no limits");
 	BAD("allow all max=0.1", "(max-task, max-user, min-period, allow-flags)");
+}
+END_TEST
+
+/* A pod's container: refused by default, by a deny rule, and for a
+ * namespace that is not one; before any thread is counted. */
+START_TEST(test_container_rules)
+{
+	struct dl_params p = { .runtime = 1000000, .period = 10000000 };
+	struct dl_container c = { .ns = "tenant", .pod = "ctl", .name = "loop" };
+	struct dl_policy *pol = NULL;
+	char why[2048];
+
+	ck_assert_int_eq(dl_policy_parse("allow all", 9, "t.conf", &pol), 0);
+	ck_assert_int_eq(dl_policy_container_check(pol, &c, &p, why, sizeof(why)), 0);
+	ck_assert_msg(strstr(why, "no rule of t.conf allows namespace tenant (namespace tenant's pod ctl, container loop)") &&
+		      strstr(why, "\"allow namespace tenant max-task=0.25 max-total=0.5\""), "%s", why);
+	dl_policy_free(pol);
+	ck_assert_int_eq(dl_policy_parse("deny namespace tenant\nallow namespace *\n", 40, "t.conf", &pol), 0);
+	ck_assert_int_eq(dl_policy_container_check(pol, &c, &p, why, sizeof(why)), 0);
+	ck_assert_msg(strstr(why, "refused by t.conf, line 1 (deny namespace tenant)"), "%s", why);
+	c.ns = "Not_A\nName";
+	ck_assert_int_eq(dl_policy_container_check(pol, &c, &p, why, sizeof(why)), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "\"Not_A\\x0aName\" is not a Kubernetes namespace"), "%s", dl_errmsg());
+	dl_policy_free(pol);
 }
 END_TEST
 
@@ -201,6 +241,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_good);
 	tcase_add_test(tc, test_bad);
 	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_container_rules);
 	tcase_add_test(tc, test_root_not_limited);
 	tcase_add_test(tc, test_unknown_names_fail_closed);
 	tcase_add_test(tc, test_flags_need_a_rule);
