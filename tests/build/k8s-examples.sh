@@ -41,29 +41,40 @@ check(all(dns.match(d["metadata"]["name"]) for d in docs), "their names are DNS 
 check(dns.match(rc.get("handler", "")) is not None, "the RuntimeClass's handler is a DNS label: %r" % rc.get("handler"))
 check(pod["spec"].get("runtimeClassName") == rc["metadata"]["name"], "the pod names the RuntimeClass")
 
-keys = {"deadline.libdl.io/" + k for k in ("runtime", "deadline", "period", "flags", "partition")}
+keys = ("runtime", "deadline", "period", "flags", "partition")
 ann = pod["metadata"].get("annotations", {})
-check(set(ann) <= keys and "deadline.libdl.io/runtime" in ann,
-      "the pod's annotations are the hook's: %s" % sorted(ann))
+names = [c["name"] for c in pod["spec"]["containers"]]
+split = [re.fullmatch(r"([a-z]+)\.deadline\.libdl\.io/(.+)", k) for k in ann]
+check(all(m is not None and m.group(1) in keys and m.group(2) in names for m in split),
+      "the pod's annotations are the hook's, each naming one of its containers (KEY.deadline.libdl.io/CONTAINER): %s" % sorted(ann))
+check(not any(k.startswith("deadline.libdl.io/") for k in ann), "no pod-level deadline.libdl.io/ key (the hook refuses it)")
+check(dns.match(pod["metadata"].get("namespace", "")) is not None, "the pod has a namespace, which the node policy names")
 check(all(isinstance(v, str) for v in ann.values()), "every annotation value is a string")
 units = {"ns": 1, "us": 1000, "ms": 1000000, "s": 1000000000}
 def ns(t):
     m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)(ns|us|ms|s)", t)
     return float(m.group(1)) * units[m.group(2)] if m else None
-r = ns(ann.get("deadline.libdl.io/runtime", ""))
-p = ns(ann.get("deadline.libdl.io/period", ann.get("deadline.libdl.io/deadline", "")))
-d = ns(ann.get("deadline.libdl.io/deadline", ann.get("deadline.libdl.io/period", "")))
-check(None not in (r, d, p) and r <= d <= p, "runtime <= deadline <= period, in dl-run's units")
-part = ann.get("deadline.libdl.io/partition", "cluster")
-res = "deadline.libdl.io/%s-bandwidth" % part
-lims = [c.get("resources", {}).get("limits", {}) for c in pod["spec"]["containers"]]
-check(all(res in l for l in lims), "each container's limits name %s" % res)
-want = math.ceil(r / p * 1000) if None not in (r, p) else None
-got = [l.get(res) for l in lims]
-check(all(isinstance(g, str) and g == str(want) for g in got),
-      "the limit is runtime / period in thousandths, rounded up: %s, want %s" % (got, want))
-check(re.fullmatch(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?", res.split("/")[1]) is not None,
-      "%s is a qualified resource name" % res)
+named = sorted({m.group(2) for m in split if m})
+check(len(named) >= 1 and len(named) < len(names), "a container is named and one is not (the sidecar): %s of %s" % (named, names))
+for c in pod["spec"]["containers"]:
+    a = {k: v for k, v in ann.items() if k.endswith("/" + c["name"])}
+    get = lambda k, d="": a.get("%s.deadline.libdl.io/%s" % (k, c["name"]), d)
+    lims = c.get("resources", {}).get("limits", {})
+    ours = [l for l in lims if l.startswith("deadline.libdl.io/")]
+    if not a:
+        check(not ours, "container %s, not named, asks for no deadline bandwidth: %s" % (c["name"], ours))
+        continue
+    r = ns(get("runtime"))
+    p = ns(get("period", get("deadline")))
+    d = ns(get("deadline", get("period")))
+    check(None not in (r, d, p) and r <= d <= p, "%s: runtime <= deadline <= period, in dl-run's units" % c["name"])
+    part = get("partition", "cluster")
+    res = "deadline.libdl.io/%s-bandwidth" % part
+    want = math.ceil(r / p * 1000) if None not in (r, p) else None
+    check(ours == [res] and lims[res] == str(want),
+          "%s: its limit of %s is runtime / period in thousandths, rounded up: %s, want %s" % (c["name"], res, lims, want))
+    check(re.fullmatch(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?", res.split("/")[1]) is not None,
+          "%s is a qualified resource name" % res)
 sel = rc.get("scheduling", {}).get("nodeSelector", {})
 script = open(ex + "/libdl-node-capacity.sh").read()
 check(len(sel) == 1 and all(("kubectl label --overwrite node \"$node\" %s=%s" % (k, v)) in script for k, v in sel.items()),
