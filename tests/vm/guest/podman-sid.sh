@@ -8,7 +8,8 @@
 # what the annotations ask (read from the kernel), in the partition the
 # hook placed it in.  Then the files as installed (no --scheduler): the
 # createRuntime stage sets it, as with Debian 13's crun.  Admission,
-# refusals and the cgroupfs path: guest/podman.sh, on Debian 13.
+# refusals and the cgroupfs path: guest/podman.sh, on Debian 13.  Then
+# a container refused by a rule of dl-run.conf(5) for podman.
 #
 # Sourced after lib.sh and systemd-part.sh, on a machine with no layout,
 # in a boot of the sid podman image (run-vm.sh --rootfs sid-podman);
@@ -41,6 +42,7 @@ check "the installed files: c runs" eq "$rc" 0
 [ "$rc" = 0 ] || note "$err"
 set -- $(pid_id c)
 check "c's process has exactly 5ms every 1s" eq "$(params "$1")" "5000000/1000000000/1000000000"
+engine_rule
 
 run $PM rm -f -t 0 s c
 check "podman rm -f the containers" eq "$rc" 0
