@@ -499,6 +499,8 @@ static int hook_logged(const char *stage, const char *text, char *line, size_t l
 	return WEXITSTATUS(status) == 1 ? 1 : -WEXITSTATUS(status) - 1;
 }
 
+static const char *crio_state(pid_t pid, const char *ns, const char *pod, const char *ctr, const char *more);
+
 /* Only printable ASCII (a trailing newline aside). */
 static bool printable(const char *s)
 {
@@ -523,7 +525,7 @@ START_TEST(test_hook_escapes)
 {
 	const char *bad = "{\"linux\":{\"cgroupsPath\":\"/machine/" CTR "\"},"
 			  ASK("1ms", ",\"deadline.libdl.io/partition\":\"p\\n\\u001b[31mX\"") "}";
-	char line[8192], state[512];
+	char line[8192], state[4096];
 	pid_t a;
 	int rc;
 
@@ -554,6 +556,22 @@ START_TEST(test_hook_escapes)
 		ck_assert_msg(strstr(line, "cgroup /libdl/p/ctr-\\x1b[31m") && printable(line), "%s", line);
 	}
 	ck_assert_msg(strstr(err, "cgroup /libdl/p/ctr-\\x1b[31m") && printable(err), "%s", err);
+	ck_assert_int_eq(sched_getscheduler(a), SCHED_OTHER);
+	/* A pod's and a container's names (the kubelet's labels), in the
+	 * refusal of the hook's policy (the host has no file: the built-in
+	 * one, which allows no namespace). */
+	snprintf(state, sizeof(state), "%s",
+		 crio_state(a, "tenant", "p\\n\\u001b[31mX", "c\\n\\u001b[31mY",
+			    "\"runtime.deadline.libdl.io/c\\n\\u001b[31mY\":\"1ms\","
+			    "\"period.deadline.libdl.io/c\\n\\u001b[31mY\":\"100ms\""));
+	rc = hook_logged("createRuntime", state, line, sizeof(line));
+	if (rc == 0) {
+		ck_assert_int_eq(hook("createRuntime", state), 1);
+	} else {
+		ck_assert_msg(rc == 1, "rc %d: %s%s", rc, out, err);
+		ck_assert_msg(strstr(line, "pod p\\x0a\\x1b[31mX, container c\\x0a\\x1b[31mY") && printable(line), "%s", line);
+	}
+	ck_assert_msg(strstr(err, "pod p\\x0a\\x1b[31mX, container c\\x0a\\x1b[31mY") && printable(err), "%s", err);
 	ck_assert_int_eq(sched_getscheduler(a), SCHED_OTHER);
 	tl_kill(a);
 }
@@ -624,9 +642,25 @@ static void pod_policy(const char *text)
 /* A createRuntime state as CRI-O gives it for a pod's container: the
  * kubelet's labels written as annotations after the pod's own, and again
  * in io.kubernetes.cri-o.Labels; the pod's annotations (more) copied in. */
+/* s, already a JSON string's text, as the text of a string inside
+ * another (its backslashes doubled). */
+static const char *twice(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (; *s && n + 2 < len; s++) {
+		if (*s == '\\')
+			buf[n++] = '\\';
+		buf[n++] = *s;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 static const char *crio_state(pid_t pid, const char *ns, const char *pod, const char *ctr, const char *more)
 {
 	static char text[4096];
+	char p2[256], c2[256];
 
 	snprintf(text, sizeof(text),
 		 "{\"ociVersion\":\"1.0.2\",\"id\":\"0123abcd\",\"status\":\"created\",\"pid\":%d,\"bundle\":\"%s\","
@@ -635,7 +669,8 @@ static const char *crio_state(pid_t pid, const char *ns, const char *pod, const 
 		 "\\\"io.kubernetes.pod.name\\\":\\\"%s\\\",\\\"io.kubernetes.pod.namespace\\\":\\\"%s\\\"}\","
 		 "\"io.kubernetes.container.name\":\"%s\",\"io.kubernetes.pod.name\":\"%s\","
 		 "\"io.kubernetes.pod.namespace\":\"%s\"}}",
-		 (int)pid, dir, more, more[0] ? "," : "", ctr, pod, ns, ctr, pod, ns);
+		 (int)pid, dir, more, more[0] ? "," : "", twice(ctr, c2, sizeof(c2)), twice(pod, p2, sizeof(p2)), ns, ctr,
+		 pod, ns);
 	return text;
 }
 
