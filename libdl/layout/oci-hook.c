@@ -466,6 +466,11 @@ static int parse(struct dl_oci_priv *o, const char *text, size_t len, unsigned i
 				snprintf(parent, sizeof(parent), "a cgroup outside the layout's partitions");
 			err = dl_fail(-EINVAL, "%s: the container asks for the cluster, but its %s is %s: the engine places it; give the engine %s as the parent (podman --cgroup-parent, or the precreate stage of libdl-oci-hook, which sets it)",
 				      o->shown, how, o->member ? in : "outside it", parent);
+		} else if (!same && o->pub.ns) {
+			/* kubelet chose the cgroup, and CRI-O runs no stage
+			 * before the container exists that could move it. */
+			err = dl_fail(-EINVAL, "%s: the pod's container asks for partition %s, but its %s is %s, where kubelet put it: no hook of CRI-O's can move a container into a partition's cgroup; ask for the cluster (partition.deadline.libdl.io/NAME: cluster), or place the pod with a plugin that sets its cgroup path as the engine creates it (libdl-containers(7), NRI)",
+				      o->shown, want, how, strstr(o->where, "outside") ? "outside the partitions" : o->where);
 		} else if (!same) {
 			err = dl_fail(-EINVAL, "%s: the container asks for partition %s, but its %s is %s: the engine places it; give the engine the partition's cgroup as the parent (podman --cgroup-parent, or the precreate stage of libdl-oci-hook, which sets it)",
 				      o->shown, want, how, strstr(o->where, "outside") ? "outside the partitions" : o->where);

@@ -730,6 +730,12 @@ START_TEST(test_pod_policy)
 					  "\"flags.deadline.libdl.io/loop\":\"reset-on-fork,reclaim\"" IN_P_NAMED)) == 1, "%s", err);
 	ck_assert_msg(strstr(err, "reclaim") && strstr(err, "allow-flags=reclaim"), "%s", err);
 	not_reserved(c);
+	/* A partition, where kubelet put the pod outside it: no hook of
+	 * CRI-O's can move it; the refusal says what to do. */
+	ck_assert_msg(pod_hook(crio_state(getpid(), "rt-team", "ctl3", "loop", FOR("loop", "5ms", IN_P_NAMED))) == 1, "%s", err);
+	ck_assert_msg(strstr(err, "the pod's container asks for partition p") &&
+		      strstr(err, "ask for the cluster (partition.deadline.libdl.io/NAME: cluster)"), "%s", err);
+	ck_assert_int_eq(sched_getscheduler(0), SCHED_OTHER);
 	/* A member the rule does not list. */
 	pod_policy("allow namespace rt-team max-task=0.4 max-total=0.9 partitions=cluster\n");
 	ck_assert_msg(pod_hook(crio_state(c, "rt-team", "ctl3", "loop", FOR("loop", "5ms", IN_P_NAMED))) == 1, "%s", err);
