@@ -54,7 +54,7 @@ hooklog() { journalctl -q -o cat -t libdl-oci-hook 2>/dev/null; }
 # named in the journal, nothing admitted; the file then as it was.  The
 # hook reads the policy where its build put it (its sysconfdir).
 engine_rule() {
-	conf=$(grep -aom1 '/[a-z/]*/libdl/dl-run.conf' /usr/bin/libdl-oci-hook)
+	conf=$(grep -ao '/[a-z/]*/libdl/dl-run.conf' /usr/bin/libdl-oci-hook | head -n 1)
 	saved=
 	[ -e "$conf" ] && saved=/tmp/dl-run.conf.saved && cp -p "$conf" "$saved"
 	mkdir -p "${conf%/*}"
