@@ -221,6 +221,17 @@ int dl_yield(void);
  * thread's own under /run (dl_counts_list(3)); each job writes memory
  * only: no system call, no allocation, no lock. */
 #define DL_PERIODIC_PUBLISH 0x200
+/* Or'd into DL_PERIODIC_SLEEP: what follows a job that ends at or after
+ * the next release, rt-app's timer modes (its doc/tutorial.txt).
+ * Neither: the releases that have passed are skipped but the latest, and
+ * the next job is that one's (dl_job.skipped counts the others).
+ * DL_PERIODIC_RELATIVE: the grid restarts at the late job's end; the next
+ * job is released there and the ones after it a period apart
+ * (dl_job.reanchor says by how much the grid moved; rt-app's default).
+ * DL_PERIODIC_ABSOLUTE: the grid stays; every release that passed is a
+ * job, run at once one after the other until they catch up. */
+#define DL_PERIODIC_RELATIVE 0x400
+#define DL_PERIODIC_ABSOLUTE 0x800
 
 struct dl_periodic; /* opaque */
 
