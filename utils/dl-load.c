@@ -408,6 +408,30 @@ static size_t copies(const struct dl_taskset *ts, size_t i, size_t *base_len)
 	return n;
 }
 
+/* What an rt-app file says that the line form has no words for: its
+ * timer mode, its job count, its phases; as a comment under the task. */
+static void print_rtapp_keys(const struct dl_taskspec *t)
+{
+	char w[32], sp[32];
+
+	if (!t->timer && !t->jobs && !t->nphases)
+		return;
+	printf("#   timer %s", timer_name(t->timer));
+	if (t->jobs)
+		printf(", %" PRIu64 " job%s", t->jobs, t->jobs == 1 ? "" : "s");
+	for (size_t k = 0; k < t->nphases; k++) {
+		const struct dl_taskphase *ph = &t->phases[k];
+
+		printf("%s%" PRIu64 " x (", k ? ", " : "; phases ", ph->jobs);
+		if (ph->work || !ph->spin)
+			printf("work=%s%s", dl_time_format(ph->work, w, sizeof(w)), ph->spin ? " " : "");
+		if (ph->spin)
+			printf("spin=%s", dl_time_format(ph->spin, sp, sizeof(sp)));
+		putchar(')');
+	}
+	putchar('\n');
+}
+
 /* --print-taskset: the set as it will run, in the line form. */
 static void print_taskset(const struct dl_taskset *ts)
 {
@@ -446,6 +470,7 @@ static void print_taskset(const struct dl_taskset *ts)
 			}
 		}
 		putchar('\n');
+		print_rtapp_keys(t);
 	}
 }
 
