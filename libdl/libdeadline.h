@@ -241,6 +241,17 @@ int dl_yield(void);
  * thread's own under /run (dl_counts_list(3)); each job writes memory
  * only: no system call, no allocation, no lock. */
 #define DL_PERIODIC_PUBLISH 0x200
+/* Or'd into DL_PERIODIC_SLEEP: what follows a job that ends at or after
+ * the next release, rt-app's timer modes (its doc/tutorial.txt).
+ * Neither: the releases that have passed are skipped but the latest, and
+ * the next job is that one's (dl_job.skipped counts the others).
+ * DL_PERIODIC_RELATIVE: the grid restarts at the late job's end; the next
+ * job is released there and the ones after it a period apart
+ * (dl_job.reanchor says by how much the grid moved; rt-app's default).
+ * DL_PERIODIC_ABSOLUTE: the grid stays; every release that passed is a
+ * job, run at once one after the other until they catch up. */
+#define DL_PERIODIC_RELATIVE 0x400
+#define DL_PERIODIC_ABSOLUTE 0x800
 
 struct dl_periodic; /* opaque */
 
@@ -325,6 +336,21 @@ struct dl_taskspec {               /* allocated by the library only: fields may 
 	int line;                  /* line in the file it came from (0 when added by API) */
 	uint64_t spin;             /* ns of wall-clock time spun per job after its work: time
 				    * preempted counts (rt-app's runtime event); default 0 */
+	/* Added in LIBDEADLINE_0.4 (an older library's sets leave them 0). */
+	int timer;                 /* what follows a late job in sleep mode: 0 (skip the
+				    * releases passed), DL_PERIODIC_RELATIVE or
+				    * DL_PERIODIC_ABSOLUTE (rt-app's timer modes) */
+	uint64_t jobs;             /* the task ends after this many jobs; 0: it runs as long
+				    * as the load (rt-app's loop) */
+	size_t nphases;            /* 0; or the phases its jobs go through in turn, again
+				    * and again (rt-app's phases): work and spin above are
+				    * the first's */
+	const struct dl_taskphase *phases;
+};
+struct dl_taskphase {              /* the library's, in arrays: its size is fixed */
+	uint64_t work, spin;       /* each job's, as dl_taskspec's */
+	uint64_t jobs;             /* the phase's jobs in a row (rt-app's phase loop), 1 or more */
+	uint64_t reserved[2];
 };
 struct dl_taskset *dl_taskset_new(void);
 int dl_taskset_add(struct dl_taskset *ts, const char *name, const struct dl_params *p); /* work 90%, offset 0, no place */
@@ -339,6 +365,15 @@ uint64_t dl_taskset_duration(const struct dl_taskset *ts);
 /* Where task i runs (DL_CLUSTER, a partition's name, or NULL: anywhere),
  * e.g. as a plan places it. */
 int dl_taskset_set_place(struct dl_taskset *ts, size_t i, const char *place);
+/* Whether every task that is measured (no command) ends after its own
+ * jobs (dl_taskspec.jobs): a load of the set then ends by itself. */
+bool dl_taskset_ends(const struct dl_taskset *ts);
+/* Task i's timer mode (dl_taskspec.timer): 0, DL_PERIODIC_RELATIVE or
+ * DL_PERIODIC_ABSOLUTE. */
+int dl_taskset_set_timer(struct dl_taskset *ts, size_t i, int timer);
+/* The work and spin of task t's job k (from 0), of its phase; returns
+ * the phase's index (0 for a task without phases). */
+size_t dl_taskspec_job(const struct dl_taskspec *t, uint64_t k, uint64_t *work, uint64_t *spin);
 
 /* Running a task set (dl_load_run(3), dl-load(1)): one process per task,
  * each placed and admitted before all are released from one common

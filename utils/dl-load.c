@@ -24,6 +24,7 @@ struct dl_loadctl {
 	uint64_t duration;
 	uint64_t jobs;
 	int mode;
+	int timer;    /* --timer: DL_PERIODIC_RELATIVE, DL_PERIODIC_ABSOLUTE, 0 (skip); -1: each task's own */
 	bool json;
 	bool ignore_place;
 	bool no_publish;
@@ -56,6 +57,14 @@ static noreturn void usage(void)
 	       " -m, --mode MODE         sleep: releases on an absolute grid (default);\n"
 	       "                         yield: sched_yield() ends a job, the kernel's\n"
 	       "                         replenishment releases the next\n"
+	       "     --timer MODE        after a job that ends past the next release, in\n"
+	       "                         sleep mode (rt-app's timer modes), for every task:\n"
+	       "                         relative: the releases restart at its end;\n"
+	       "                         absolute: the grid stays, the passed releases'\n"
+	       "                         jobs run at once; skip: the latest passed\n"
+	       "                         release's job runs, the others are skipped\n"
+	       "                         (default: an rt-app file's timer mode, relative\n"
+	       "                         unless it says absolute; skip for libdl's forms)\n"
 	       "     --json              the results as JSON, times in integer ns\n"
 	       "     --csv FILE          every job into FILE, one line each\n"
 	       "     --ignore-place      run every task here, ignoring place=\n"
@@ -84,7 +93,7 @@ static noreturn void usage(void)
 }
 
 enum { OPT_JSON = 0x100, OPT_CSV, OPT_IGNORE_PLACE, OPT_PLAN, OPT_NO_MOVE, OPT_PRINT, OPT_NO_PUBLISH, OPT_NO_MLOCK,
-       OPT_PROCESSES };
+       OPT_PROCESSES, OPT_TIMER };
 
 static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 {
@@ -92,6 +101,7 @@ static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 		{ "duration", required_argument, NULL, 't' },
 		{ "jobs", required_argument, NULL, 'n' },
 		{ "mode", required_argument, NULL, 'm' },
+		{ "timer", required_argument, NULL, OPT_TIMER },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "ignore-place", no_argument, NULL, OPT_IGNORE_PLACE },
@@ -126,6 +136,16 @@ static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 				ctl->mode = DL_PERIODIC_YIELD;
 			else
 				usage_error("unknown --mode \"%s\": use sleep or yield", optarg);
+			break;
+		case OPT_TIMER:
+			if (strcmp(optarg, "relative") == 0)
+				ctl->timer = DL_PERIODIC_RELATIVE;
+			else if (strcmp(optarg, "absolute") == 0)
+				ctl->timer = DL_PERIODIC_ABSOLUTE;
+			else if (strcmp(optarg, "skip") == 0)
+				ctl->timer = 0;
+			else
+				usage_error("unknown --timer \"%s\": use relative, absolute or skip", optarg);
 			break;
 		case OPT_JSON:
 			ctl->json = true;
@@ -168,13 +188,21 @@ static void parse_args(struct dl_loadctl *ctl, int argc, char **argv)
 		usage_error("--no-move goes with --plan");
 	if (ctl->duration && ctl->jobs)
 		usage_error("give --duration or --jobs, not both");
-	if (ctl->print && (ctl->duration || ctl->jobs || ctl->json || ctl->csv || ctl->plan || ctl->ignore_place))
+	if (ctl->timer >= 0 && ctl->mode == DL_PERIODIC_YIELD)
+		usage_error("--timer goes with --mode sleep: in yield mode the kernel's replenishments release the jobs");
+	if (ctl->print && (ctl->duration || ctl->jobs || ctl->json || ctl->csv || ctl->plan || ctl->ignore_place ||
+			   ctl->timer >= 0))
 		usage_error("--print-taskset runs nothing: give it the TASKSET alone");
 	if (optind == argc)
 		usage_error("no TASKSET: give a task-set file (see libdl-taskset(5))");
 	if (optind + 1 < argc)
 		usage_error("one TASKSET only (\"%s\" is extra)", argv[optind + 1]);
 	ctl->file = argv[optind];
+}
+
+static const char *timer_name(int timer)
+{
+	return timer == DL_PERIODIC_RELATIVE ? "relative" : timer == DL_PERIODIC_ABSOLUTE ? "absolute" : "skip";
 }
 
 /* Milliseconds with three decimals: the table's one unit. */
@@ -241,7 +269,7 @@ static void print_json(const struct dl_loadctl *ctl, const struct dl_load *l)
 	json_uint(&j, "start", dl_load_start(l));
 	if (ctl->duration)
 		json_uint(&j, "duration", ctl->duration);
-	else
+	else if (ctl->jobs)
 		json_uint(&j, "jobs_per_task", ctl->jobs);
 	json_arr_begin(&j, "tasks");
 	for (size_t i = 0; i < dl_load_count(l); i++) {
@@ -257,6 +285,12 @@ static void print_json(const struct dl_loadctl *ctl, const struct dl_load *l)
 		json_uint(&j, "work", t->spec->work);
 		json_uint(&j, "spin", t->spec->spin);
 		json_uint(&j, "offset", t->spec->offset);
+		json_str(&j, "timer", timer_name(t->spec->timer));
+		if (t->spec->jobs)
+			json_uint(&j, "jobs_limit", t->spec->jobs);
+		else
+			json_null(&j, "jobs_limit");
+		json_uint(&j, "phases", t->spec->nphases);
 		if (t->spec->place && !ctl->ignore_place)
 			json_str(&j, "place", t->spec->place);
 		else
@@ -306,18 +340,22 @@ static int write_csv(const char *path, const struct dl_load *l)
 			close(fd);
 		return -1;
 	}
-	fprintf(f, "task,pid,index,release,deadline,start,end,response,met,tardiness,skipped,reanchor,cpu,overruns,minflt,majflt\n");
+	fprintf(f, "task,pid,index,release,deadline,start,end,response,met,tardiness,skipped,reanchor,cpu,overruns,minflt,majflt,phase,work,spin\n");
 	for (size_t i = 0; i < dl_load_count(l); i++) {
 		const struct dl_load_task *t = dl_load_task(l, i);
 
 		for (size_t k = 0; k < t->njobs; k++) {
 			const struct dl_job *jb = &t->jobs[k];
+			uint64_t work, spin;
+			/* The k-th job ran its phase's work and spin. */
+			size_t phase = dl_taskspec_job(t->spec, k, &work, &spin);
 
 			fprintf(f, "%s,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				   ",%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 "\n",
+				   ",%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32
+				   ",%zu,%" PRIu64 ",%" PRIu64 "\n",
 				t->spec->name, (int)t->pid, jb->index, jb->release, jb->deadline, jb->start,
 				jb->end, jb->response, jb->met, jb->tardiness, jb->skipped, jb->reanchor,
-				jb->cpu, jb->overruns, jb->minflt, jb->majflt);
+				jb->cpu, jb->overruns, jb->minflt, jb->majflt, phase, work, spin);
 		}
 	}
 	if (fclose(f) != 0) {
@@ -370,6 +408,30 @@ static size_t copies(const struct dl_taskset *ts, size_t i, size_t *base_len)
 	return n;
 }
 
+/* What an rt-app file says that the line form has no words for: its
+ * timer mode, its job count, its phases; as a comment under the task. */
+static void print_rtapp_keys(const struct dl_taskspec *t)
+{
+	char w[32], sp[32];
+
+	if (!t->timer && !t->jobs && !t->nphases)
+		return;
+	printf("#   timer %s", timer_name(t->timer));
+	if (t->jobs)
+		printf(", %" PRIu64 " job%s", t->jobs, t->jobs == 1 ? "" : "s");
+	for (size_t k = 0; k < t->nphases; k++) {
+		const struct dl_taskphase *ph = &t->phases[k];
+
+		printf("%s%" PRIu64 " x (", k ? ", " : "; phases ", ph->jobs);
+		if (ph->work || !ph->spin)
+			printf("work=%s%s", dl_time_format(ph->work, w, sizeof(w)), ph->spin ? " " : "");
+		if (ph->spin)
+			printf("spin=%s", dl_time_format(ph->spin, sp, sizeof(sp)));
+		putchar(')');
+	}
+	putchar('\n');
+}
+
 /* --print-taskset: the set as it will run, in the line form. */
 static void print_taskset(const struct dl_taskset *ts)
 {
@@ -408,6 +470,7 @@ static void print_taskset(const struct dl_taskset *ts)
 			}
 		}
 		putchar('\n');
+		print_rtapp_keys(t);
 	}
 }
 
@@ -465,7 +528,7 @@ static bool apply_plan(const struct dl_loadctl *ctl, struct dl_taskset *ts)
 
 int main(int argc, char **argv)
 {
-	struct dl_loadctl ctl = { .mode = DL_PERIODIC_SLEEP };
+	struct dl_loadctl ctl = { .mode = DL_PERIODIC_SLEEP, .timer = -1 };
 	struct dl_taskset *ts;
 	struct dl_load *l;
 	unsigned int flags = 0;
@@ -486,9 +549,14 @@ int main(int argc, char **argv)
 		return EXIT_SUCCESS;
 	}
 	/* The run's length: the option's, else the file's (rt-app's
-	 * duration), else 5 s. */
+	 * duration), else until every task has run its own jobs (rt-app's
+	 * loops), else 5 s. */
 	if (!ctl.duration && !ctl.jobs)
-		ctl.duration = dl_taskset_duration(ts) ? dl_taskset_duration(ts) : 5000000000ULL;
+		ctl.duration = dl_taskset_duration(ts) ? dl_taskset_duration(ts) :
+			       dl_taskset_ends(ts) ? 0 : 5000000000ULL;
+	for (size_t i = 0; ctl.timer >= 0 && i < dl_taskset_count(ts); i++)
+		if (dl_taskset_set_timer(ts, i, ctl.timer) < 0)
+			die(EXIT_FAILURE, "%s", dl_errmsg());
 	if (ctl.csv)
 		flags |= DL_LOAD_KEEP_JOBS;
 	if (ctl.ignore_place)

@@ -120,8 +120,9 @@ static int task_body(const struct task_arg *a)
 	struct shared *sh = a->sh;
 	struct dl_periodic *pt;
 	const struct dl_job *job;
-	uint64_t t0, end_time;
-	int err;
+	uint64_t t0, end_time, work = t->work, spin_ns = t->spin, in_phase = 0;
+	size_t phase = 0;
+	int mode = a->mode, err;
 
 	prctl(PR_SET_NAME, t->name);
 	sh->tid = gettid();
@@ -171,21 +172,33 @@ static int task_body(const struct task_arg *a)
 	 * a user that is not root, neither /run/libdl-tasks nor a runtime
 	 * folder) runs all the same. */
 	err = -1;
+	/* What follows a late job: the task's timer mode, in sleep mode
+	 * (in yield mode the kernel's replenishments release the jobs). */
+	if (mode == DL_PERIODIC_SLEEP)
+		mode |= t->timer;
 	if (!(a->flags & DL_LOAD_NO_PUBLISH))
-		err = dl_periodic_start(&pt, NULL, a->mode | DL_PERIODIC_PUBLISH, t0 + t->offset);
+		err = dl_periodic_start(&pt, NULL, mode | DL_PERIODIC_PUBLISH, t0 + t->offset);
 	if (err)
-		err = dl_periodic_start(&pt, NULL, a->mode, t0 + t->offset);
+		err = dl_periodic_start(&pt, NULL, mode, t0 + t->offset);
 	if (err) {
 		sh->err = err;
 		snprintf(sh->msg, sizeof(sh->msg), "%s", dl_errmsg());
 		dl_clear(0);
 		return 1;
 	}
-	while ((!a->jobs || sh->njobs < a->jobs) && dl_now_ns() < end_time) {
-		if (t->work)
-			burn(t->work);
-		if (t->spin)
-			spin(t->spin);
+	while ((!a->jobs || sh->njobs < a->jobs) && (!t->jobs || sh->njobs < t->jobs) && dl_now_ns() < end_time) {
+		if (work)
+			burn(work);
+		if (spin_ns)
+			spin(spin_ns);
+		/* The next job's phase: its jobs in a row, then the next
+		 * phase's, round (dl_taskspec_job(3) says the same). */
+		if (t->nphases && ++in_phase >= t->phases[phase].jobs) {
+			in_phase = 0;
+			phase = (phase + 1) % t->nphases;
+			work = t->phases[phase].work;
+			spin_ns = t->phases[phase].spin;
+		}
 		if ((err = dl_periodic_next(pt, &job))) {
 			sh->err = err;
 			snprintf(sh->msg, sizeof(sh->msg), "%s", dl_errmsg());
@@ -326,12 +339,14 @@ DL_EXPORT uint64_t dl_load_start(const struct dl_load *l)
 	return l ? l->start : 0;
 }
 
-/* The jobs to make room for: the count, or the periods in the run. */
+/* The jobs to make room for: the count, or the periods in the run (a
+ * late job's successors never start more often: each is released on
+ * the grid or later), at most the task's own. */
 static uint64_t job_room(const struct dl_taskspec *t, uint64_t duration, uint64_t jobs)
 {
-	if (jobs)
-		return jobs;
-	return duration / t->params.period + 2;
+	uint64_t n = jobs ? jobs : duration ? duration / t->params.period + 2 : t->jobs;
+
+	return t->jobs && t->jobs < n ? t->jobs : n;
 }
 
 /* Process pid was reaped with status: every task it ran is marked so
@@ -395,8 +410,8 @@ DL_EXPORT int dl_load_run(const struct dl_taskset *ts, int mode, uint64_t durati
 		return dl_fail(-EINVAL, "dl_load_run needs a task set with tasks");
 	if (mode != DL_PERIODIC_YIELD && mode != DL_PERIODIC_SLEEP)
 		return dl_fail(-EINVAL, "unknown periodic mode %d: use DL_PERIODIC_YIELD or DL_PERIODIC_SLEEP", mode);
-	if (!duration && !jobs)
-		return dl_fail(-EINVAL, "give a duration or a number of jobs: a load runs for one or the other");
+	if (!duration && !jobs && !dl_taskset_ends(ts))
+		return dl_fail(-EINVAL, "give a duration or a number of jobs: a load runs for one or the other, unless each of its tasks ends after its own jobs (dl_taskspec.jobs)");
 	if (flags & ~(unsigned int)(DL_LOAD_KEEP_JOBS | DL_LOAD_IGNORE_PLACE | DL_LOAD_NO_PUBLISH | DL_LOAD_NO_MLOCK |
 					DL_LOAD_PROCESSES))
 		return dl_fail(-EINVAL, "unknown flags 0x%x", flags);

@@ -158,9 +158,15 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 		return dl_fail(-EINVAL, "dl_periodic_start needs somewhere to put the task");
 	*out = NULL;
 	bool publish = mode & DL_PERIODIC_PUBLISH;
-	mode &= ~(DL_PERIODIC_NO_RESERVATION | DL_PERIODIC_PUBLISH);
+	int late = mode & (DL_PERIODIC_RELATIVE | DL_PERIODIC_ABSOLUTE);
+	mode &= ~(DL_PERIODIC_NO_RESERVATION | DL_PERIODIC_PUBLISH | DL_PERIODIC_RELATIVE | DL_PERIODIC_ABSOLUTE);
 	if (mode != DL_PERIODIC_YIELD && mode != DL_PERIODIC_SLEEP)
 		return dl_fail(-EINVAL, "unknown periodic mode %d: use DL_PERIODIC_YIELD or DL_PERIODIC_SLEEP, optionally with DL_PERIODIC_NO_RESERVATION or DL_PERIODIC_PUBLISH", mode);
+	if (late == (DL_PERIODIC_RELATIVE | DL_PERIODIC_ABSOLUTE))
+		return dl_fail(-EINVAL, "DL_PERIODIC_RELATIVE and DL_PERIODIC_ABSOLUTE together: give one, or neither to skip the releases a late job passed");
+	if (late && mode != DL_PERIODIC_SLEEP)
+		return dl_fail(-EINVAL, "DL_PERIODIC_%s goes with DL_PERIODIC_SLEEP: in yield mode the kernel's replenishments release the jobs",
+			       late == DL_PERIODIC_RELATIVE ? "RELATIVE" : "ABSOLUTE");
 	if (!reserve && !p)
 		return dl_fail(-EINVAL, "DL_PERIODIC_NO_RESERVATION needs the parameters to run by: give p");
 	/* Everything the loop will use, allocated and written now: after
@@ -217,7 +223,7 @@ DL_EXPORT int dl_periodic_start(struct dl_periodic **out, const struct dl_params
 		 * for: the kernel's first period would start now. */
 		release = first_release ? first_release : now;
 	}
-	dl_book_init(&pt->book, reserve ? mode : mode | DL_PERIODIC_NO_RESERVATION, &norm, release, dl_now_ns());
+	dl_book_init(&pt->book, (reserve ? mode : mode | DL_PERIODIC_NO_RESERVATION) | late, &norm, release, dl_now_ns());
 	{
 		struct rusage ru;
 

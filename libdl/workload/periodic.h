@@ -12,6 +12,8 @@
 
 struct dl_book {
 	int mode;          /* DL_PERIODIC_YIELD or DL_PERIODIC_SLEEP */
+	int late;          /* sleep mode after a late job: 0 (skip),
+			    * DL_PERIODIC_RELATIVE or DL_PERIODIC_ABSOLUTE */
 	bool unreserved;   /* DL_PERIODIC_NO_RESERVATION: no kernel grid */
 	uint64_t runtime, deadline, period;
 	uint64_t phase;    /* the grid: period i starts at phase + i x period */
@@ -24,7 +26,8 @@ struct dl_book {
 };
 
 /* Job 0 released at first_release, and running since start; mode may
- * carry DL_PERIODIC_NO_RESERVATION. */
+ * carry DL_PERIODIC_NO_RESERVATION, DL_PERIODIC_RELATIVE or
+ * DL_PERIODIC_ABSOLUTE. */
 void dl_book_init(struct dl_book *b, int mode, const struct dl_params *p,
 		  uint64_t first_release, uint64_t start);
 /* The current job, ended at end, into job (its index, times, verdict). */

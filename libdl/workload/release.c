@@ -2,10 +2,20 @@
  * release.c: when is a periodic job released?  The bookkeeping behind
  * dl_periodic_next(), as a pure function of observed times.
  *
- * Sleep mode: the release is the absolute grid point first_release + i x
- * period, whatever the kernel does.  After a job that ends late, the next
- * job is the one of the latest release that has passed (it starts at
- * once, late); the releases in between are skipped.
+ * Sleep mode: the release is the grid point first_release + i x period,
+ * whatever the kernel does.  A job that ends at or after the next
+ * release is late, and what follows is rt-app's timer event
+ * (src/rt-app.c, rtapp_timer: t_next += period; when now >= t_next it
+ * does not sleep, and in relative mode sets t_next = now):
+ *  - skip (neither flag): the next job is the one of the latest release
+ *    that has passed (it starts at once, late); the releases in between
+ *    are skipped;
+ *  - DL_PERIODIC_ABSOLUTE: the next job is the next release's, at once;
+ *    the grid stays, so the jobs of every release that passed run back
+ *    to back until one ends before the release after it;
+ *  - DL_PERIODIC_RELATIVE: the grid restarts at the late job's end: the
+ *    next job is released there, at once, and those after it a period
+ *    apart.  The move is reported as a shift (dl_job.reanchor).
  *
  * Yield mode follows the kernel's own period grid, the CBS of
  * kernel/sched/deadline.c:
@@ -60,7 +70,8 @@ void dl_book_init(struct dl_book *b, int mode, const struct dl_params *p,
 		  uint64_t first_release, uint64_t start)
 {
 	*b = (struct dl_book){
-		.mode = mode & ~DL_PERIODIC_NO_RESERVATION,
+		.mode = mode & ~(DL_PERIODIC_NO_RESERVATION | DL_PERIODIC_RELATIVE | DL_PERIODIC_ABSOLUTE),
+		.late = mode & (DL_PERIODIC_RELATIVE | DL_PERIODIC_ABSOLUTE),
 		.unreserved = mode & DL_PERIODIC_NO_RESERVATION,
 		.runtime = p->runtime,
 		.deadline = p->deadline ? p->deadline : p->period,
@@ -93,10 +104,14 @@ uint64_t dl_book_sleep_next(struct dl_book *b, uint64_t end)
 {
 	uint64_t n = b->index + 1, j = n;
 
-	if (end >= grid(b, n) && grid_floor(b, end) > n)
-		j = grid_floor(b, end);
-	b->skipped = j - n;
 	b->shift = 0;
+	if (end >= grid(b, n) && b->late == DL_PERIODIC_RELATIVE) {
+		b->shift = end - grid(b, n);
+		b->phase += b->shift;
+	} else if (end >= grid(b, n) && !b->late && grid_floor(b, end) > n) {
+		j = grid_floor(b, end);
+	}
+	b->skipped = j - n;
 	b->index = j;
 	b->release = grid(b, j);
 	return b->release;

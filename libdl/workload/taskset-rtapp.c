@@ -438,7 +438,7 @@ static int shared_timer(const struct rt_file *f, const struct dl_jval *ref, cons
 
 /* The job's period: its one timer, {"ref": ..., "period": us, "mode": ...}. */
 static int rt_timer(const struct rt_file *f, const struct dl_jval *timer, const char *path, int64_t instances,
-		    const struct dl_jval *self, uint64_t *period)
+		    const struct dl_jval *self, uint64_t *period, const struct dl_jval **ref_out, int *mode)
 {
 	const struct dl_jval *ref = NULL, *pd = NULL;
 	char at[600];
@@ -448,6 +448,7 @@ static int rt_timer(const struct rt_file *f, const struct dl_jval *timer, const 
 	if (timer->type != DL_JOBJ)
 		return rerr(f, timer, at, "expected an object {\"ref\": \"unique\", \"period\": MICROSECONDS}, not %s",
 			    dl_json_type_name(timer->type));
+	*mode = DL_PERIODIC_RELATIVE;
 	for (size_t i = 0; i < timer->n; i++) {
 		const struct dl_jval *m = &timer->items[i];
 
@@ -459,16 +460,19 @@ static int rt_timer(const struct rt_file *f, const struct dl_jval *timer, const 
 		} else if (strcmp(m->key, "period") == 0) {
 			pd = m;
 		} else if (strcmp(m->key, "mode") == 0) {
-			/* Both release on the grid of the first release while no
-			 * job overruns its period, as dl-load does. */
+			/* What follows a job that ends after the next release
+			 * (release.c); rt-app's default is relative. */
 			if ((err = rt_str(f, m, at)))
 				return err;
 			if (strcmp(m->text, "relative") != 0 && strcmp(m->text, "absolute") != 0)
 				return rerr(f, m, at, "\"%.40s\": a timer's mode is \"relative\" or \"absolute\"", m->text);
+			if (strcmp(m->text, "absolute") == 0)
+				*mode = DL_PERIODIC_ABSOLUTE;
 		} else {
 			return rerr(f, m, at, "not a key of a timer (ref, period, mode)");
 		}
 	}
+	*ref_out = ref;
 	snprintf(at, sizeof(at), "%s.%s", path, timer->key);
 	if (!pd)
 		return rerr(f, timer, at, "the timer has no \"period\" (microseconds)");
@@ -485,16 +489,121 @@ static int rt_timer(const struct rt_file *f, const struct dl_jval *timer, const 
 	return 0;
 }
 
+/* What the phases of a task (or the task itself, its one phase) have
+ * given so far: the timer they share, its mode and where its period
+ * came from. */
+struct rt_job {
+	const struct dl_jval *ref, *timer, *period_at, *params_at;
+	int mode;
+	uint64_t total; /* work and spin over the phases */
+};
+
+/* One phase (or a task without phases): its reservation (the same for
+ * every phase), its one timer (the same for every phase: one grid), its
+ * work and spin into ph. */
+static int rt_phase(const struct rt_file *f, const struct dl_jval *task, const char *path, const struct rt_obj *th,
+		    const struct rt_obj *o, int64_t instances, struct dl_rawtask *raw, struct rt_job *job,
+		    struct dl_taskphase *ph)
+{
+	struct dl_rawtask own = *raw;
+	struct rt_sched s = o->s;
+	const struct dl_jval *period_at = NULL, *ref = NULL;
+	const char *where = path;
+	char at[600], a[32], b[32];
+	uint64_t period = 0;
+	int mode = 0, err;
+
+	/* A phase's own parameters replace the thread's for it (and take
+	 * rt-app's defaults within the phase). */
+	if (o != th && (s.policy || s.priority || s.runtime || s.period || s.deadline || s.reclaim)) {
+		if (!s.policy)
+			s.policy = th->s.policy;
+	} else {
+		s = th->s;
+		where = (snprintf(at, sizeof(at), "tasks.%s", task->key), at);
+	}
+	memset(&own.params, 0, sizeof(own.params));
+	if ((err = rt_params(f, task, where, &s, &own, &period_at)))
+		return err;
+	if (!job->period_at) {
+		raw->params = own.params;
+		raw->at[DL_RF_RUNTIME] = own.at[DL_RF_RUNTIME];
+		raw->at[DL_RF_DEADLINE] = own.at[DL_RF_DEADLINE];
+		raw->at[DL_RF_PERIOD] = own.at[DL_RF_PERIOD];
+		raw->at[DL_RF_FLAGS] = own.at[DL_RF_FLAGS];
+		job->period_at = period_at;
+		job->params_at = o == th ? task : o->s.policy ? o->s.policy : period_at;
+	} else if (memcmp(&own.params, &raw->params, sizeof(own.params)) != 0) {
+		return rerr(f, period_at, path, "a reservation other than the first phase's (line %d): a dl-load task keeps one reservation throughout; give every phase the same",
+			    job->params_at->line);
+	}
+	if (!o->timer)
+		return rerr(f, o == th ? task : o->first_work ? o->first_work : task, path,
+			    "no timer: a periodic task is released by one, e.g. \"timer\": {\"ref\": \"unique\", \"period\": %llu}",
+			    (unsigned long long)(raw->params.period / 1000));
+	if ((err = rt_timer(f, o->timer, path, instances, task, &period, &ref, &mode)))
+		return err;
+	snprintf(at, sizeof(at), "%s.%s.period", path, o->timer->key);
+	if (period != raw->params.period)
+		return rerr(f, o->timer, at,
+			    "%s differs from the reservation's period %s (line %d): dl-load releases a job every period of its reservation; make them equal",
+			    dl_time_format(period, a, sizeof(a)), dl_time_format(raw->params.period, b, sizeof(b)),
+			    job->period_at->line);
+	if (!job->ref) {
+		job->ref = ref;
+		job->timer = o->timer;
+		job->mode = mode;
+	} else if (strcmp(ref->text, job->ref->text) != 0) {
+		return rerr(f, ref, (snprintf(at, sizeof(at), "%s.%s.ref", path, o->timer->key), at),
+			    "timer \"%.40s\" is not the first phase's \"%.40s\" (line %d): a dl-load task has one timer, one grid of releases; name the same timer in every phase",
+			    ref->text, job->ref->text, job->ref->line);
+	} else if (mode != job->mode) {
+		return rerr(f, o->timer, (snprintf(at, sizeof(at), "%s.%s", path, o->timer->key), at),
+			    "the timer's mode differs from the first phase's (line %d): rt-app keeps one mode per timer, absolute if any phase says so; give every phase the same",
+			    job->timer->line);
+	}
+	ph->work = o->work;
+	ph->spin = o->spin;
+	job->total += o->work + o->spin;
+	return 0;
+}
+
+/* A loop count, 1 or more, or -1 (forever) where forever is allowed;
+ * 0 when absent or forever. */
+static int rt_loop(const struct rt_file *f, const struct dl_jval *loop, const char *path, bool forever,
+		   uint64_t *n)
+{
+	char at[600];
+	int64_t v;
+	int err;
+
+	*n = forever ? 0 : 1;
+	if (!loop)
+		return 0;
+	snprintf(at, sizeof(at), "%s.loop", path);
+	if ((err = rt_int(f, loop, at, &v)))
+		return err;
+	if (v == -1 && forever)
+		return 0;
+	if (v < 1)
+		return rerr(f, loop, at, forever ? "%lld: give the thread's loops, 1 or more, or -1 (rt-app's forever)" :
+					   "%lld: give the phase's jobs in a row, 1 or more",
+			    (long long)v);
+	*n = (uint64_t)v;
+	return 0;
+}
+
 static int rt_task(struct dl_taskset *ts, const struct rt_file *f, const struct dl_jval *task)
 {
-	struct dl_rawtask raw = { .origin = f->origin, .line = task->line, .name = task->key };
-	struct rt_obj th = { 0 }, ph = { 0 };
-	const struct rt_obj *job = &th;
-	const struct dl_jval *period_at = NULL;
-	struct dl_params norm;
-	char path[300], at[600], a[32], b[32];
-	int64_t instances = 1, v;
-	uint64_t period = 0;
+	struct dl_rawtask raw = { .origin = f->origin, .line = task->line, .name = task->key, .late_ok = true };
+	struct rt_obj th = { 0 };
+	struct rt_job job = { 0 };
+	struct dl_taskphase one = { 0 }, *phases = NULL;
+	const struct dl_jval *first_run = NULL, *first_runtime = NULL;
+	char path[300], at[600];
+	int64_t instances = 1;
+	uint64_t loops = 0, cycle = 0;
+	size_t nphases = 1;
 	int err;
 
 	snprintf(path, sizeof(path), "tasks.%s", task->key);
@@ -518,87 +627,98 @@ static int rt_task(struct dl_taskset *ts, const struct rt_file *f, const struct 
 			return err;
 		raw.at[DL_RF_OFFSET] = th.delay->line;
 	}
-	if (th.loop) {
-		snprintf(at, sizeof(at), "%s.loop", path);
-		if ((err = rt_int(f, th.loop, at, &v)))
-			return err;
-		if (v != -1)
-			return rerr(f, th.loop, at, "%lld: the thread ends after that many loops, while dl-load runs every task for the whole run (--duration or --jobs); give -1, rt-app's forever",
-				    (long long)v);
-	}
+	/* The thread's loop: how often it runs its phases (the task's one
+	 * job without phases, as rt-app's tutorial says; rt-app 1.0 read it
+	 * there as the one phase's and ran for ever), -1 for ever. */
+	if ((err = rt_loop(f, th.loop, path, true, &loops)))
+		return err;
 	if (th.phases) {
-		char pp[600];
-
 		/* "runtime" beside phases is the older name of dl-runtime. */
 		if (th.nwork == 1 && th.s.old_runtime && !th.s.runtime)
 			th.nwork = 0;
 		if (th.nwork || th.timer)
 			return rerr(f, th.nwork ? th.first_work : th.timer, path,
 				    "events beside \"phases\": rt-app runs the phases; put the events in the phase");
-		if (th.phases->type != DL_JOBJ || th.phases->n != 1)
+		if (th.phases->type != DL_JOBJ || th.phases->n == 0)
 			return rerr(f, th.phases, (snprintf(at, sizeof(at), "%s.phases", path), at),
-				    th.phases->type != DL_JOBJ ? "expected an object of phases" :
-				    "%zu phases: phases change a task's work or parameters as it runs, and a dl-load task keeps one reservation and one job throughout; describe one phase",
-				    th.phases->n);
-		snprintf(pp, sizeof(pp), "%s.phases.%s", path, th.phases->items[0].key);
-		if ((err = rt_keys(f, &th.phases->items[0], pp, false, &ph)))
-			return err;
-		/* The one phase, repeated: its loop count changes nothing. */
-		if (ph.loop && (err = rt_int(f, ph.loop, (snprintf(at, sizeof(at), "%s.loop", pp), at), &v)))
-			return err;
-		job = &ph;
-		/* A phase's own parameters replace the thread's for it (and
-		 * take rt-app's defaults within the phase). */
-		if (ph.s.policy || ph.s.priority || ph.s.runtime || ph.s.period || ph.s.deadline || ph.s.reclaim) {
-			if (!ph.s.policy)
-				ph.s.policy = th.s.policy;
-			err = rt_params(f, task, pp, &ph.s, &raw, &period_at);
+				    th.phases->type != DL_JOBJ ? "expected an object of phases" : "no phases: give one or more");
+		nphases = th.phases->n;
+		phases = calloc(nphases, sizeof(*phases));
+		if (!phases)
+			return dl_fail(-ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < nphases; i++) {
+		struct rt_obj ph = { 0 };
+		struct dl_taskphase *out = phases ? &phases[i] : &one;
+		const struct rt_obj *o = &th;
+		char pp[600];
+
+		snprintf(pp, sizeof(pp), "%s", path);
+		if (phases) {
+			snprintf(pp, sizeof(pp), "%s.phases.%s", path, th.phases->items[i].key);
+			if ((err = rt_keys(f, &th.phases->items[i], pp, false, &ph)) ||
+			    (err = rt_loop(f, ph.loop, pp, false, &out->jobs)))
+				goto out;
+			o = &ph;
 		} else {
-			err = rt_params(f, task, path, &th.s, &raw, &period_at);
+			out->jobs = 1;
 		}
-		if (err)
-			return err;
-		snprintf(path, sizeof(path), "tasks.%s.phases.%s", task->key, th.phases->items[0].key);
-	} else if ((err = rt_params(f, task, path, &th.s, &raw, &period_at))) {
-		return err;
+		if ((err = rt_phase(f, task, pp, &th, o, instances, &raw, &job, out)))
+			goto out;
+		if (!first_run)
+			first_run = o->first_run;
+		if (!first_runtime)
+			first_runtime = o->first_runtime;
+		if (out->jobs > UINT32_MAX - cycle) {
+			err = rerr(f, ph.loop, pp, "the phases make more than %u jobs in a row: give fewer", UINT32_MAX);
+			goto out;
+		}
+		cycle += out->jobs;
 	}
-	if (!job->timer)
-		return rerr(f, task, path, "no timer: a periodic task is released by one, e.g. \"timer\": {\"ref\": \"unique\", \"period\": %llu}",
-			    (unsigned long long)(raw.params.period / 1000));
-	if ((err = rt_timer(f, job->timer, path, instances, task, &period)))
-		return err;
-	if (period != raw.params.period)
-		return rerr(f, job->timer, (snprintf(at, sizeof(at), "%s.%s.period", path, job->timer->key), at),
-			    "%s differs from the reservation's period %s (line %d): dl-load releases a job every period of its reservation; make them equal",
-			    dl_time_format(period, a, sizeof(a)), dl_time_format(raw.params.period, b, sizeof(b)),
-			    period_at->line);
-	if (!job->nwork || !(job->work + job->spin))
-		return rerr(f, job->nwork ? job->first_work : job->timer, path,
-			    "no work: give the job a \"run\" (or \"runtime\") of some microseconds");
-	if (job->first_run) {
-		raw.work = job->work;
-		raw.at[DL_RF_WORK] = job->first_run->line;
+	if (!job.total) {
+		err = rerr(f, job.timer, path, "no work: give the job a \"run\" (or \"runtime\") of some microseconds");
+		goto out;
 	}
-	if (job->first_runtime) {
-		raw.spin = job->spin;
-		raw.at[DL_RF_SPIN] = job->first_runtime->line;
+	if (loops && loops > UINT32_MAX / cycle) {
+		err = rerr(f, th.loop, path, "%llu loops of %llu jobs: more than %u jobs; give fewer", (unsigned long long)loops,
+			   (unsigned long long)cycle, UINT32_MAX);
+		goto out;
+	}
+	raw.jobs = loops * cycle;
+	raw.timer = job.mode;
+	/* The first phase's work and spin are the task's (what --print-taskset
+	 * shows); the lines are where the first run and runtime were. */
+	raw.work = phases ? phases[0].work : one.work;
+	raw.spin = phases ? phases[0].spin : one.spin;
+	raw.at[DL_RF_WORK] = first_run ? first_run->line : 0;
+	raw.at[DL_RF_SPIN] = first_runtime ? first_runtime->line : 0;
+	if (!raw.at[DL_RF_WORK] && !raw.at[DL_RF_SPIN])
+		raw.at[DL_RF_WORK] = job.timer->line; /* a first phase that only waits */
+	if (nphases > 1) {
+		raw.phases = phases;
+		raw.nphases = nphases;
 	}
 	/* The kernel's rules, said with rt-app's names; the period limits
 	 * are checked where the set meets a machine, as for the other
 	 * formats. */
-	if (dl_params_normalize_rules(&raw.params, &norm) < 0) {
-		enum dl_rawfield bad = dl_taskset_bad_field(&raw.params);
-		const char *name = bad == DL_RF_RUNTIME ? "dl-runtime" : bad == DL_RF_DEADLINE ? "dl-deadline" : "dl-period";
-		char why[512];
+	{
+		struct dl_params norm;
 
-		snprintf(why, sizeof(why), "%s", dl_errmsg());
-		snprintf(at, sizeof(at), "%s.%s", path, name);
-		return dl_fail(-EINVAL, "%s:%d: %s: %s", f->origin, raw.at[bad] ? raw.at[bad] : task->line, at, why);
+		if (dl_params_normalize_rules(&raw.params, &norm) < 0) {
+			enum dl_rawfield bad = dl_taskset_bad_field(&raw.params);
+			const char *name = bad == DL_RF_RUNTIME ? "dl-runtime" : bad == DL_RF_DEADLINE ? "dl-deadline" : "dl-period";
+			char why[512];
+
+			snprintf(why, sizeof(why), "%s", dl_errmsg());
+			snprintf(at, sizeof(at), "%s.%s", path, name);
+			err = dl_fail(-EINVAL, "%s:%d: %s: %s", f->origin, raw.at[bad] ? raw.at[bad] : task->line, at, why);
+			goto out;
+		}
 	}
-	if (raw.work + raw.spin > norm.period)
-		return rerr(f, job->first_work, path, "the job's run and runtime, %s, are longer than its period %s: give it at most a period of them",
-			    dl_time_format(raw.work + raw.spin, a, sizeof(a)), dl_time_format(norm.period, b, sizeof(b)));
-	return dl_taskset_add_raw(ts, &raw);
+	err = dl_taskset_add_raw(ts, &raw);
+out:
+	free(phases);
+	return err;
 }
 
 static int rt_global(struct rt_file *f, const struct dl_jval *g, struct dl_taskset *ts)

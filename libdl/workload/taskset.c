@@ -22,6 +22,7 @@ struct task {
 	char *name;
 	char *place;
 	char **argv;
+	struct dl_taskphase *phases;
 };
 
 struct dl_taskset {
@@ -73,6 +74,7 @@ static void free_task(struct task *t)
 	free(t->name);
 	free(t->place);
 	free_argv(t->argv);
+	free(t->phases);
 	free(t);
 }
 
@@ -209,8 +211,18 @@ static struct task *new_task(const char *name, const struct dl_rawtask *raw,
 			if (!(t->argv[i] = strdup(raw->argv[i])))
 				goto fail;
 	}
+	if (raw->nphases) {
+		t->phases = calloc(raw->nphases, sizeof(*t->phases));
+		if (!t->phases)
+			goto fail;
+		memcpy(t->phases, raw->phases, raw->nphases * sizeof(*t->phases));
+	}
 	t->spec.name = t->name;
 	t->spec.params = *p;
+	t->spec.timer = raw->timer;
+	t->spec.jobs = raw->jobs;
+	t->spec.nphases = raw->nphases;
+	t->spec.phases = t->phases;
 	t->spec.work = work;
 	t->spec.spin = raw->at[DL_RF_SPIN] ? raw->spin : 0;
 	t->spec.offset = raw->offset;
@@ -255,10 +267,10 @@ int dl_taskset_add_raw(struct dl_taskset *ts, const struct dl_rawtask *raw)
 	 * says what its jobs do (work, spin or both). */
 	work = raw->at[DL_RF_WORK] ? raw->work :
 	       raw->at[DL_RF_SPIN] ? 0 : p.runtime / 10 * 9 + p.runtime % 10 * 9 / 10;
-	if (work > p.period)
+	if (work > p.period && !raw->late_ok)
 		return rfail(raw, DL_RF_WORK, "%s is longer than task \"%s\"'s period %s: a job cannot need more CPU than its period holds; give work <= period",
 			     dl_time_format(work, a, sizeof(a)), raw->name, dl_time_format(p.period, b, sizeof(b)));
-	if (raw->at[DL_RF_SPIN] && raw->spin > p.period - work)
+	if (raw->at[DL_RF_SPIN] && !raw->late_ok && raw->spin > p.period - work)
 		return rfail(raw, DL_RF_SPIN, "%s%s%s is longer than task \"%s\"'s period %s: a job's work and spin together must fit in its period",
 			     dl_time_format(raw->spin, a, sizeof(a)), work ? " after a work of " : "",
 			     work ? dl_time_format(work, c, sizeof(c)) : "", raw->name, dl_time_format(p.period, b, sizeof(b)));
@@ -626,6 +638,55 @@ out:
 void dl_taskset_set_duration(struct dl_taskset *ts, uint64_t ns)
 {
 	ts->duration = ns;
+}
+
+DL_EXPORT int dl_taskset_set_timer(struct dl_taskset *ts, size_t i, int timer)
+{
+	if (!ts || i >= ts->n)
+		return dl_fail(-EINVAL, "no task %zu in the task set", i);
+	if (timer != 0 && timer != DL_PERIODIC_RELATIVE && timer != DL_PERIODIC_ABSOLUTE)
+		return dl_fail(-EINVAL, "timer mode %d: give 0 (skip), DL_PERIODIC_RELATIVE or DL_PERIODIC_ABSOLUTE", timer);
+	ts->tasks[i]->spec.timer = timer;
+	return 0;
+}
+
+DL_EXPORT size_t dl_taskspec_job(const struct dl_taskspec *t, uint64_t k, uint64_t *work, uint64_t *spin)
+{
+	uint64_t cycle = 0;
+	size_t i;
+
+	if (!t || !t->nphases || !t->phases) {
+		if (work)
+			*work = t ? t->work : 0;
+		if (spin)
+			*spin = t ? t->spin : 0;
+		return 0;
+	}
+	for (i = 0; i < t->nphases; i++)
+		cycle += t->phases[i].jobs;
+	if (cycle)
+		k %= cycle;
+	for (i = 0; i + 1 < t->nphases && k >= t->phases[i].jobs; i++)
+		k -= t->phases[i].jobs;
+	if (work)
+		*work = t->phases[i].work;
+	if (spin)
+		*spin = t->phases[i].spin;
+	return i;
+}
+
+DL_EXPORT bool dl_taskset_ends(const struct dl_taskset *ts)
+{
+	size_t measured = 0;
+
+	for (size_t i = 0; ts && i < ts->n; i++) {
+		const struct dl_taskspec *t = &ts->tasks[i]->spec;
+
+		if (!t->argv && !t->jobs)
+			return false;
+		measured += !t->argv;
+	}
+	return measured > 0;
 }
 
 DL_EXPORT uint64_t dl_taskset_duration(const struct dl_taskset *ts)

@@ -31,6 +31,13 @@ struct dl_rawtask {
 	uint64_t work, offset, count, spin;
 	const char *place;
 	char **argv;             /* NULL-terminated, or NULL */
+	/* rt-app's files: its timer mode, loop and phases (dl_taskspec's). */
+	int timer;
+	uint64_t jobs;
+	size_t nphases;
+	const struct dl_taskphase *phases;
+	bool late_ok;            /* a job may run past its period: what follows
+				  * is the timer mode's (rt-app accepts it) */
 };
 /* Field names as the line form spells them (and the JSON form's keys). */
 extern const char *const dl_rawfield_name[DL_RF_N];

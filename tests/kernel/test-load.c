@@ -29,6 +29,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -611,6 +613,266 @@ START_TEST(test_rtapp_duration)
 }
 END_TEST
 
+/*
+ * rt-app itself and dl-load on the same file: the jobs of one deadline
+ * thread of three phases (4 ms, then 50 ms, then 4 ms again, of
+ * wall-clock spin: rt-app's runtime event) on a 20 ms timer, 2 loops of
+ * 3 + 1 + 4 jobs, its reservation the whole period (20 ms of 20 ms) so
+ * that nothing throttles it and each job ends when its spin does.  The
+ * 50 ms job ends 10 ms into the third period after its release, past
+ * two releases: in relative mode the releases restart at its end, in
+ * absolute mode the two passed releases' jobs run at once, back to back,
+ * and then the grid goes on; dl-load's former skip-ahead would give the
+ * job after it the second passed release and start the next 10 ms early.
+ * Both tools run the file as it is, rt-app from Debian (1.0, which needs
+ * dl-deadline written out and reads a thread's loop only beside phases,
+ * so the file has both), dl-load from this tree.
+ *
+ * Per job, in order: the start, from each tool's own first release (rt-
+ * app's: the wake-up of job 1 less its wake-up latency, less a period;
+ * dl-load's: job 0's release), agrees within
+ *	(1 + b) x (L_rtapp + L_dlload + O_rtapp + O_dlload)
+ * where L is the largest wake-up latency either tool measured in its run
+ * (rt-app's wu_lat; dl-load's start - release of a job released while
+ * it slept; and job 0's start from its release, which in rt-app follows
+ * its set-up rather than a wait), O the largest overshoot of a job's spin (rt-app's run
+ * column less its c_duration; dl-load's end - start less the spin), and
+ * b the jobs before it that started back to back after a late one (each
+ * such start carries the one before's latency and overshoot forward:
+ * relative mode restarts the grid there).  The job's c_duration (the
+ * run and runtime rt-app gave it) is dl-load's work + spin for it; the
+ * job counts are equal.  The bound is checked to be tighter than the
+ * modes' difference: dl-load made to run the other mode, or the skip,
+ * on the same file fails the same comparison.
+ */
+#define CMP_PERIOD_US 20000
+#define CMP_JOBS 16
+
+struct cmp_job {
+	int64_t start;     /* us from the tool's first release */
+	uint64_t c_duration, lat, overshoot;
+	bool slept;        /* released while it waited */
+};
+
+static char cmp_dir[64];
+
+static void cmp_write(const char *path, const char *mode)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+		 "{\n"
+		 "\t/* test-load: rt-app's timer modes, compared */\n"
+		 "\t\"tasks\": {\n"
+		 "\t\t\"t\": {\n"
+		 "\t\t\t\"policy\": \"SCHED_DEADLINE\",\n"
+		 "\t\t\t\"dl-runtime\": %d, \"dl-deadline\": %d, \"dl-period\": %d,\n"
+		 "\t\t\t\"loop\": 2,\n"
+		 "\t\t\t\"phases\": {\n"
+		 "\t\t\t\t\"short\": {\"loop\": 3, \"runtime\": 4000, \"timer\": {\"ref\": \"unique\", \"period\": %d, \"mode\": \"%s\"}},\n"
+		 "\t\t\t\t\"late\": {\"loop\": 1, \"runtime\": 50000, \"timer\": {\"ref\": \"unique\", \"period\": %d, \"mode\": \"%s\"}},\n"
+		 "\t\t\t\t\"after\": {\"loop\": 4, \"runtime\": 4000, \"timer\": {\"ref\": \"unique\", \"period\": %d, \"mode\": \"%s\"}}\n"
+		 "\t\t\t}\n"
+		 "\t\t}\n"
+		 "\t},\n"
+		 "\t\"global\": {\"duration\": -1, \"calibration\": 100, \"lock_pages\": false,\n"
+		 "\t\t\"logdir\": \"%s\", \"log_basename\": \"rt\"}\n"
+		 "}\n",
+		 CMP_PERIOD_US, CMP_PERIOD_US, CMP_PERIOD_US, CMP_PERIOD_US, mode, CMP_PERIOD_US, mode, CMP_PERIOD_US,
+		 mode, cmp_dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* rt-app's log of thread t: idx perf run period start end rel_st slack
+ * c_duration c_period wu_lat, times in us. */
+static size_t cmp_rtapp(const char *file, struct cmp_job *jobs, size_t max)
+{
+	char path[128], line[512], out[8192], err[8192];
+	unsigned long long r1 = 0, prev_wu = 0;
+	long long prev_slack = 0;
+	size_t n = 0;
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/rt-t-0.log", cmp_dir);
+	unlink(path);
+	rc = tl_run((char *[]){ "/usr/bin/rt-app", (char *)file, NULL }, out, sizeof(out), err, sizeof(err));
+	ck_assert_msg(rc == 0, "rt-app %s: rc %d: %s%s", file, rc, out, err);
+	f = fopen(path, "re");
+	ck_assert_msg(f, "rt-app wrote no %s: %s", path, out);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long run, start, end, cdur, wu;
+		long long slack;
+		int idx;
+
+		if (line[0] == '#')
+			continue;
+		ck_assert_msg(sscanf(line, "%d %*u %llu %*u %llu %llu %*u %lld %llu %*u %llu", &idx, &run, &start, &end,
+				     &slack, &cdur, &wu) == 7, "rt-app's log: %s", line);
+		ck_assert_msg(n < max, "rt-app ran more than %zu jobs", max);
+		/* Job 0 sleeps to release 1: when it woke (its line's end),
+		 * less its wake-up latency, is release 1. */
+		if (n == 0) {
+			ck_assert_msg(slack > 0, "rt-app's job 0 was late (slack %lld us)", slack);
+			r1 = end - wu;
+		}
+		/* A job was released while it slept when the job before
+		 * ended early (a positive slack); that line's wu_lat is its
+		 * wake-up latency. */
+		jobs[n] = (struct cmp_job){ .start = (int64_t)start, .c_duration = cdur,
+					    .overshoot = run > cdur ? run - cdur : 0,
+					    .slept = n > 0 && prev_slack > 0, .lat = n > 0 && prev_slack > 0 ? prev_wu : 0 };
+		prev_slack = slack;
+		prev_wu = wu;
+		n++;
+	}
+	fclose(f);
+	for (size_t k = 0; k < n; k++)
+		jobs[k].start -= (int64_t)(r1 - CMP_PERIOD_US);
+	/* Job 0 starts without a wait, after rt-app's set-up (its barrier,
+	 * sched_setattr): from its release, a latency like the others. */
+	if (n && jobs[0].start > 0)
+		jobs[0].lat = (uint64_t)jobs[0].start;
+	return n;
+}
+
+/* dl-load's CSV of the same file, with extra options. */
+static size_t cmp_dlload(const char *file, const char *timer, struct cmp_job *jobs, size_t max)
+{
+	char csv[128], line[1024], out[8192], err[8192];
+	uint64_t r0 = 0, prev_end = 0;
+	size_t n = 0;
+	FILE *f;
+	int rc;
+
+	snprintf(csv, sizeof(csv), "%s/dl.csv", cmp_dir);
+	if (timer)
+		rc = tl_run_tool("dl-load", (char *[]){ "--csv", csv, "--timer", (char *)timer, (char *)file, NULL }, out,
+				 sizeof(out), err, sizeof(err));
+	else
+		rc = tl_run_tool("dl-load", (char *[]){ "--csv", csv, (char *)file, NULL }, out, sizeof(out), err, sizeof(err));
+	ck_assert_msg(rc == 0, "dl-load %s: rc %d: %s%s", file, rc, out, err);
+	f = fopen(csv, "re");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f)); /* the header */
+	while (fgets(line, sizeof(line), f)) {
+		/* task,pid,index,release,deadline,start,end,...,phase,work,spin */
+		uint64_t v[19];
+		char *p = strchr(line, ',');
+
+		for (int i = 1; i < 19; i++) {
+			ck_assert_msg(p, "dl-load's CSV: %s", line);
+			v[i] = strtoull(p + 1, &p, 10);
+		}
+		ck_assert_msg(n < max, "dl-load ran more than %zu jobs", max);
+		if (n == 0)
+			r0 = v[3];
+		jobs[n] = (struct cmp_job){ .start = ((int64_t)v[5] - (int64_t)r0) / 1000, .c_duration = (v[17] + v[18]) / 1000 };
+		jobs[n].slept = n > 0 && v[3] > prev_end;
+		jobs[n].lat = (n == 0 || jobs[n].slept) && v[5] > v[3] ? (v[5] - v[3]) / 1000 : 0;
+		jobs[n].overshoot = v[6] - v[5] > v[17] + v[18] ? (v[6] - v[5] - v[17] - v[18]) / 1000 : 0;
+		prev_end = v[6];
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static uint64_t cmp_max(const struct cmp_job *j, size_t n, bool lat)
+{
+	uint64_t m = 0;
+
+	for (size_t k = 0; k < n; k++)
+		if ((lat ? j[k].lat : j[k].overshoot) > m)
+			m = lat ? j[k].lat : j[k].overshoot;
+	return m;
+}
+
+/* Whether dl-load's jobs are rt-app's: counts, c_duration, and every
+ * start within its bound; why not into why. */
+static bool cmp_agree(const struct cmp_job *rt, size_t nrt, const struct cmp_job *dl, size_t ndl, char *why,
+		      size_t len, uint64_t *unit_out)
+{
+	uint64_t unit = cmp_max(rt, nrt, true) + cmp_max(dl, ndl, true) + cmp_max(rt, nrt, false) +
+			cmp_max(dl, ndl, false);
+	uint64_t b = 0;
+
+	*unit_out = unit;
+	if (nrt != ndl) {
+		snprintf(why, len, "rt-app ran %zu jobs, dl-load %zu", nrt, ndl);
+		return false;
+	}
+	for (size_t k = 0; k < nrt; k++) {
+		int64_t d = rt[k].start - dl[k].start;
+		uint64_t tol = (1 + b) * unit;
+
+		if (rt[k].c_duration != dl[k].c_duration) {
+			snprintf(why, len, "job %zu: rt-app's c_duration %" PRIu64 " us, dl-load's work and spin %" PRIu64 " us",
+				 k, rt[k].c_duration, dl[k].c_duration);
+			return false;
+		}
+		if ((uint64_t)(d < 0 ? -d : d) > tol) {
+			snprintf(why, len, "job %zu: rt-app started it at %" PRId64 " us, dl-load at %" PRId64 " us: %" PRId64
+				 " us apart, more than (1 + %" PRIu64 ") x %" PRIu64 " us",
+				 k, rt[k].start, dl[k].start, d, b, unit);
+			return false;
+		}
+		/* The next job starts back to back after a late one. */
+		if (k + 1 < nrt && !rt[k + 1].slept)
+			b++;
+	}
+	return true;
+}
+
+START_TEST(test_rtapp_timer_modes)
+{
+	static const char *const modes[] = { "relative", "absolute" };
+	const char *mode = modes[_i], *other = modes[!_i];
+	struct cmp_job rt[CMP_JOBS + 4], dl[CMP_JOBS + 4];
+	char file[128], why[512], why2[512];
+	size_t nrt, ndl;
+	uint64_t unit, unit2;
+
+	if (access("/usr/bin/rt-app", X_OK) != 0) {
+		tl_note("no /usr/bin/rt-app: dl-load's timer modes are not compared with rt-app's; run ./bootstrap.sh as root");
+		return;
+	}
+	snprintf(cmp_dir, sizeof(cmp_dir), "/tmp/libdl-rtapp-cmp.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(cmp_dir));
+	snprintf(file, sizeof(file), "%s/timer.json", cmp_dir);
+	cmp_write(file, mode);
+	nrt = cmp_rtapp(file, rt, ARRAY_SIZE(rt));
+	tl_settle();
+	ck_assert_uint_eq(nrt, CMP_JOBS);
+	/* The file's own mode: the jobs agree. */
+	ndl = cmp_dlload(file, NULL, dl, ARRAY_SIZE(dl));
+	tl_settle();
+	ck_assert_msg(cmp_agree(rt, nrt, dl, ndl, why, sizeof(why), &unit), "%s mode: %s", mode, why);
+	tl_note("%s mode: %zu jobs agree, the bound's unit %" PRIu64 " us", mode, ndl, unit);
+	/* The other mode and the skip-ahead fail the same comparison. */
+	ndl = cmp_dlload(file, other, dl, ARRAY_SIZE(dl));
+	tl_settle();
+	ck_assert_msg(!cmp_agree(rt, nrt, dl, ndl, why2, sizeof(why2), &unit2),
+		      "dl-load --timer %s passed for rt-app's %s mode: the bound (unit %" PRIu64 " us) cannot tell the modes apart",
+		      other, mode, unit2);
+	ndl = cmp_dlload(file, "skip", dl, ARRAY_SIZE(dl));
+	tl_settle();
+	ck_assert_msg(!cmp_agree(rt, nrt, dl, ndl, why2, sizeof(why2), &unit2),
+		      "dl-load --timer skip passed for rt-app's %s mode: the bound (unit %" PRIu64 " us) cannot tell them apart",
+		      mode, unit2);
+	tl_note("%s mode, dl-load's skip: %s", mode, why2);
+	for (const char *const *f = (const char *const[]){ "timer.json", "dl.csv", "rt-t-0.log", NULL }; *f; f++) {
+		snprintf(file, sizeof(file), "%s/%s", cmp_dir, *f);
+		unlink(file);
+	}
+	rmdir(cmp_dir);
+}
+END_TEST
+
 /* ------------------------------------------------------------- memory */
 
 /*
@@ -859,6 +1121,7 @@ static Suite *make(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_rtapp_examples, 0, ARRAY_SIZE(rtapp));
 	tcase_add_test(tc, test_rtapp_duration);
+	tcase_add_loop_test(tc, test_rtapp_timer_modes, 0, 2);
 	suite_add_tcase(s, tc);
 	/* Page faults, on the whole machine. */
 	tc = tcase_create("memory");

@@ -61,8 +61,9 @@ has "dl-stat: --prometheus and --pid-labels" "$(complete_line _dl_stat dl-stat -
 has "dl-stat --pid: this shell's PID" "$(complete_line _dl_stat dl-stat --pid '')" $$
 has "dl-run --check: --json" "$(complete_line _dl_run dl-run --check --j)" --json
 has "dl-load: its long options" "$(complete_line _dl_load dl-load --)" \
-	--duration --jobs --mode --json --csv --ignore-place --plan --no-move --print-taskset
+	--duration --jobs --mode --timer --json --csv --ignore-place --plan --no-move --print-taskset
 has "dl-load --mode: the two modes" "$(complete_line _dl_load dl-load --mode '')" sleep yield
+has "dl-load --timer: the three timer modes" "$(complete_line _dl_load dl-load --timer '')" relative absolute skip
 pushd "$src/demo" >/dev/null || exit 1
 has "dl-load: a task-set file" "$(complete_line _dl_load dl-load art)" article.tasks
 popd >/dev/null || exit 1

@@ -89,6 +89,79 @@ START_TEST(test_sleep_late_and_skipped)
 }
 END_TEST
 
+/* rt-app's two timer modes after the same late jobs: job 0 ends at
+ * 25 ms (past releases 1 and 2), then each job takes 2 ms. */
+static uint64_t late_job(uint64_t end)
+{
+	uint64_t next;
+
+	dl_book_end(&book, end, &job);
+	next = dl_book_sleep_next(&book, end);
+	dl_book_started(&book, next > end ? next : end);
+	return next;
+}
+
+START_TEST(test_sleep_absolute)
+{
+	init(DL_PERIODIC_SLEEP | DL_PERIODIC_ABSOLUTE, 2 * MS, 10 * MS, 10 * MS);
+	/* The grid stays: releases 1 and 2 have passed, and both are jobs,
+	 * run at once one after the other. */
+	ck_assert_uint_eq(late_job(T0 + 25 * MS), T0 + 10 * MS);
+	ck_assert_uint_eq(late_job(T0 + 27 * MS), T0 + 20 * MS);
+	ck_assert_uint_eq(job.index, 1);
+	ck_assert_uint_eq(job.skipped, 0);
+	ck_assert_uint_eq(job.start, T0 + 25 * MS);
+	ck_assert(!job.met); /* 27 > 10 + 10 */
+	/* Job 2 ends at 29, before release 3: caught up, it sleeps. */
+	ck_assert_uint_eq(late_job(T0 + 29 * MS), T0 + 30 * MS);
+	ck_assert_uint_eq(job.index, 2);
+	ck_assert_uint_eq(job.release, T0 + 20 * MS);
+	ck_assert_uint_eq(job.start, T0 + 27 * MS);
+	ck_assert(job.met);
+	ck_assert_uint_eq(late_job(T0 + 32 * MS), T0 + 40 * MS);
+	ck_assert_uint_eq(job.index, 3);
+	ck_assert_uint_eq(job.start, T0 + 30 * MS);
+	ck_assert_uint_eq(job.reanchor, 0);
+}
+END_TEST
+
+START_TEST(test_sleep_relative)
+{
+	init(DL_PERIODIC_SLEEP | DL_PERIODIC_RELATIVE, 2 * MS, 10 * MS, 10 * MS);
+	/* The grid restarts at the late job's end, 25 ms. */
+	ck_assert_uint_eq(late_job(T0 + 25 * MS), T0 + 25 * MS);
+	ck_assert_uint_eq(late_job(T0 + 27 * MS), T0 + 35 * MS);
+	ck_assert_uint_eq(job.index, 1);
+	ck_assert_uint_eq(job.release, T0 + 25 * MS);
+	ck_assert_uint_eq(job.deadline, T0 + 35 * MS);
+	ck_assert_uint_eq(job.start, T0 + 25 * MS);
+	ck_assert_uint_eq(job.skipped, 0);
+	ck_assert_uint_eq(job.reanchor, 15 * MS); /* from release 1, 10 ms */
+	ck_assert(job.met);
+	ck_assert_uint_eq(late_job(T0 + 37 * MS), T0 + 45 * MS);
+	ck_assert_uint_eq(job.index, 2);
+	ck_assert_uint_eq(job.release, T0 + 35 * MS);
+	ck_assert_uint_eq(job.reanchor, 0);
+	/* A job that ends exactly on the next release is late too (rt-app
+	 * sleeps only while now < t_next): the grid restarts there. */
+	ck_assert_uint_eq(late_job(T0 + 55 * MS), T0 + 55 * MS);
+	ck_assert_uint_eq(late_job(T0 + 56 * MS), T0 + 65 * MS);
+	ck_assert_uint_eq(job.release, T0 + 55 * MS);
+}
+END_TEST
+
+/* The same late job in skip mode, for the difference: release 1 is
+ * skipped, the next job is release 2's. */
+START_TEST(test_sleep_skip_differs)
+{
+	init(DL_PERIODIC_SLEEP, 2 * MS, 10 * MS, 10 * MS);
+	ck_assert_uint_eq(late_job(T0 + 25 * MS), T0 + 20 * MS);
+	ck_assert_uint_eq(late_job(T0 + 27 * MS), T0 + 30 * MS);
+	ck_assert_uint_eq(job.index, 2);
+	ck_assert_uint_eq(job.skipped, 1);
+}
+END_TEST
+
 START_TEST(test_yield_on_grid)
 {
 	init(DL_PERIODIC_YIELD, 2 * MS, 8 * MS, 10 * MS);
@@ -445,6 +518,12 @@ START_TEST(test_api_refusals)
 	ck_assert_ptr_null(pt);
 	ck_assert_int_eq(dl_periodic_start(&pt, &p, 0x200 | DL_PERIODIC_SLEEP, 0), -EINVAL);
 	ck_assert_ptr_null(pt);
+	ck_assert_int_eq(dl_periodic_start(&pt, &p, DL_PERIODIC_YIELD | DL_PERIODIC_RELATIVE, 0), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "DL_PERIODIC_RELATIVE goes with DL_PERIODIC_SLEEP"), "%s", dl_errmsg());
+	ck_assert_int_eq(dl_periodic_start(&pt, &p, DL_PERIODIC_SLEEP | DL_PERIODIC_RELATIVE | DL_PERIODIC_ABSOLUTE, 0),
+			 -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "together"), "%s", dl_errmsg());
+	ck_assert_ptr_null(pt);
 	ck_assert_int_eq(dl_periodic_next(NULL, NULL), -EINVAL);
 	{
 		const struct dl_job *done = (const struct dl_job *)&p;
@@ -533,6 +612,9 @@ static Suite *make(void)
 
 	tcase_add_test(tc, test_sleep_on_time);
 	tcase_add_test(tc, test_sleep_late_and_skipped);
+	tcase_add_test(tc, test_sleep_absolute);
+	tcase_add_test(tc, test_sleep_relative);
+	tcase_add_test(tc, test_sleep_skip_differs);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("yield");
 	tcase_add_test(tc, test_yield_on_grid);

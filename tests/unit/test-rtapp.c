@@ -96,11 +96,11 @@ static const struct {
 	{ "examples/spreading-tasks.json", { ":38: JSON:", "\"heavy1\" appears twice" } },
 	{ "examples/video-long.json", { ":6: JSON:", "expected ':'", "workgen" } },
 	{ "examples/video-short.json", { ":6: JSON:", "expected ':'" } },
-	{ "examples/cpufreq/calibration.json", { ":5: tasks.thread.loop:", "ends after that many loops" } },
+	{ "examples/cpufreq/calibration.json", { ":19: global.default_policy:", "SCHED_FIFO" } },
 	{ "examples/cpufreq/dvfs.json", { ":6: tasks.thread.cpus:", "CPU affinity" } },
 	{ "examples/tutorial/example1.json", { ":10: tasks.thread0.sleep:", "a sleep inside a job" } },
 	{ "examples/tutorial/example2.json", { ":17: global.default_policy:", "SCHED_OTHER" } },
-	{ "examples/tutorial/example3.json", { ":9: tasks.thread0.loop:", "ends after that many loops" } },
+	{ "examples/tutorial/example3.json", { ":7: tasks.thread0:", "SCHED_OTHER (rt-app's default policy)" } },
 	{ "examples/tutorial/example4.json", { ":10: tasks.thread0.resume:", "wait for each other" } },
 	{ "examples/tutorial/example5.json", { ":23: JSON:", "\"run\" appears twice" } },
 	{ "examples/tutorial/example6.json", { ":11: tasks.thread0.mem:", "memory or I/O work" } },
@@ -108,7 +108,7 @@ static const struct {
 	{ "examples/tutorial/example8.json", { ":10: tasks.thread0.cpus:", "CPU affinity" } },
 	{ "examples/tutorial/example9.json", { ":16: tasks.thread1.phases.phase1.sleep:", "a sleep inside a job" } },
 	{ "examples/tutorial/example10.json", { ":11: tasks.thread0.sleep:", "a sleep inside a job" } },
-	{ "examples/tutorial/example11.json", { ":13: tasks.thread0.phases:", "3 phases" } },
+	{ "examples/tutorial/example11.json", { ":16: tasks.thread0.phases.phase0.sleep:", "a sleep inside a job" } },
 };
 
 START_TEST(test_examples_refused)
@@ -203,9 +203,84 @@ START_TEST(test_defaults)
 }
 END_TEST
 
+/* rt-app's loop, phases and timer modes: a job count per task, phases
+ * in turn under one reservation and one timer, relative unless the
+ * timer says absolute. */
+START_TEST(test_loop_phases_modes)
+{
+	static const char text[] =
+		"{\"global\": {\"default_policy\": \"SCHED_DEADLINE\", \"duration\": -1},\n"
+		" \"tasks\": {\n"
+		"  \"one\": {\"dl-runtime\": 1000, \"dl-period\": 10000, \"loop\": 7, \"run\": 500,\n"
+		"          \"timer\": {\"ref\": \"unique\", \"period\": 10000}},\n"
+		"  \"ramp\": {\"dl-runtime\": 10000, \"dl-deadline\": 10000, \"dl-period\": 10000, \"loop\": 2,\n"
+		"           \"phases\": {\n"
+		"     \"up\": {\"loop\": 3, \"runtime\": 2000, \"timer\": {\"ref\": \"unique\", \"period\": 10000, \"mode\": \"absolute\"}},\n"
+		"     \"late\": {\"run\": 1000, \"runtime\": 25000, \"timer\": {\"ref\": \"unique\", \"period\": 10000, \"mode\": \"absolute\"}},\n"
+		"     \"idle\": {\"loop\": 2, \"timer\": {\"ref\": \"unique\", \"period\": 10000, \"mode\": \"absolute\"}}}},\n"
+		"  \"ever\": {\"dl-runtime\": 1000, \"dl-period\": 10000, \"phases\": {\n"
+		"     \"a\": {\"loop\": 4, \"run\": 100, \"timer\": {\"ref\": \"t\", \"period\": 10000}},\n"
+		"     \"b\": {\"run\": 200, \"timer\": {\"ref\": \"t\", \"period\": 10000}}}}}}\n";
+	static const struct {
+		size_t phase;
+		uint64_t work, spin;
+	} ramp[] = { { 0, 0, 2 * MS }, { 0, 0, 2 * MS }, { 0, 0, 2 * MS }, { 1, 1 * MS, 25 * MS }, { 2, 0, 0 },
+		     { 2, 0, 0 }, { 0, 0, 2 * MS } };
+	int err;
+	struct dl_taskset *ts = parse(text, &err);
+	const struct dl_taskspec *t;
+	uint64_t work, spin;
+
+	ck_assert_msg(err == 0, "refused: %s", dl_errmsg());
+	ck_assert_uint_eq(dl_taskset_count(ts), 3);
+	/* one: the thread's loop without phases is its job count (rt-app's
+	 * tutorial); relative, rt-app's default. */
+	t = dl_taskset_task(ts, 0);
+	ck_assert_uint_eq(t->jobs, 7);
+	ck_assert_int_eq(t->timer, DL_PERIODIC_RELATIVE);
+	ck_assert_uint_eq(t->nphases, 0);
+	ck_assert_uint_eq(dl_taskspec_job(t, 5, &work, &spin), 0);
+	ck_assert_uint_eq(work, 500 * US);
+	/* ramp: 2 loops of 3 + 1 + 2 jobs, a job (25 ms) longer than the
+	 * period, a phase that only waits. */
+	t = dl_taskset_task(ts, 1);
+	ck_assert_uint_eq(t->jobs, 12);
+	ck_assert_int_eq(t->timer, DL_PERIODIC_ABSOLUTE);
+	ck_assert_uint_eq(t->nphases, 3);
+	ck_assert_uint_eq(t->work, 0);
+	ck_assert_uint_eq(t->spin, 2 * MS);
+	ck_assert_uint_eq(t->phases[1].jobs, 1);
+	ck_assert_uint_eq(t->phases[2].jobs, 2);
+	for (uint64_t k = 0; k < ARRAY_SIZE(ramp); k++) {
+		ck_assert_uint_eq(dl_taskspec_job(t, k, &work, &spin), ramp[k].phase);
+		ck_assert_uint_eq(work, ramp[k].work);
+		ck_assert_uint_eq(spin, ramp[k].spin);
+	}
+	/* ever: no thread loop with phases is for ever. */
+	t = dl_taskset_task(ts, 2);
+	ck_assert_uint_eq(t->jobs, 0);
+	ck_assert_uint_eq(t->nphases, 2);
+	ck_assert_uint_eq(dl_taskspec_job(t, 4, &work, NULL), 1);
+	ck_assert_uint_eq(work, 200 * US);
+	ck_assert_uint_eq(dl_taskspec_job(t, 5, &work, NULL), 0);
+	ck_assert_uint_eq(work, 100 * US);
+	/* The mode can be set afterwards (dl-load --timer). */
+	ck_assert_int_eq(dl_taskset_set_timer(ts, 2, DL_PERIODIC_ABSOLUTE), 0);
+	ck_assert_int_eq(dl_taskset_task(ts, 2)->timer, DL_PERIODIC_ABSOLUTE);
+	ck_assert_int_eq(dl_taskset_set_timer(ts, 2, 5), -EINVAL);
+	ck_assert_int_eq(dl_taskset_set_timer(ts, 3, 0), -EINVAL);
+	dl_taskset_free(ts);
+}
+END_TEST
+
 /* A task to break: a good one with one key replaced or added (%s). */
 #define TASK(extra) "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000,\n" \
 		    " \"dl-period\": 10000, \"run\": 900, \"timer\": {\"ref\": \"unique\", \"period\": 10000}" extra "}}}"
+
+/* A task of two phases, p1 and p2, with these timers. */
+#define PHASES(t1, t2) "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000, \"dl-period\": 10000, \"phases\": {\n" \
+		       " \"p1\": {\"run\": 1, \"timer\": {" t1 "}},\n" \
+		       " \"p2\": {\"run\": 1, \"timer\": {" t2 "}}}}}}"
 
 static const struct {
 	const char *text;
@@ -272,7 +347,8 @@ static const struct {
 	{ TASK(", \"util_min\": 100"), { "tasks.t.util_min:", "utilization clamp" } },
 	{ TASK(", \"util_max\": 100"), { "tasks.t.util_max:", "utilization clamp" } },
 	{ TASK(", \"taskgroup\": \"/tg\""), { "tasks.t.taskgroup:", "taskgroup" } },
-	{ TASK(", \"loop\": 20"), { "tasks.t.loop:", "20: the thread ends" } },
+	{ TASK(", \"loop\": 0"), { "tasks.t.loop:", "0: give the thread's loops, 1 or more, or -1" } },
+	{ TASK(", \"loop\": -2"), { "tasks.t.loop:", "-2: give the thread's loops" } },
 	{ TASK(", \"instance\": 0"), { "tasks.t.instance:", "0 threads" } },
 	{ TASK(", \"instance\": 1025"), { "tasks.t.instance:", "1025 threads" } },
 	{ TASK(", \"delay\": -5"), { "tasks.t.delay:", "cannot be negative" } },
@@ -283,21 +359,38 @@ static const struct {
 	{ TASK(", \"speed\": 2"), { "tasks.t.speed:", "not a key rt-app knows in a task" } },
 	{ "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000, \"dl-period\": 10000,\n"
 	  " \"timer\": {\"ref\": \"unique\", \"period\": 10000}}}}", { "tasks.t:", "no work" } },
-	{ "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000, \"dl-period\": 10000,\n"
-	  " \"run\": 11000, \"timer\": {\"ref\": \"unique\", \"period\": 10000}}}}",
-	  { "w.json:2: tasks.t:", "run and runtime, 11ms, are longer than its period 10ms" } },
-	{ "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000, \"dl-period\": 10000,\n"
-	  " \"run\": 6000, \"runtime\": 5000, \"timer\": {\"ref\": \"unique\", \"period\": 10000}}}}",
-	  { "w.json:2: tasks.t:", "run and runtime, 11ms, are longer than its period 10ms" } },
 	{ "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 3000, \"dl-deadline\": 2000,\n"
 	  " \"dl-period\": 10000, \"run\": 900, \"timer\": {\"ref\": \"unique\", \"period\": 10000}}}}",
 	  { "w.json:1: tasks.t.dl-runtime:", "runtime 3ms is longer than the deadline 2ms" } },
 	{ "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000, \"dl-deadline\": 20000,\n"
 	  " \"dl-period\": 10000, \"run\": 900, \"timer\": {\"ref\": \"unique\", \"period\": 10000}}}}",
 	  { "w.json:1: tasks.t.dl-deadline:", "longer than the period" } },
-	{ "{\"tasks\": {\"t\": {\"phases\": {\"p1\": {\"run\": 1, \"timer\": {\"ref\": \"unique\", \"period\": 10}},\n"
-	  " \"p2\": {\"run\": 1, \"timer\": {\"ref\": \"unique\", \"period\": 10}}}}}}",
-	  { "w.json:1: tasks.t.phases:", "2 phases", "describe one phase" } },
+	{ PHASES("\"ref\": \"unique\", \"period\": 10000", "\"ref\": \"other\", \"period\": 10000"),
+	  { "w.json:3: tasks.t.phases.p2.timer.ref:", "timer \"other\" is not the first phase's \"unique\" (line 2)", "one timer" } },
+	{ PHASES("\"ref\": \"unique\", \"period\": 10000", "\"ref\": \"unique\", \"period\": 10000, \"mode\": \"absolute\""),
+	  { "w.json:3: tasks.t.phases.p2.timer:", "mode differs from the first phase's (line 2)" } },
+	{ PHASES("\"ref\": \"unique\", \"period\": 10000", "\"ref\": \"unique\", \"period\": 20000"),
+	  { "w.json:3: tasks.t.phases.p2.timer.period:", "20ms differs from the reservation's period 10ms" } },
+	{ "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000, \"dl-period\": 10000, \"phases\": {\n"
+	  " \"p1\": {\"run\": 1, \"timer\": {\"ref\": \"unique\", \"period\": 10000}},\n"
+	  " \"p2\": {\"dl-runtime\": 2000, \"dl-period\": 10000, \"run\": 1, \"timer\": {\"ref\": \"unique\", \"period\": 10000}}}}}}",
+	  { "w.json:3: tasks.t.phases.p2:", "a reservation other than the first phase's", "one reservation" } },
+	{ "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000, \"dl-period\": 10000, \"phases\": {\n"
+	  " \"p1\": {\"loop\": 0, \"run\": 1, \"timer\": {\"ref\": \"unique\", \"period\": 10000}}}}}}",
+	  { "w.json:2: tasks.t.phases.p1.loop:", "0: give the phase's jobs in a row, 1 or more" } },
+	{ "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000, \"dl-period\": 10000, \"phases\": {\n"
+	  " \"p1\": {\"timer\": {\"ref\": \"unique\", \"period\": 10000}},\n"
+	  " \"p2\": {\"timer\": {\"ref\": \"unique\", \"period\": 10000}}}}}}",
+	  { "w.json:2: tasks.t:", "no work" } },
+	{ "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000, \"dl-period\": 10000, \"phases\": {}}}}",
+	  { "w.json:1: tasks.t.phases:", "no phases" } },
+	{ "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000, \"dl-period\": 10000, \"phases\": {\n"
+	  " \"p1\": {\"run\": 1, \"timer\": {\"ref\": \"unique\", \"period\": 10000}},\n"
+	  " \"p2\": {\"run\": 1}}}}}",
+	  { "w.json:3: tasks.t.phases.p2:", "no timer" } },
+	{ "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000, \"dl-period\": 10000, \"loop\": 2000000000,\n"
+	  " \"phases\": {\"p1\": {\"loop\": 3, \"run\": 1, \"timer\": {\"ref\": \"unique\", \"period\": 10000}}}}}}",
+	  { "w.json:1: tasks.t:", "2000000000 loops of 3 jobs" } },
 	{ "{\"tasks\": {\"t\": {\"policy\": \"SCHED_DEADLINE\", \"dl-runtime\": 1000, \"run\": 5,\n"
 	  " \"phases\": {\"p\": {\"run\": 1, \"timer\": {\"ref\": \"unique\", \"period\": 1000}}}}}}",
 	  { "tasks.t:", "events beside \"phases\"" } },
@@ -432,6 +525,7 @@ static Suite *make(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rules");
 	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_loop_phases_modes);
 	tcase_add_loop_test(tc, test_bad, 0, ARRAY_SIZE(bad));
 	tcase_add_test(tc, test_libdl_json_unchanged);
 	suite_add_tcase(s, tc);
