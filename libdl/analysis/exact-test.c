@@ -175,8 +175,14 @@ DL_EXPORT int dl_exact_witness(const struct dl_exact_result *r, const struct dl_
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return dl_fail(-ENOMEM, "out of memory");
-	fprintf(f, "# global EDF on %d CPUs: %s misses its deadline at %s\n", r->ncpus,
-		r->task < (ssize_t)r->ntasks ? "a task" : "a fair server", dl_time_format(r->miss_at, a, sizeof(a)));
+	if (r->task >= (ssize_t)r->ntasks)
+		snprintf(b, sizeof(b), "a fair server");
+	else if (good_name(names ? names[r->task] : NULL))
+		snprintf(b, sizeof(b), "%s", names[r->task]);
+	else
+		snprintf(b, sizeof(b), "task%zd", r->task);
+	fprintf(f, "# global EDF on %d CPUs: %s misses its deadline at %s\n", r->ncpus, b,
+		dl_time_format(r->miss_at, a, sizeof(a)));
 	fprintf(f, "# one line per job, released at its offset; its period keeps it from repeating before then\n");
 	for (size_t k = 0; k < r->nties; k++) {
 		fprintf(f, "# from %s to %s, among equal deadlines first:", dl_time_format(r->ties[k].from, a, sizeof(a)),
