@@ -33,6 +33,9 @@ struct dl_an_task {
 int dl_an_tasks(const struct dl_params *p, size_t n, const struct dl_params *server,
 		int nserver, struct dl_an_task **out, size_t *count);
 
+/* The greatest common divisor (ratio.c). */
+dl_u128 dl_an_gcd(dl_u128 a, dl_u128 b);
+
 /* ceil(num * 2^DL_FP_SHIFT / den), saturating. */
 uint64_t dl_fp_ratio_up(dl_u128 num, dl_u128 den);
 uint64_t dl_fp_ratio_down(dl_u128 num, dl_u128 den);

@@ -307,17 +307,6 @@ static void free_search(struct search *s)
 	free(s->ghead);
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t r = a % b;
-
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 /* The witness of a failing step: its arrivals and tie choices, replayed. */
 static int witness(struct search *s, const struct fail *f, uint64_t unit, const struct dl_an_task *ts,
 		   struct dl_exact_result *r)
@@ -378,7 +367,7 @@ int dl_an_exact(const struct dl_an_task *ts, size_t n, int m, const struct dl_ex
 	r->verdict = DL_NOT_GUARANTEED;
 	r->task = -1;
 	for (size_t i = 0; i < n; i++) {
-		unit = gcd(gcd(gcd(unit, ts[i].c), ts[i].d), ts[i].t);
+		unit = (uint64_t)dl_an_gcd(dl_an_gcd(dl_an_gcd(unit, ts[i].c), ts[i].d), ts[i].t);
 		tmax = ts[i].t > tmax ? ts[i].t : tmax;
 	}
 	r->unit = unit;

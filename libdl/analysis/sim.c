@@ -151,14 +151,8 @@ int dl_gedf_sim(const struct dl_an_task *ts, size_t n, int m, ssize_t *who, uint
 
 	/* The hyperperiod plus the longest deadline, capped at 2^50 ns. */
 	for (size_t i = 0; i < n; i++) {
-		uint64_t g = s.horizon, b = ts[i].t;
+		uint64_t g = (uint64_t)dl_an_gcd(s.horizon, ts[i].t);
 
-		while (b) {
-			uint64_t x = g % b;
-
-			g = b;
-			b = x;
-		}
 		if (s.horizon / g > (1ULL << 50) / ts[i].t) {
 			s.horizon = 1ULL << 50;
 			break;
