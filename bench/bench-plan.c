@@ -297,7 +297,7 @@ static int exact_speed(size_t maxn, int maxp, int sets)
 {
 	/* 10 s, and room for 8 Mi states (a few hundred MiB at most). */
 	struct dl_exact_opts o = { .max_ns = 10000000000ULL, .max_states = 8u << 20 };
-	uint64_t *t = malloc((size_t)sets * sizeof(*t)), states_max = 0;
+	uint64_t *t = malloc((size_t)sets * sizeof(*t));
 	struct dl_params p[64];
 
 	if (!t || maxn > 64)
@@ -308,6 +308,7 @@ static int exact_speed(size_t maxn, int maxp, int sets)
 	printf("# cpus decided sets median_ms max_ms schedulable not_schedulable infeasible max_states\n");
 	for (int m = 2; m <= 4; m++) {
 		int decided = 0, yes = 0, no = 0, over = 0;
+		uint64_t states_max = 0;
 
 		if ((size_t)m + 1 > maxn)
 			continue;
