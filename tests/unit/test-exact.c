@@ -110,6 +110,63 @@ START_TEST(test_dhall)
 }
 END_TEST
 
+/* The order among equal deadlines decides: on 2 CPUs, (2, 2, 4) and
+ * (1, 2, 6) tie behind (1, 1, 3) at 0; the lower index first meets every
+ * deadline, the other order makes task 0 miss at 2.  By default the
+ * verdict holds for every order, and the witness says which it took. */
+START_TEST(test_ties)
+{
+	const struct dl_params p[] = { T(2, 2, 4), T(1, 2, 6), T(1, 1, 3) };
+	const struct dl_an_task ts[] = { { 2, 2, 4 }, { 1, 2, 6 }, { 1, 1, 3 } };
+	struct dl_exact_result *any = exact(p, 3, 2, 0), *idx = exact(p, 3, 2, DL_EXACT_TIES_INDEX);
+	char *text = NULL;
+
+	ck_assert_int_eq(tl_brute_gedf_exact(ts, 3, 2, true), 1);
+	ck_assert_int_eq(tl_brute_gedf_exact(ts, 3, 2, false), 0);
+	ck_assert_int_eq(idx->verdict, DL_SCHEDULABLE);
+	ck_assert_msg(strstr(idx->why, "with equal deadlines in task order"), "%s", idx->why);
+	ck_assert_int_eq(any->verdict, DL_UNSCHEDULABLE);
+	ck_assert_int_eq(any->task, 0);
+	ck_assert_uint_eq(any->miss_at, 2 * MS);
+	ck_assert_uint_eq(any->nties, 1);
+	ck_assert_uint_eq(any->ties[0].from, 0);
+	ck_assert_uint_eq(any->ties[0].to, MS);
+	ck_assert_uint_eq(any->ties[0].ahead, 1u << 1);
+	ck_assert_msg(strstr(any->why, "and its order among equal deadlines"), "%s", any->why);
+	check_witness(ts, 3, 2, any);
+	ck_assert_int_gt(dl_exact_witness(any, p, NULL, &text), 0);
+	ck_assert_msg(strstr(text, "# from 0ns to 1ms, among equal deadlines first: 1\n"), "%s", text);
+	free(text);
+	dl_exact_free(any);
+	dl_exact_free(idx);
+}
+END_TEST
+
+/* dl_global_test(3)'s example: on 2 CPUs (1, 2, 2), (4, 4, 4), (1, 8, 8)
+ * and (2, 5, 8), all released at 0, meet every deadline in this order;
+ * (4, 4, 4) released at 0 and the others 2 later make its second job
+ * miss at 8, in task order too. */
+START_TEST(test_later_release)
+{
+	const struct dl_params p[] = { T(1, 2, 2), T(4, 4, 4), T(1, 8, 8), T(2, 5, 8) };
+	const struct dl_an_task ts[] = { { 1, 2, 2 }, { 4, 4, 4 }, { 1, 8, 8 }, { 2, 5, 8 } };
+	struct dl_exact_result *r = exact(p, 4, 2, DL_EXACT_TIES_INDEX);
+	ssize_t who;
+	uint64_t when;
+
+	ck_assert(!dl_gedf_sim(ts, 4, 2, &who, &when));
+	ck_assert_int_eq(tl_brute_gedf_exact(ts, 4, 2, false), 1);
+	ck_assert_int_eq(r->verdict, DL_UNSCHEDULABLE);
+	ck_assert_uint_eq(r->nties, 0);
+	check_witness(ts, 4, 2, r);
+	ck_assert_int_eq(r->task, 1);
+	ck_assert_uint_eq(r->miss_at, 8 * MS);
+	ck_assert_uint_eq(r->arrivals[0].task, 1);
+	ck_assert_uint_eq(r->arrivals[1].release, 2 * MS);
+	dl_exact_free(r);
+}
+END_TEST
+
 /* Sets every sufficient test (GFB, BAK, BCL, RTA) refuses and whose
  * synchronous simulation meets every deadline, schedulable whatever the
  * arrivals (found by the brute force below), and sets that meet the
@@ -362,6 +419,8 @@ static Suite *make(void)
 
 	tcase_add_test(tc, test_dhall);
 	tcase_add_test(tc, test_known_sets);
+	tcase_add_test(tc, test_ties);
+	tcase_add_test(tc, test_later_release);
 	tcase_add_test(tc, test_budget);
 	tcase_add_test(tc, test_shapes);
 	tcase_add_test(tc, test_bad_input);
