@@ -227,13 +227,17 @@ static char *exact_taskfile(const struct dl_taskset *set, const struct dl_exact_
 
 static const char *const exact_verdicts[] = { "not schedulable", "infeasible", "unknown", "schedulable" };
 
-static void print_exact(const struct dl_taskset *set, const struct dl_exact_result *r)
+static void print_exact(const struct dl_taskset *set, const struct dl_platform *pf, const struct dl_exact_result *r)
 {
 	char why[512], el[DL_TIME_STRLEN], *text;
 
 	if (!r)
 		return;
 	printf("exact test: %s\n  %s\n", exact_verdicts[r->verdict + 2], exact_why(set, r, why, sizeof(why)));
+	/* Not searched (no budget spent, no state kept): the grid, which
+	 * the fair server's long period makes fine. */
+	if (r->verdict == DL_NOT_GUARANTEED && !r->budget_spent && !r->states && pf->server.runtime)
+		printf("  the fair servers count as tasks: --fair-server off plans without them\n");
 	if (r->unit)
 		printf("  %" PRIu64 " states searched in %s\n", r->states, dl_time_format(r->elapsed_ns, el, sizeof(el)));
 	if (r->verdict != DL_UNSCHEDULABLE)
@@ -261,7 +265,7 @@ static void print_text(const struct dl_taskset *set, const struct dl_platform *p
 	if (ch->plan)
 		print_change(set, pf, defaults, plan, ch);
 	print_global(set, plan->global);
-	print_exact(set, ex);
+	print_exact(set, pf, ex);
 	if (!plan->feasible) {
 		if (plan->unplaced >= 0)
 			printf("no plan: %s cannot be placed: %s\n", task_name(set, plan->unplaced), plan->why);

@@ -75,6 +75,7 @@ has "--exact-states: unknown within the budget" "$out" "unknown within the budge
 # fine for the search: it says so.
 out=$("$part" plan --cpus 2 "$tmp/only-exact.ts")
 has "the fair server's period on a 1ms grid: unknown, and why" "$out" "unknown: a period of 1000 units of 1ms"
+has "and how to plan without it" "$out" "the fair servers count as tasks: --fair-server off plans without them"
 
 echo "1..$n"
 exit $failed
