@@ -67,6 +67,9 @@ struct search {
 	uint32_t *grep, *ghead;
 	uint32_t gsize, gused;
 	bool nomem;
+	/* The time budget, checked every 4096 successors made: one state
+	 * of many idle tasks has 2^n release choices. */
+	uint64_t start, max_ns, made;
 };
 
 static uint64_t key_hash(const struct search *s, const uint8_t *v)
@@ -215,7 +218,7 @@ struct fail {
 };
 
 /* The tick after state idx, released rel: every successor stored (0),
- * one failing (1, *f), or the budget spent (-1). */
+ * one failing (1, *f), or the budget of states (-1) or time (-2) spent. */
 static int expand(struct search *s, uint32_t idx, uint32_t rel, struct fail *f)
 {
 	uint8_t v[2 * EXACT_TASKS_MAX];
@@ -287,6 +290,8 @@ static int expand(struct search *s, uint32_t idx, uint32_t rel, struct fail *f)
 		}
 		if (store(s, nv, idx, rel, combo == (need ? (1u << need) - 1 : 0) ? 0 : chosen) < 0)
 			return -1;
+		if ((++s->made & 4095) == 0 && dl_now_ns() - s->start > s->max_ns)
+			return -2;
 		if (!s->any_tie || combo == last)
 			break;
 		uint32_t lo = combo & -combo, r = combo + lo;
@@ -385,6 +390,8 @@ int dl_an_exact(const struct dl_an_task *ts, size_t n, int m, const struct dl_ex
 		return 0;
 	}
 	s.max = max_states > NONE - 1 ? NONE - 1 : (uint32_t)max_states;
+	s.start = start;
+	s.max_ns = max_ns;
 	s.stride = 2 * n;
 	for (size_t i = 0; i < n; i++) {
 		s.c[i] = (uint8_t)(ts[i].c / unit);

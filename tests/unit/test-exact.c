@@ -344,6 +344,21 @@ START_TEST(test_budget)
 	ck_assert_int_eq(r->budget_spent, DL_EXACT_OUT_OF_TIME);
 	ck_assert_msg(strstr(r->why, "time limit"), "%s", r->why);
 	dl_exact_free(r);
+	/* Twenty idle tasks make 2^20 successors of the first state alone:
+	 * the time is checked while they are made, not only between states. */
+	{
+		struct dl_params many[20];
+
+		for (size_t i = 0; i < 20; i++)
+			many[i] = (struct dl_params)T(1, 20, 20);
+		o = (struct dl_exact_opts){ .max_ns = 20 * MS, .max_states = 4u << 20 };
+		ck_assert_int_eq(dl_exact_test(many, 20, 2, NULL, &o, &r), 0);
+		ck_assert_int_eq(r->verdict, DL_NOT_GUARANTEED);
+		ck_assert_int_eq(r->budget_spent, DL_EXACT_OUT_OF_TIME);
+		ck_assert_uint_eq(r->expanded, 1);
+		ck_assert_uint_lt(r->states, 1u << 20);
+		dl_exact_free(r);
+	}
 	/* The same set decided with the default budget. */
 	ck_assert_int_eq(dl_exact_test(p, 7, 4, NULL, NULL, &r), 0);
 	ck_assert_int_ne(r->verdict, DL_NOT_GUARANTEED);
