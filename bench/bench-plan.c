@@ -279,13 +279,16 @@ static void generate_units(struct dl_params *p, size_t n, double total, int maxp
 
 	uunifast_discard(u, n, total);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t t = 2 + (uint64_t)(uniform() * (maxp - 1)), c = (uint64_t)(u[i] * (double)t + 0.5), d;
+		uint64_t t = 2 + (uint64_t)(uniform() * (maxp - 1)), c = (uint64_t)(u[i] * (double)t + 0.5),
+			 d;
 
 		t = t > (uint64_t)maxp ? (uint64_t)maxp : t;
 		c = c < 1 ? 1 : c > t ? t : c;
 		d = c + (uint64_t)(uniform() * (double)(t - c + 1));
 		d = d > t ? t : d;
-		p[i] = (struct dl_params){ .runtime = c * 1000000, .deadline = d * 1000000, .period = t * 1000000 };
+		p[i] = (struct dl_params){ .runtime = c * 1000000,
+					   .deadline = d * 1000000,
+					   .period = t * 1000000 };
 	}
 }
 
@@ -350,7 +353,8 @@ static int exact_speed(size_t maxn, int maxp, int sets)
 static int pessimism(size_t maxn, int maxp, int sets)
 {
 	struct dl_params p[64];
-	int contradictions = 0, exact[10] = { 0 }, acc[10][5] = { { 0 } }, no[10] = { 0 }, undecided[10] = { 0 };
+	int contradictions = 0, exact[10] = { 0 }, acc[10][5] = { { 0 } }, no[10] = { 0 },
+	    undecided[10] = { 0 };
 	int over = 0;
 
 	if (maxn > 64 || maxn < 3)

@@ -30,7 +30,7 @@ struct plan_opts {
 	const char *path;
 	bool server_set;         /* --fair-server: plan with this server */
 	struct dl_params server; /* on every CPU; runtime 0: off */
-	bool exact_off;          /* --exact-time 0 */
+	bool exact_off;		 /* --exact-time 0 */
 	struct dl_exact_opts exact; /* --exact-time, --exact-states, --ties */
 };
 
@@ -191,12 +191,14 @@ static const char *exact_task(const struct dl_taskset *set, const struct dl_exac
 }
 
 /* The library's sentence, with the names of the tasks. */
-static const char *exact_why(const struct dl_taskset *set, const struct dl_exact_result *r, char *buf, size_t len)
+static const char *exact_why(const struct dl_taskset *set, const struct dl_exact_result *r, char *buf,
+			     size_t len)
 {
 	char at[DL_TIME_STRLEN];
 
 	if (r->verdict == DL_UNSCHEDULABLE)
-		snprintf(buf, len, "not schedulable on %d CPUs under global EDF: with the %zu releases of the witness%s, %s misses its deadline at %s",
+		snprintf(buf, len,
+			 "not schedulable on %d CPUs under global EDF: with the %zu releases of the witness%s, %s misses its deadline at %s",
 			 r->ncpus, r->narrivals, r->nties ? " and its order among equal deadlines" : "",
 			 exact_task(set, r, (size_t)r->task), dl_time_format(r->miss_at, at, sizeof(at)));
 	else
@@ -227,7 +229,8 @@ static char *exact_taskfile(const struct dl_taskset *set, const struct dl_exact_
 
 static const char *const exact_verdicts[] = { "not schedulable", "infeasible", "unknown", "schedulable" };
 
-static void print_exact(const struct dl_taskset *set, const struct dl_platform *pf, const struct dl_exact_result *r)
+static void print_exact(const struct dl_taskset *set, const struct dl_platform *pf,
+			const struct dl_exact_result *r)
 {
 	char why[512], el[DL_TIME_STRLEN], *text;
 
@@ -239,7 +242,8 @@ static void print_exact(const struct dl_taskset *set, const struct dl_platform *
 	if (r->verdict == DL_NOT_GUARANTEED && !r->budget_spent && !r->states && pf->server.runtime)
 		printf("  the fair servers count as tasks: --fair-server off plans without them\n");
 	if (r->unit)
-		printf("  %" PRIu64 " states searched in %s\n", r->states, dl_time_format(r->elapsed_ns, el, sizeof(el)));
+		printf("  %" PRIu64 " states searched in %s\n", r->states,
+		       dl_time_format(r->elapsed_ns, el, sizeof(el)));
 	if (r->verdict != DL_UNSCHEDULABLE)
 		return;
 	text = exact_taskfile(set, r);
@@ -252,7 +256,8 @@ static void print_exact(const struct dl_taskset *set, const struct dl_platform *
 }
 
 static void print_text(const struct dl_taskset *set, const struct dl_platform *pf, bool defaults,
-		       const struct dl_plan *plan, const struct server_change *ch, const struct dl_exact_result *ex)
+		       const struct dl_plan *plan, const struct server_change *ch,
+		       const struct dl_exact_result *ex)
 {
 	char a[DL_BW_STRLEN], b[DL_BW_STRLEN], c[DL_BW_STRLEN];
 
@@ -401,7 +406,8 @@ static void json_exact(struct json *j, const struct dl_taskset *set, const struc
 }
 
 static void print_json(const struct dl_taskset *set, const struct dl_platform *pf, bool defaults,
-		       const struct dl_plan *plan, const struct server_change *ch, const struct dl_exact_result *ex)
+		       const struct dl_plan *plan, const struct server_change *ch,
+		       const struct dl_exact_result *ex)
 {
 	static const char *const verdicts[] = { "infeasible", "not guaranteed", "schedulable" };
 	const struct dl_global_result *g = plan->global;
@@ -530,14 +536,18 @@ static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 		case 'S':
 		case 'y':
 			if (!plan)
-				usage_error("apply takes no --%s: it runs no exact test", c == 'T' ? "exact-time" : c == 'S' ? "exact-states" : "ties");
+				usage_error("apply takes no --%s: it runs no exact test",
+					    c == 'T'   ? "exact-time"
+					    : c == 'S' ? "exact-states"
+						       : "ties");
 			if (c == 'T') {
 				o->exact.max_ns = opt_time("--exact-time", optarg);
 				o->exact_off = o->exact.max_ns == 0;
 			} else if (c == 'S') {
 				o->exact.max_states = opt_uint("--exact-states", optarg, UINT32_MAX - 1);
 				if (!o->exact.max_states)
-					usage_error("--exact-states 0: give at least 1 state (--exact-time 0 turns the test off)");
+					usage_error(
+						"--exact-states 0: give at least 1 state (--exact-time 0 turns the test off)");
 			} else if (!strcmp(optarg, "index")) {
 				o->exact.flags |= DL_EXACT_TIES_INDEX;
 			} else if (!strcmp(optarg, "any")) {
@@ -556,7 +566,8 @@ static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 		case 'h':
 			printf("Usage: %s plan [--cpus N] [--fair-server off|RUNTIME/PERIOD] [--exact-time TIME]\n"
 			       "              [--exact-states N] [--ties any|index] [--json] TASKSET\n"
-			       "       %s apply [--no-move] [--isolated] TASKSET\n", program_name, program_name);
+			       "       %s apply [--no-move] [--isolated] TASKSET\n",
+			       program_name, program_name);
 			exit(EXIT_SUCCESS);
 		default:
 			bad_option(c, argv);

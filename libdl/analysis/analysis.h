@@ -97,8 +97,8 @@ struct dl_an_tie {
 	uint64_t from, to;
 	uint64_t ahead;
 };
-int dl_gedf_replay(const struct dl_an_task *ts, size_t n, int m, const struct dl_an_arrival *arr,
-		   size_t narr, const struct dl_an_tie *ties, size_t nties, ssize_t *who, uint64_t *when);
+int dl_gedf_replay(const struct dl_an_task *ts, size_t n, int m, const struct dl_an_arrival *arr, size_t narr,
+		   const struct dl_an_tie *ties, size_t nties, ssize_t *who, uint64_t *when);
 
 /* The exact test's search (exact.c) on ts, filling r's verdict, counts
  * and witness (arrivals and ties allocated), its why left to the caller

@@ -32,9 +32,11 @@ static int confirm(const struct dl_an_task *ts, size_t n, int m, struct dl_exact
 
 	if (arr && ties) {
 		for (size_t k = 0; k < r->narrivals; k++)
-			arr[k] = (struct dl_an_arrival){ .task = r->arrivals[k].task, .at = r->arrivals[k].release };
+			arr[k] = (struct dl_an_arrival){ .task = r->arrivals[k].task,
+							 .at = r->arrivals[k].release };
 		for (size_t k = 0; k < r->nties; k++)
-			ties[k] = (struct dl_an_tie){ .from = r->ties[k].from, .to = r->ties[k].to,
+			ties[k] = (struct dl_an_tie){ .from = r->ties[k].from,
+						      .to = r->ties[k].to,
 						      .ahead = r->ties[k].ahead };
 		got = dl_gedf_replay(ts, n, m, arr, r->narrivals, ties, r->nties, &who, &when);
 	}
@@ -58,8 +60,9 @@ static const char *task_name(const struct dl_exact_result *r, size_t i, char *bu
 	return buf;
 }
 
-DL_EXPORT int dl_exact_test(const struct dl_params *tasks, size_t n, int ncpus, const struct dl_params *server,
-			    const struct dl_exact_opts *opts, struct dl_exact_result **res)
+DL_EXPORT int dl_exact_test(const struct dl_params *tasks, size_t n, int ncpus,
+			    const struct dl_params *server, const struct dl_exact_opts *opts,
+			    struct dl_exact_result **res)
 {
 	struct dl_exact_result *r;
 	struct dl_an_task *ts;
@@ -74,7 +77,8 @@ DL_EXPORT int dl_exact_test(const struct dl_params *tasks, size_t n, int ncpus, 
 	if (ncpus < 1 || ncpus > DL_CPUS_MAX)
 		return dl_fail(-EINVAL, "%d CPUs: the analysis needs 1 to %d", ncpus, DL_CPUS_MAX);
 	if (opts && (opts->flags & ~(unsigned)DL_EXACT_TIES_INDEX))
-		return dl_fail(-EINVAL, "dl_exact_test: unknown flags 0x%x: the only one is DL_EXACT_TIES_INDEX",
+		return dl_fail(-EINVAL,
+			       "dl_exact_test: unknown flags 0x%x: the only one is DL_EXACT_TIES_INDEX",
 			       opts->flags & ~(unsigned)DL_EXACT_TIES_INDEX);
 	err = dl_an_tasks(tasks, n, server, ncpus, &ts, &total);
 	if (err)
@@ -89,29 +93,35 @@ DL_EXPORT int dl_exact_test(const struct dl_params *tasks, size_t n, int ncpus, 
 	r->ntasks = n;
 	r->ntotal = total;
 	r->task = -1;
-	ties = r->flags & DL_EXACT_TIES_INDEX ? "with equal deadlines in task order" : "whatever the order among equal deadlines";
+	ties = r->flags & DL_EXACT_TIES_INDEX ? "with equal deadlines in task order"
+					      : "whatever the order among equal deadlines";
 	if (dl_an_util_cmp(ts, total, (uint64_t)ncpus) == 1) {
 		r->verdict = DL_INFEASIBLE;
-		snprintf(r->why, sizeof(r->why), "infeasible: the tasks%s need more than the %d CPUs there are",
+		snprintf(r->why, sizeof(r->why),
+			 "infeasible: the tasks%s need more than the %d CPUs there are",
 			 total > n ? " and fair servers" : "", ncpus);
 		goto done;
 	}
 	if (total <= (size_t)ncpus) {
 		r->verdict = DL_SCHEDULABLE;
-		snprintf(r->why, sizeof(r->why), "schedulable on %d CPUs under global EDF: a CPU for every task", ncpus);
+		snprintf(r->why, sizeof(r->why),
+			 "schedulable on %d CPUs under global EDF: a CPU for every task", ncpus);
 		goto done;
 	}
 	err = dl_an_exact(ts, total, ncpus, opts, r);
 	if (err) {
 		dl_exact_free(r);
 		free(ts);
-		return dl_fail(err, "the exact test: out of memory (%" PRIu64 " states kept): give it a smaller budget of states",
+		return dl_fail(err,
+			       "the exact test: out of memory (%" PRIu64
+			       " states kept): give it a smaller budget of states",
 			       r->states);
 	}
 	dl_time_format(r->unit, u, sizeof(u));
 	if (r->verdict == DL_SCHEDULABLE) {
 		snprintf(r->why, sizeof(r->why),
-			 "schedulable on %d CPUs under global EDF, %s: every sporadic arrival sequence on a grid of %s searched (%" PRIu64 " states)",
+			 "schedulable on %d CPUs under global EDF, %s: every sporadic arrival sequence on a grid of %s searched (%" PRIu64
+			 " states)",
 			 ncpus, ties, u, r->states);
 	} else if (r->verdict == DL_UNSCHEDULABLE) {
 		err = confirm(ts, total, ncpus, r);
@@ -126,14 +136,20 @@ DL_EXPORT int dl_exact_test(const struct dl_params *tasks, size_t n, int ncpus, 
 		} else {
 			snprintf(r->why, sizeof(r->why),
 				 "not schedulable on %d CPUs under global EDF: with the %zu releases of the witness%s, %s misses its deadline at %s",
-				 ncpus, r->narrivals, r->nties ? " and its order among equal deadlines" : (r->flags & DL_EXACT_TIES_INDEX ? ", equal deadlines in task order" : ""),
-				 task_name(r, (size_t)r->task, who, sizeof(who)), dl_time_format(r->miss_at, at, sizeof(at)));
+				 ncpus, r->narrivals,
+				 r->nties
+					 ? " and its order among equal deadlines"
+					 : (r->flags & DL_EXACT_TIES_INDEX ? ", equal deadlines in task order"
+									   : ""),
+				 task_name(r, (size_t)r->task, who, sizeof(who)),
+				 dl_time_format(r->miss_at, at, sizeof(at)));
 		}
 	} else if (r->budget_spent) {
 		char el[DL_TIME_STRLEN];
 
 		snprintf(r->why, sizeof(r->why),
-			 "unknown within the budget: the exact test stopped at its %s limit after %" PRIu64 " states (%" PRIu64 " expanded) in %s, on a grid of %s",
+			 "unknown within the budget: the exact test stopped at its %s limit after %" PRIu64
+			 " states (%" PRIu64 " expanded) in %s, on a grid of %s",
 			 r->budget_spent == DL_EXACT_OUT_OF_TIME ? "time" : "states", r->states, r->expanded,
 			 dl_time_format(r->elapsed_ns, el, sizeof(el)), u);
 	}
@@ -152,8 +168,8 @@ static bool good_name(const char *s)
 	if (!s || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
 		return false;
 	for (k = 0; s[k]; k++)
-		if (!((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z') || (s[k] >= '0' && s[k] <= '9') ||
-		      s[k] == '_' || s[k] == '-' || s[k] == '.'))
+		if (!((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z') ||
+		      (s[k] >= '0' && s[k] <= '9') || s[k] == '_' || s[k] == '-' || s[k] == '.'))
 			return false;
 	return k <= 24;
 }
@@ -161,7 +177,8 @@ static bool good_name(const char *s)
 DL_EXPORT int dl_exact_witness(const struct dl_exact_result *r, const struct dl_params *tasks,
 			       const char *const *names, char **text)
 {
-	char *buf = NULL, a[DL_TIME_STRLEN], b[DL_TIME_STRLEN], c[DL_TIME_STRLEN], d[DL_TIME_STRLEN], e[DL_TIME_STRLEN];
+	char *buf = NULL, a[DL_TIME_STRLEN], b[DL_TIME_STRLEN], c[DL_TIME_STRLEN], d[DL_TIME_STRLEN],
+	     e[DL_TIME_STRLEN];
 	size_t len = 0;
 	FILE *f;
 
@@ -169,9 +186,11 @@ DL_EXPORT int dl_exact_witness(const struct dl_exact_result *r, const struct dl_
 		return dl_fail(-EINVAL, "dl_exact_witness: no text pointer given");
 	*text = NULL;
 	if (!r || r->verdict != DL_UNSCHEDULABLE)
-		return dl_fail(-ENODATA, "dl_exact_witness: the result holds no witness (only a DL_UNSCHEDULABLE verdict has one)");
+		return dl_fail(-ENODATA,
+			       "dl_exact_witness: the result holds no witness (only a DL_UNSCHEDULABLE verdict has one)");
 	if (r->ntasks && !tasks)
-		return dl_fail(-EINVAL, "dl_exact_witness: no tasks given: the witness needs their parameters");
+		return dl_fail(-EINVAL,
+			       "dl_exact_witness: no tasks given: the witness needs their parameters");
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return dl_fail(-ENOMEM, "out of memory");
@@ -183,9 +202,11 @@ DL_EXPORT int dl_exact_witness(const struct dl_exact_result *r, const struct dl_
 		snprintf(b, sizeof(b), "task%zd", r->task);
 	fprintf(f, "# global EDF on %d CPUs: %s misses its deadline at %s\n", r->ncpus, b,
 		dl_time_format(r->miss_at, a, sizeof(a)));
-	fprintf(f, "# one line per job, released at its offset; its period keeps it from repeating before then\n");
+	fprintf(f,
+		"# one line per job, released at its offset; its period keeps it from repeating before then\n");
 	for (size_t k = 0; k < r->nties; k++) {
-		fprintf(f, "# from %s to %s, among equal deadlines first:", dl_time_format(r->ties[k].from, a, sizeof(a)),
+		fprintf(f, "# from %s to %s, among equal deadlines first:",
+			dl_time_format(r->ties[k].from, a, sizeof(a)),
 			dl_time_format(r->ties[k].to, b, sizeof(b)));
 		for (size_t i = 0; i < 64; i++)
 			if (r->ties[k].ahead >> i & 1)
@@ -206,7 +227,8 @@ DL_EXPORT int dl_exact_witness(const struct dl_exact_result *r, const struct dl_
 				snprintf(name, sizeof(name), "task%zu.j%zu", i, job);
 		} else {
 			snprintf(name, sizeof(name), "server%zu.j%zu", i - r->ntasks, job);
-			fprintf(f, "# %s: a fair server's job released at %s\n", name, dl_time_format(rel, a, sizeof(a)));
+			fprintf(f, "# %s: a fair server's job released at %s\n", name,
+				dl_time_format(rel, a, sizeof(a)));
 			continue;
 		}
 		if (!p.deadline)

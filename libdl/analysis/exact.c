@@ -46,11 +46,11 @@
 #include "analysis/analysis.h"
 #include "sys/sys.h"
 
-#define EXACT_TASKS_MAX 32
-#define EXACT_UNITS_MAX 255 /* a period's units: one byte per figure */
+#define EXACT_TASKS_MAX	     32
+#define EXACT_UNITS_MAX	     255 /* a period's units: one byte per figure */
 #define EXACT_STATES_DEFAULT (2u << 20)
-#define EXACT_NS_DEFAULT (5ULL * 1000 * 1000 * 1000)
-#define NONE UINT32_MAX
+#define EXACT_NS_DEFAULT     (5ULL * 1000 * 1000 * 1000)
+#define NONE		     UINT32_MAX
 
 struct search {
 	size_t n;
@@ -107,12 +107,12 @@ static bool grow_states(struct search *s)
 
 	if (cap > s->max)
 		cap = s->max;
-#define GROW(f, size)                                  \
-	do {                                           \
+#define GROW(f, size)                                    \
+	do {                                             \
 		p = realloc(s->f, (size_t)cap * (size)); \
-		if (!p)                                \
-			return false;                  \
-		s->f = p;                              \
+		if (!p)                                  \
+			return false;                    \
+		s->f = p;                                \
 	} while (0)
 	GROW(st, s->stride);
 	GROW(parent, sizeof(uint32_t));
@@ -348,9 +348,11 @@ static int witness(struct search *s, const struct fail *f, uint64_t unit, const 
 
 		for (size_t i = 0; i < s->n; i++)
 			if (rel >> i & 1)
-				r->arrivals[r->narrivals++] = (struct dl_arrival){ .task = i, .release = t * unit };
+				r->arrivals[r->narrivals++] =
+					(struct dl_arrival){ .task = i, .release = t * unit };
 		if (tie)
-			r->ties[r->nties++] = (struct dl_tie){ .from = t * unit, .to = (t + 1) * unit, .ahead = tie };
+			r->ties[r->nties++] =
+				(struct dl_tie){ .from = t * unit, .to = (t + 1) * unit, .ahead = tie };
 	}
 	free(path);
 	r->states = s->count;
@@ -377,15 +379,16 @@ int dl_an_exact(const struct dl_an_task *ts, size_t n, int m, const struct dl_ex
 	}
 	r->unit = unit;
 	if (n > EXACT_TASKS_MAX) {
-		snprintf(r->why, sizeof(r->why), "unknown: %zu tasks, more than the %d the exact test takes", n,
-			 EXACT_TASKS_MAX);
+		snprintf(r->why, sizeof(r->why), "unknown: %zu tasks, more than the %d the exact test takes",
+			 n, EXACT_TASKS_MAX);
 		return 0;
 	}
 	if (n && tmax / unit > EXACT_UNITS_MAX) {
 		char u[DL_TIME_STRLEN];
 
 		snprintf(r->why, sizeof(r->why),
-			 "unknown: a period of %" PRIu64 " units of %s, more than the %d the exact test takes (the unit is the greatest common divisor of every runtime, deadline and period)",
+			 "unknown: a period of %" PRIu64
+			 " units of %s, more than the %d the exact test takes (the unit is the greatest common divisor of every runtime, deadline and period)",
 			 tmax / unit, dl_time_format(unit, u, sizeof(u)), EXACT_UNITS_MAX);
 		return 0;
 	}

@@ -164,11 +164,10 @@ int dl_gedf_sim(const struct dl_an_task *ts, size_t n, int m, ssize_t *who, uint
 	return run(&s, who, when) > 0;
 }
 
-int dl_gedf_replay(const struct dl_an_task *ts, size_t n, int m, const struct dl_an_arrival *arr,
-		   size_t narr, const struct dl_an_tie *ties, size_t nties, ssize_t *who, uint64_t *when)
+int dl_gedf_replay(const struct dl_an_task *ts, size_t n, int m, const struct dl_an_arrival *arr, size_t narr,
+		   const struct dl_an_tie *ties, size_t nties, ssize_t *who, uint64_t *when)
 {
-	struct sim s = { .ts = ts, .n = n, .m = m, .arr = arr, .narr = narr, .ties = ties,
-			 .nties = nties };
+	struct sim s = { .ts = ts, .n = n, .m = m, .arr = arr, .narr = narr, .ties = ties, .nties = nties };
 	uint64_t dmax = 0;
 
 	if (n > 64)

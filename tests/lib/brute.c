@@ -166,7 +166,8 @@ int tl_brute_gedf_exact(const struct dl_an_task *ts, size_t n, int m, bool any_t
 				for (size_t i = 0; ok && i < n; i++)
 					for (size_t j = 0; ok && j < n; j++)
 						if ((run >> i & 1) && (ready >> j & 1) && !(run >> j & 1))
-							ok = dl[i] < dl[j] || (dl[i] == dl[j] && (any_tie || i < j));
+							ok = dl[i] < dl[j] ||
+							     (dl[i] == dl[j] && (any_tie || i < j));
 				if (!ok)
 					continue;
 				if (!any_tie && !first)
@@ -196,9 +197,8 @@ int tl_brute_gedf_exact(const struct dl_an_task *ts, size_t n, int m, bool any_t
 	return missed;
 }
 
-int64_t tl_brute_replay(const struct dl_an_task *ts, size_t n, int m, const size_t *task,
-			const uint64_t *at, size_t narr, const uint64_t *ahead, size_t nahead,
-			uint64_t horizon, size_t *who)
+int64_t tl_brute_replay(const struct dl_an_task *ts, size_t n, int m, const size_t *task, const uint64_t *at,
+			size_t narr, const uint64_t *ahead, size_t nahead, uint64_t horizon, size_t *who)
 {
 	uint64_t rem[32] = { 0 }, dl[32] = { 0 };
 	size_t k = 0;

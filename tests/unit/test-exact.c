@@ -15,7 +15,10 @@
 
 #define MS 1000000ULL
 
-#define T(c, d, t) { .runtime = (c) * MS, .deadline = (d) * MS, .period = (t) * MS }
+#define T(c, d, t)                                                      \
+	{                                                               \
+		.runtime = (c)*MS, .deadline = (d)*MS, .period = (t)*MS \
+	}
 
 static struct dl_exact_result *exact(const struct dl_params *p, size_t n, int m, unsigned flags)
 {
@@ -30,7 +33,9 @@ static struct dl_exact_result *exact(const struct dl_params *p, size_t n, int m,
 static void to_params(const struct dl_an_task *ts, size_t n, struct dl_params *p)
 {
 	for (size_t i = 0; i < n; i++)
-		p[i] = (struct dl_params){ .runtime = ts[i].c * MS, .deadline = ts[i].d * MS, .period = ts[i].t * MS };
+		p[i] = (struct dl_params){ .runtime = ts[i].c * MS,
+					   .deadline = ts[i].d * MS,
+					   .period = ts[i].t * MS };
 }
 
 /* The witness replayed by the brute-force simulator, in units: it misses
@@ -65,7 +70,8 @@ static void check_witness(const struct dl_an_task *ts, size_t n, int m, const st
 	struct dl_an_task u[8];
 
 	for (size_t i = 0; i < n; i++)
-		u[i] = (struct dl_an_task){ ts[i].c * MS / r->unit, ts[i].d * MS / r->unit, ts[i].t * MS / r->unit };
+		u[i] = (struct dl_an_task){ ts[i].c * MS / r->unit, ts[i].d * MS / r->unit,
+					    ts[i].t * MS / r->unit };
 	when = tl_brute_replay(u, n, m, task, at, r->narrivals, ahead, 256, last + horizon, &who);
 	ck_assert_int_ge(when, 0);
 	ck_assert_uint_eq((uint64_t)when * r->unit, r->miss_at);
@@ -91,7 +97,8 @@ START_TEST(test_dhall)
 	ck_assert_msg(strstr(r->why, "task 2 misses its deadline at 11ms"), "%s", r->why);
 	/* The witness as a task file that dl-load reads: a job per line at
 	 * its offset, none repeating before the miss. */
-	ck_assert_int_gt(dl_exact_witness(r, p, (const char *const[]){ "light", "light2", "heavy" }, &text), 0);
+	ck_assert_int_gt(dl_exact_witness(r, p, (const char *const[]){ "light", "light2", "heavy" }, &text),
+			 0);
 	ck_assert_int_eq(dl_taskset_parse(text, strlen(text), "witness", &set), 0);
 	ck_assert_uint_eq(dl_taskset_count(set), 3);
 	for (size_t k = 0; k < 3; k++) {
@@ -293,15 +300,16 @@ START_TEST(test_vs_sufficient_and_simulation)
 			continue;
 		to_params(ts, n, p);
 		struct dl_exact_result *any = exact(p, n, m, 0), *idx = exact(p, n, m, DL_EXACT_TIES_INDEX);
-		bool suff = dl_gfb(ts, n, m, NULL, &lim) || dl_bak(ts, n, m, &lim) || dl_bcl(ts, n, m, &lim) ||
-			    dl_rta(ts, n, m, NULL, &lim);
+		bool suff = dl_gfb(ts, n, m, NULL, &lim) || dl_bak(ts, n, m, &lim) ||
+			    dl_bcl(ts, n, m, &lim) || dl_rta(ts, n, m, NULL, &lim);
 		bool sim = dl_gedf_sim(ts, n, m, &who, &when);
 
 		ck_assert_int_ne(any->verdict, DL_NOT_GUARANTEED);
 		ck_assert_int_ne(idx->verdict, DL_NOT_GUARANTEED);
 		if (suff) {
 			accepted++;
-			ck_assert_msg(any->verdict == DL_SCHEDULABLE, "set %d: a sufficient test accepts, exact: %s", k, any->why);
+			ck_assert_msg(any->verdict == DL_SCHEDULABLE,
+				      "set %d: a sufficient test accepts, exact: %s", k, any->why);
 		} else if (any->verdict == DL_SCHEDULABLE) {
 			only_exact++;
 		}
@@ -326,8 +334,8 @@ END_TEST
 /* Past its budget the test says so, with the size of the search. */
 START_TEST(test_budget)
 {
-	const struct dl_params p[] = { T(3, 8, 9), T(9, 12, 12), T(1, 2, 2), T(3, 5, 11), T(1, 4, 4), T(2, 9, 11),
-				       T(1, 7, 12) };
+	const struct dl_params p[] = { T(3, 8, 9), T(9, 12, 12), T(1, 2, 2), T(3, 5, 11),
+				       T(1, 4, 4), T(2, 9, 11),	 T(1, 7, 12) };
 	struct dl_exact_opts o = { .max_states = 50 };
 	struct dl_exact_result *r = NULL;
 
@@ -371,11 +379,19 @@ END_TEST
  * than the CPUs can carry. */
 START_TEST(test_shapes)
 {
-	const struct dl_params fine[] = { T(1, 2, 2), T(1, 2, 2), { .runtime = MS, .deadline = 300 * MS + 1, .period = 300 * MS + 1 } };
+	const struct dl_params fine[] = {
+		T(1, 2, 2),
+		T(1, 2, 2),
+		{ .runtime = MS, .deadline = 300 * MS + 1, .period = 300 * MS + 1 }
+	};
 	const struct dl_params over[] = { T(2, 2, 2), T(2, 2, 2), T(1, 2, 2) };
 	const struct dl_params srv = T(1, 4, 4);
 	const struct dl_params light[] = { T(2, 4, 4), T(2, 4, 4), T(3, 8, 8) };
-	const struct dl_an_task with_srv[] = { { 2, 4, 4 }, { 2, 4, 4 }, { 3, 8, 8 }, { 1, 4, 4 }, { 1, 4, 4 } };
+	const struct dl_an_task with_srv[] = { { 2, 4, 4 },
+					       { 2, 4, 4 },
+					       { 3, 8, 8 },
+					       { 1, 4, 4 },
+					       { 1, 4, 4 } };
 	struct dl_exact_result *r = NULL;
 
 	r = exact(fine, 3, 2, 0);
@@ -393,7 +409,8 @@ START_TEST(test_shapes)
 	ck_assert_int_eq(dl_exact_test(light, 3, 2, &srv, NULL, &r), 0);
 	ck_assert_uint_eq(r->ntotal, 5);
 	ck_assert_uint_eq(r->ntasks, 3);
-	ck_assert_int_eq(r->verdict, (tl_brute_gedf_exact(with_srv, 5, 2, true) ? DL_UNSCHEDULABLE : DL_SCHEDULABLE));
+	ck_assert_int_eq(r->verdict,
+			 (tl_brute_gedf_exact(with_srv, 5, 2, true) ? DL_UNSCHEDULABLE : DL_SCHEDULABLE));
 	if (r->verdict == DL_UNSCHEDULABLE)
 		check_witness(with_srv, 5, 2, r);
 	dl_exact_free(r);
