@@ -4,6 +4,9 @@
  *
  *   bench-plan speed TASKS CPUS [SETS]     time the planner per set
  *   bench-plan accept TASKS CPUS [SETS]    acceptance ratio table
+ *   bench-plan exact MAXTASKS MAXPERIOD [SETS]  the exact test's speed
+ *   bench-plan pessimism MAXTASKS MAXPERIOD [SETS]  what the sufficient
+ *                                          tests accept of what it accepts
  *
  * Sets: UUniFast-Discard utilizations (Bini and Buttazzo 2005; a set with
  * a task above 1 is drawn again), periods log-uniform in [1ms, 1s],
@@ -264,13 +267,161 @@ static int accept(size_t n, int m, int sets)
 	return 0;
 }
 
+/*
+ * The exact test's sets: n tasks on m CPUs with integer periods of 2 to
+ * maxp units (1 ms), UUniFast-Discard utilizations, C = U T rounded (at
+ * least 1 unit), D uniform in [C, T]; no fair server (its 1 s period is
+ * off the grid).
+ */
+static void generate_units(struct dl_params *p, size_t n, double total, int maxp)
+{
+	double u[64];
+
+	uunifast_discard(u, n, total);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t = 2 + (uint64_t)(uniform() * (maxp - 1)), c = (uint64_t)(u[i] * (double)t + 0.5),
+			 d;
+
+		t = t > (uint64_t)maxp ? (uint64_t)maxp : t;
+		c = c < 1 ? 1 : c > t ? t : c;
+		d = c + (uint64_t)(uniform() * (double)(t - c + 1));
+		d = d > t ? t : d;
+		p[i] = (struct dl_params){ .runtime = c * 1000000,
+					   .deadline = d * 1000000,
+					   .period = t * 1000000 };
+	}
+}
+
+/* Up to maxn tasks (m + 1 at least) on 2 to 4 CPUs, total utilization
+ * uniform in (0.3 m, m]: per CPU count, how many the exact test decides
+ * within a 10 s budget, the median and the worst time per set, the most
+ * states a set needed. */
+static int exact_speed(size_t maxn, int maxp, int sets)
+{
+	/* 10 s, and room for 8 Mi states (a few hundred MiB at most). */
+	struct dl_exact_opts o = { .max_ns = 10000000000ULL, .max_states = 8u << 20 };
+	uint64_t *t = malloc((size_t)sets * sizeof(*t));
+	struct dl_params p[64];
+
+	if (!t || maxn > 64)
+		return 1;
+	printf("# the exact test (dl_exact_test, ties in any order), up to %zu tasks, periods of 2 to %d units of 1ms,\n"
+	       "# %d sets per CPU count, a budget of 10 s and 8388608 states; wall time from call to return\n",
+	       maxn, maxp, sets);
+	printf("# cpus decided sets median_ms max_ms schedulable not_schedulable infeasible max_states\n");
+	for (int m = 2; m <= 4; m++) {
+		int decided = 0, yes = 0, no = 0, over = 0;
+		uint64_t states_max = 0;
+
+		if ((size_t)m + 1 > maxn)
+			continue;
+		for (int s = 0; s < sets; s++) {
+			size_t n = (size_t)m + 1 + (size_t)(uniform() * (double)(maxn - (size_t)m));
+			struct dl_exact_result *r;
+			uint64_t t0;
+
+			n = n > maxn ? maxn : n;
+			generate_units(p, n, m * (0.3 + 0.7 * uniform()), maxp);
+			t0 = now_ns();
+			if (dl_exact_test(p, n, m, NULL, &o, &r) < 0) {
+				fprintf(stderr, "bench-plan: %s\n", dl_errmsg());
+				return 1;
+			}
+			t[s] = now_ns() - t0;
+			decided += r->verdict != DL_NOT_GUARANTEED;
+			yes += r->verdict == DL_SCHEDULABLE;
+			no += r->verdict == DL_UNSCHEDULABLE;
+			over += r->verdict == DL_INFEASIBLE;
+			states_max = r->states > states_max ? r->states : states_max;
+			dl_exact_free(r);
+		}
+		qsort(t, (size_t)sets, sizeof(*t), cmp_u64);
+		printf("%d %d %d %.3f %.3f %d %d %d %llu\n", m, decided, sets, (double)t[sets / 2] / 1e6,
+		       (double)t[sets - 1] / 1e6, yes, no, over, (unsigned long long)states_max);
+		fflush(stdout);
+	}
+	free(t);
+	return 0;
+}
+
+/* Per band of utilization per CPU (the set's own, C/T summed, after the
+ * rounding to whole units): of the sets the exact test proves
+ * schedulable, the share each sufficient test (and any) accepts; and the
+ * contradictions, which must be none: a sufficient test accepting, or
+ * the synchronous simulation missing, where the exact test says
+ * otherwise.  sets in all, their target utilization uniform. */
+static int pessimism(size_t maxn, int maxp, int sets)
+{
+	struct dl_params p[64];
+	int contradictions = 0, exact[10] = { 0 }, acc[10][5] = { { 0 } }, no[10] = { 0 },
+	    undecided[10] = { 0 };
+	int over = 0;
+
+	if (maxn > 64 || maxn < 3)
+		return 1;
+	for (int s = 0; s < sets; s++) {
+		int m = 2 + (int)(uniform() * 3), band;
+		size_t n;
+		double u = 0;
+		struct dl_exact_result *r;
+		struct dl_global_result *g;
+
+		m = m > 4 ? 4 : m;
+		if ((size_t)m + 1 > maxn)
+			m = (int)maxn - 1;
+		n = (size_t)m + 1 + (size_t)(uniform() * (double)(maxn - (size_t)m));
+		n = n > maxn ? maxn : n;
+		generate_units(p, n, m * (0.02 + 0.98 * uniform()), maxp);
+		for (size_t i = 0; i < n; i++)
+			u += (double)p[i].runtime / (double)p[i].period;
+		if (dl_exact_test(p, n, m, NULL, NULL, &r) < 0 || dl_global_test(p, n, m, NULL, &g) < 0) {
+			fprintf(stderr, "bench-plan: %s\n", dl_errmsg());
+			return 1;
+		}
+		if (g->accepted_by >= 0 && r->verdict != DL_SCHEDULABLE && r->verdict != DL_NOT_GUARANTEED)
+			contradictions++;
+		if (g->miss_at && r->verdict == DL_SCHEDULABLE)
+			contradictions++;
+		band = (int)(u / m * 10);
+		if (r->verdict == DL_INFEASIBLE || band > 9) {
+			over++;
+		} else {
+			undecided[band] += r->verdict == DL_NOT_GUARANTEED;
+			no[band] += r->verdict == DL_UNSCHEDULABLE;
+			if (r->verdict == DL_SCHEDULABLE) {
+				exact[band]++;
+				for (int k = DL_TEST_GFB; k <= DL_TEST_RTA; k++)
+					acc[band][k - 1] += g->result[k] == 1;
+				acc[band][4] += g->accepted_by >= 0;
+			}
+		}
+		dl_exact_free(r);
+		free(g);
+	}
+	printf("# of the sets the exact test proves schedulable under global EDF, the share each sufficient\n"
+	       "# test accepts; %d sets, m + 1 to %zu tasks on 2 to 4 CPUs, periods of 2 to %d units,\n"
+	       "# banded by their utilization per CPU (%d above 1 left out)\n",
+	       sets, maxn, maxp, over);
+	printf("# util/cpu exact_schedulable GFB BAK BCL RTA any not_schedulable undecided\n");
+	for (int band = 0; band < 10; band++) {
+		printf("%.2f %d", (band + 0.5) / 10.0, exact[band]);
+		for (int k = 0; k < 5; k++)
+			printf(" %.3f", exact[band] ? (double)acc[band][k] / exact[band] : 0.0);
+		printf(" %d %d\n", no[band], undecided[band]);
+	}
+	printf("# contradictions %d\n", contradictions);
+	return contradictions ? 3 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t n;
 	int m, sets;
 
-	if (argc < 4 || (strcmp(argv[1], "speed") && strcmp(argv[1], "accept"))) {
-		fprintf(stderr, "usage: bench-plan speed|accept TASKS CPUS [SETS]\n");
+	if (argc < 4 || (strcmp(argv[1], "speed") && strcmp(argv[1], "accept") && strcmp(argv[1], "exact") &&
+			 strcmp(argv[1], "pessimism"))) {
+		fprintf(stderr, "usage: bench-plan speed|accept TASKS CPUS [SETS]\n"
+				"       bench-plan exact|pessimism MAXTASKS MAXPERIOD [SETS]\n");
 		return 2;
 	}
 	n = (size_t)strtoul(argv[2], NULL, 10);
@@ -280,5 +431,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-plan: TASKS, CPUS and SETS must be at least 1\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "exact"))
+		return exact_speed(n, m, sets);
+	if (!strcmp(argv[1], "pessimism"))
+		return pessimism(n, m, sets);
 	return strcmp(argv[1], "speed") ? accept(n, m, sets) : speed(n, m, sets);
 }

@@ -29,3 +29,19 @@ verdict() {
 		near = num && (op ~ /</ ? x + 0 <= t * (1 + b / 100) : x + 0 >= t * (1 - b / 100))
 		printf "not met (%s%s)", bs, near ? ", within it" : ""}'
 }
+# The exact test's figures from bench-plan exact's output (FILE...): the
+# sets decided of all ("D/S"), the worst time of a set and the worst of
+# the per-CPU-count medians, in seconds.
+exact_decided() { awk '!/^#/ && NF >= 5 {d += $2; s += $3} END {if (s == 0) print "n/a"; else printf "%d/%d", d, s}' "$@"; }
+exact_all_decided() { awk '!/^#/ && NF >= 5 {d += $2; s += $3} END {print (s > 0 && d == s) ? "yes" : "no"}' "$@"; }
+exact_worst() { awk '!/^#/ && NF >= 5 {if ($5 > m) m = $5; n++} END {if (!n) print "n/a"; else printf "%.3f", m / 1000}' "$@"; }
+exact_median() { awk '!/^#/ && NF >= 5 {if ($4 > m) m = $4; n++} END {if (!n) print "n/a"; else printf "%.5f", m / 1000}' "$@"; }
+# bench-plan pessimism's output (FILE) as a Markdown table: per band of
+# utilization per CPU, the exactly schedulable sets and the percentage of
+# them each sufficient test accepts.
+pessimism_table() {
+	awk 'BEGIN {print "| utilization per CPU | exactly schedulable | GFB | BAK | BCL | RTA | any | not schedulable |"
+		print "|---|---|---|---|---|---|---|---|"}
+		!/^#/ && NF >= 9 {printf "| %.1f-%.1f | %d | %.0f%% | %.0f%% | %.0f%% | %.0f%% | %.0f%% | %d |\n",
+			$1 - 0.05, $1 + 0.05, $2, 100 * $3, 100 * $4, 100 * $5, 100 * $6, 100 * $7, $8}' "$1"
+}

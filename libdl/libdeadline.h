@@ -693,7 +693,8 @@ int dl_edf_test(const struct dl_params *tasks, size_t n, const struct dl_params 
 #define DL_TEST_BCL  3 /* Bertogna, Cirinei, Lipari 2005 */
 #define DL_TEST_RTA  4 /* Bertogna, Cirinei 2007 response times */
 #define DL_TEST_QPA  5 /* one CPU: the exact test */
-#define DL_TEST_COUNT 6
+#define DL_TEST_EXACT 6 /* m CPUs: every sporadic arrival sequence searched (dl_exact_test(3)) */
+#define DL_TEST_COUNT 7
 const char *dl_test_name(int test);
 
 struct dl_global_result { /* allocated by the library: fields may be added at the end */
@@ -716,6 +717,61 @@ int dl_global_test(const struct dl_params *tasks, size_t n, int ncpus,
  * this host's), its periods checked against the platform's limits. */
 int dl_global_test_taskset(const struct dl_taskset *set, const struct dl_platform *pf,
 			   struct dl_global_result **res);
+
+/* Global EDF on ncpus CPUs, exactly (dl_exact_test(3)): every sporadic
+ * arrival sequence on the grid of the parameters' greatest common
+ * divisor searched, within a budget.  The verdict holds for every order
+ * among equal deadlines, or with DL_EXACT_TIES_INDEX for the lower index
+ * first.  Not schedulable: the arrivals that make task `task` miss its
+ * deadline at miss_at, replayed in the library's simulator; during each
+ * tie's [from, to) the tasks of its mask ran ahead of others with the
+ * same deadline.  Undecided within the budget: DL_NOT_GUARANTEED. */
+#define DL_UNSCHEDULABLE (-2)    /* proven: global EDF misses a deadline (a witness shows how) */
+#define DL_EXACT_TIES_INDEX 0x1  /* equal deadlines run in task order, not in any order */
+#define DL_EXACT_OUT_OF_TIME   1 /* budget_spent: the time */
+#define DL_EXACT_OUT_OF_STATES 2 /* budget_spent: the states */
+struct dl_exact_opts {    /* the caller's: zero it */
+	uint64_t max_states;  /* states the search may keep; 0: 2097152 (2n + 50 bytes each) */
+	uint64_t max_ns;      /* its time; 0: 5 s */
+	unsigned int flags;   /* DL_EXACT_TIES_INDEX */
+	unsigned int reserved0;
+	uint64_t reserved[3];
+};
+struct dl_arrival {
+	size_t task;          /* index: the tasks, then the fair servers' copies */
+	uint64_t release;     /* ns from the start */
+};
+struct dl_tie {
+	uint64_t from, to;    /* ns */
+	uint64_t ahead;       /* bit i: task i ran ahead of others with its deadline */
+};
+struct dl_exact_result {  /* allocated by the library: fields may be added at the end */
+	int verdict;          /* DL_SCHEDULABLE, DL_UNSCHEDULABLE, DL_INFEASIBLE or DL_NOT_GUARANTEED */
+	int ncpus;
+	unsigned int flags;   /* as given */
+	int budget_spent;     /* undecided: DL_EXACT_OUT_OF_TIME or DL_EXACT_OUT_OF_STATES, else 0 */
+	uint64_t unit;        /* ns: the grid */
+	uint64_t states;      /* states kept */
+	uint64_t expanded;    /* states whose successors were made */
+	uint64_t elapsed_ns;
+	ssize_t task;         /* not schedulable: the task that misses, else -1 */
+	uint64_t miss_at;     /* ns: the deadline it misses */
+	size_t ntasks;        /* the caller's tasks; indices past them are fair-server copies */
+	size_t ntotal;        /* tasks and fair-server copies */
+	size_t narrivals;
+	struct dl_arrival *arrivals; /* by release time */
+	size_t nties;
+	struct dl_tie *ties;
+	char why[320];        /* the verdict in a sentence */
+};
+int dl_exact_test(const struct dl_params *tasks, size_t n, int ncpus, const struct dl_params *server,
+		  const struct dl_exact_opts *opts, struct dl_exact_result **res);
+void dl_exact_free(struct dl_exact_result *res);
+/* The witness in libdl-taskset(5)'s line form: a line per job, named
+ * after names[task] (NULL: "task<i>"; "server<k>" past ntasks), each
+ * job's period long enough that none repeats before the miss. */
+int dl_exact_witness(const struct dl_exact_result *res, const struct dl_params *tasks,
+		     const char *const *names, char **text);
 
 /* A plan: one-CPU partitions and a cluster that the kernel admits and
  * the tests accept. */

@@ -419,6 +419,67 @@ static PyObject *global_test(PyObject *self, PyObject *args)
 	return d;
 }
 
+static PyObject *exact_dict(const struct dl_exact_result *r, PyObject *taskfile)
+{
+	PyObject *arr = PyTuple_New((Py_ssize_t)r->narrivals), *ties = PyTuple_New((Py_ssize_t)r->nties);
+
+	for (size_t k = 0; arr && k < r->narrivals; k++)
+		PyTuple_SET_ITEM(arr, (Py_ssize_t)k,
+				 Py_BuildValue("(nK)", (Py_ssize_t)r->arrivals[k].task,
+					       (unsigned long long)r->arrivals[k].release));
+	for (size_t k = 0; ties && k < r->nties; k++)
+		PyTuple_SET_ITEM(ties, (Py_ssize_t)k,
+				 Py_BuildValue("(KKK)", (unsigned long long)r->ties[k].from,
+					       (unsigned long long)r->ties[k].to,
+					       (unsigned long long)r->ties[k].ahead));
+	return pydl_dict("verdict", PyLong_FromLong(r->verdict), "ncpus", PyLong_FromLong(r->ncpus),
+			 "any_tie_order", PyBool_FromLong(!(r->flags & DL_EXACT_TIES_INDEX)), "budget_spent",
+			 PyLong_FromLong(r->budget_spent), "unit", PyLong_FromUnsignedLongLong(r->unit),
+			 "states", PyLong_FromUnsignedLongLong(r->states), "expanded",
+			 PyLong_FromUnsignedLongLong(r->expanded), "elapsed_ns",
+			 PyLong_FromUnsignedLongLong(r->elapsed_ns), "task", ssize_or_none(r->task),
+			 "miss_at", PyLong_FromUnsignedLongLong(r->miss_at), "ntasks",
+			 PyLong_FromSize_t(r->ntasks), "arrivals", arr, "ties", ties, "why",
+			 str_or_none(r->why), "taskfile", taskfile, NULL);
+}
+
+/* exact_test(tasks, ncpus, server, max_states, max_ns, ties_index) ->
+ * dict (dl_exact_test), the witness as a task file (dl_exact_witness)
+ * or None. */
+static PyObject *exact_test(PyObject *self, PyObject *args)
+{
+	struct dl_exact_opts o = { 0 };
+	struct dl_exact_result *r = NULL;
+	struct dl_params server, *tasks;
+	const struct dl_params *sp;
+	PyObject *list, *sobj, *msobj, *mnobj, *d, *tf;
+	int ncpus, index, err;
+	char *text = NULL;
+	size_t n = 0;
+
+	(void)self;
+	if (!PyArg_ParseTuple(args, "OiOOOp", &list, &ncpus, &sobj, &msobj, &mnobj, &index) ||
+	    server_arg(sobj, &server, &sp) < 0 ||
+	    pydl_u64(msobj, "max_states", UINT32_MAX - 1, &o.max_states) < 0 ||
+	    pydl_u64(mnobj, "max_ns", UINT64_MAX, &o.max_ns) < 0)
+		return NULL;
+	o.flags = index ? DL_EXACT_TIES_INDEX : 0;
+	tasks = params_array(list, &n);
+	if (!tasks)
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS err = dl_exact_test(tasks, n, ncpus, sp, &o, &r);
+	if (err == 0 && r->verdict == DL_UNSCHEDULABLE && dl_exact_witness(r, tasks, NULL, &text) < 0)
+		text = NULL;
+	Py_END_ALLOW_THREADS free(tasks);
+	if (err < 0)
+		return pydl_raise(err, PYDL_INPUT);
+	tf = text ? str_or_none(text) : Py_NewRef(Py_None);
+	free(text);
+	d = exact_dict(r, tf);
+	dl_exact_free(r);
+	return d;
+}
+
 static PyObject *part_dict(const struct dl_plan_part *p)
 {
 	PyObject *tasks = PyTuple_New((Py_ssize_t)p->ntasks);
@@ -514,9 +575,13 @@ static PyObject *test_name(PyObject *self, PyObject *arg)
 }
 
 PyMethodDef pydl_analysis_methods[] = {
-	{ "platform", platform, METH_VARARGS, "platform(ncpus, here) -> dict (dl_platform_get, dl_platform_init)" },
+	{ "platform", platform, METH_VARARGS,
+	  "platform(ncpus, here) -> dict (dl_platform_get, dl_platform_init)" },
 	{ "edf_test", edf_test, METH_VARARGS, "edf_test(tasks, server=None) -> dict (dl_edf_test)" },
-	{ "global_test", global_test, METH_VARARGS, "global_test(tasks, ncpus, server) or (taskset, platform)" },
+	{ "global_test", global_test, METH_VARARGS,
+	  "global_test(tasks, ncpus, server) or (taskset, platform)" },
+	{ "exact_test", exact_test, METH_VARARGS,
+	  "exact_test(tasks, ncpus, server, max_states, max_ns, ties_index) -> dict (dl_exact_test)" },
 	{ "plan", plan, METH_VARARGS, "plan(tasks or taskset, platform=None) -> dict" },
 	{ "test_name", test_name, METH_O, "test_name(test) -> str (dl_test_name)" },
 	{ NULL, NULL, 0, NULL },

@@ -30,6 +30,8 @@ struct plan_opts {
 	const char *path;
 	bool server_set;         /* --fair-server: plan with this server */
 	struct dl_params server; /* on every CPU; runtime 0: off */
+	bool exact_off;		 /* --exact-time 0 */
+	struct dl_exact_opts exact; /* --exact-time, --exact-states, --ties */
 };
 
 /* What --fair-server changes: the platform as found (this machine, or
@@ -161,8 +163,101 @@ static void print_change(const struct dl_taskset *set, const struct dl_platform 
 		printf("  the tasks no longer all fit\n");
 }
 
+/* The exact test (dl_exact_test(3)), run when no sufficient test
+ * accepts: NULL when not run. */
+static struct dl_exact_result *run_exact(const struct plan_opts *o, const struct dl_taskset *set,
+					 const struct dl_platform *pf, const struct dl_plan *plan)
+{
+	size_t n = dl_taskset_count(set);
+	struct dl_params *p;
+	struct dl_exact_result *r = NULL;
+
+	if (o->exact_off || !plan->global || plan->global->verdict != DL_NOT_GUARANTEED)
+		return NULL;
+	p = calloc(n ? n : 1, sizeof(*p));
+	if (!p)
+		die(EXIT_FAILURE, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		p[i] = dl_taskset_task(set, i)->params;
+	if (dl_exact_test(p, n, pf->ncpus, &pf->server, &o->exact, &r) < 0)
+		warnx_("the exact test: %s", dl_errmsg());
+	free(p);
+	return r;
+}
+
+static const char *exact_task(const struct dl_taskset *set, const struct dl_exact_result *r, size_t i)
+{
+	return i < r->ntasks ? task_name(set, (ssize_t)i) : "fair-server";
+}
+
+/* The library's sentence, with the names of the tasks. */
+static const char *exact_why(const struct dl_taskset *set, const struct dl_exact_result *r, char *buf,
+			     size_t len)
+{
+	char at[DL_TIME_STRLEN];
+
+	if (r->verdict == DL_UNSCHEDULABLE)
+		snprintf(buf, len,
+			 "not schedulable on %d CPUs under global EDF: with the %zu releases of the witness%s, %s misses its deadline at %s",
+			 r->ncpus, r->narrivals, r->nties ? " and its order among equal deadlines" : "",
+			 exact_task(set, r, (size_t)r->task), dl_time_format(r->miss_at, at, sizeof(at)));
+	else
+		snprintf(buf, len, "%s", r->why);
+	return buf;
+}
+
+/* The witness as a task file, its lines with the set's names. */
+static char *exact_taskfile(const struct dl_taskset *set, const struct dl_exact_result *r)
+{
+	size_t n = dl_taskset_count(set);
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	struct dl_params *p = calloc(n ? n : 1, sizeof(*p));
+	char *text = NULL;
+
+	if (!names || !p)
+		die(EXIT_FAILURE, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		names[i] = dl_taskset_task(set, i)->name;
+		p[i] = dl_taskset_task(set, i)->params;
+	}
+	if (dl_exact_witness(r, p, names, &text) < 0)
+		text = NULL;
+	free(names);
+	free(p);
+	return text;
+}
+
+static const char *const exact_verdicts[] = { "not schedulable", "infeasible", "unknown", "schedulable" };
+
+static void print_exact(const struct dl_taskset *set, const struct dl_platform *pf,
+			const struct dl_exact_result *r)
+{
+	char why[512], el[DL_TIME_STRLEN], *text;
+
+	if (!r)
+		return;
+	printf("exact test: %s\n  %s\n", exact_verdicts[r->verdict + 2], exact_why(set, r, why, sizeof(why)));
+	/* Not searched (no budget spent, no state kept): the grid, which
+	 * the fair server's long period makes fine. */
+	if (r->verdict == DL_NOT_GUARANTEED && !r->budget_spent && !r->states && pf->server.runtime)
+		printf("  the fair servers count as tasks: --fair-server off plans without them\n");
+	if (r->unit)
+		printf("  %" PRIu64 " states searched in %s\n", r->states,
+		       dl_time_format(r->elapsed_ns, el, sizeof(el)));
+	if (r->verdict != DL_UNSCHEDULABLE)
+		return;
+	text = exact_taskfile(set, r);
+	if (!text)
+		return;
+	printf("  witness, a task file (libdl-taskset(5)) dl-load runs:\n");
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		printf("    %s\n", line);
+	free(text);
+}
+
 static void print_text(const struct dl_taskset *set, const struct dl_platform *pf, bool defaults,
-		       const struct dl_plan *plan, const struct server_change *ch)
+		       const struct dl_plan *plan, const struct server_change *ch,
+		       const struct dl_exact_result *ex)
 {
 	char a[DL_BW_STRLEN], b[DL_BW_STRLEN], c[DL_BW_STRLEN];
 
@@ -175,6 +270,7 @@ static void print_text(const struct dl_taskset *set, const struct dl_platform *p
 	if (ch->plan)
 		print_change(set, pf, defaults, plan, ch);
 	print_global(set, plan->global);
+	print_exact(set, pf, ex);
 	if (!plan->feasible) {
 		if (plan->unplaced >= 0)
 			printf("no plan: %s cannot be placed: %s\n", task_name(set, plan->unplaced), plan->why);
@@ -253,8 +349,65 @@ static void json_change(struct json *j, const struct dl_taskset *set, const stru
 	json_obj_end(j);
 }
 
+static void json_exact(struct json *j, const struct dl_taskset *set, const struct dl_exact_result *r)
+{
+	char why[512], *text;
+
+	if (!r) {
+		json_null(j, "exact");
+		return;
+	}
+	json_obj_begin(j, "exact");
+	json_str(j, "verdict", exact_verdicts[r->verdict + 2]);
+	json_str(j, "why", exact_why(set, r, why, sizeof(why)));
+	json_bool(j, "any_tie_order", !(r->flags & DL_EXACT_TIES_INDEX));
+	json_uint(j, "unit_ns", r->unit);
+	json_uint(j, "states", r->states);
+	json_uint(j, "elapsed_ns", r->elapsed_ns);
+	if (r->budget_spent)
+		json_str(j, "budget_spent", r->budget_spent == DL_EXACT_OUT_OF_TIME ? "time" : "states");
+	else
+		json_null(j, "budget_spent");
+	if (r->verdict != DL_UNSCHEDULABLE) {
+		json_null(j, "misses");
+		json_obj_end(j);
+		return;
+	}
+	json_str(j, "misses", exact_task(set, r, (size_t)r->task));
+	json_uint(j, "miss_at_ns", r->miss_at);
+	json_arr_begin(j, "arrivals");
+	for (size_t k = 0; k < r->narrivals; k++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "task", exact_task(set, r, r->arrivals[k].task));
+		json_uint(j, "release_ns", r->arrivals[k].release);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_arr_begin(j, "ties");
+	for (size_t k = 0; k < r->nties; k++) {
+		json_obj_begin(j, NULL);
+		json_uint(j, "from_ns", r->ties[k].from);
+		json_uint(j, "to_ns", r->ties[k].to);
+		json_arr_begin(j, "ahead");
+		for (size_t i = 0; i < r->ntotal && i < 64; i++)
+			if (r->ties[k].ahead >> i & 1)
+				json_str(j, NULL, exact_task(set, r, i));
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	text = exact_taskfile(set, r);
+	if (text)
+		json_str(j, "taskfile", text);
+	else
+		json_null(j, "taskfile");
+	free(text);
+	json_obj_end(j);
+}
+
 static void print_json(const struct dl_taskset *set, const struct dl_platform *pf, bool defaults,
-		       const struct dl_plan *plan, const struct server_change *ch)
+		       const struct dl_plan *plan, const struct server_change *ch,
+		       const struct dl_exact_result *ex)
 {
 	static const char *const verdicts[] = { "infeasible", "not guaranteed", "schedulable" };
 	const struct dl_global_result *g = plan->global;
@@ -300,6 +453,7 @@ static void print_json(const struct dl_taskset *set, const struct dl_platform *p
 		json_obj_end(&j);
 	}
 	json_obj_end(&j);
+	json_exact(&j, set, ex);
 	if (plan->feasible) {
 		json_str(&j, "method", dl_plan_method_name(plan->method));
 		json_int(&j, "k", plan->k);
@@ -348,6 +502,9 @@ static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 		{ "no-move", no_argument, NULL, 'n' },
 		{ "isolated", no_argument, NULL, 'i' },
 		{ "fair-server", required_argument, NULL, 'f' },
+		{ "exact-time", required_argument, NULL, 'T' },
+		{ "exact-states", required_argument, NULL, 'S' },
+		{ "ties", required_argument, NULL, 'y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -375,6 +532,31 @@ static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 			plan_server(optarg, &o->server);
 			o->server_set = true;
 			break;
+		case 'T':
+		case 'S':
+		case 'y':
+			if (!plan)
+				usage_error("apply takes no --%s: it runs no exact test",
+					    c == 'T'   ? "exact-time"
+					    : c == 'S' ? "exact-states"
+						       : "ties");
+			if (c == 'T') {
+				o->exact.max_ns = opt_time("--exact-time", optarg);
+				o->exact_off = o->exact.max_ns == 0;
+			} else if (c == 'S') {
+				o->exact.max_states = opt_uint("--exact-states", optarg, UINT32_MAX - 1);
+				if (!o->exact.max_states)
+					usage_error(
+						"--exact-states 0: give at least 1 state (--exact-time 0 turns the test off)");
+			} else if (!strcmp(optarg, "index")) {
+				o->exact.flags |= DL_EXACT_TIES_INDEX;
+			} else if (!strcmp(optarg, "any")) {
+				o->exact.flags &= ~(unsigned)DL_EXACT_TIES_INDEX;
+			} else {
+				usage_error("--ties %s: say any (every order among equal deadlines) or index (the lower task first)",
+					    optarg);
+			}
+			break;
 		case 'n':
 		case 'i':
 			if (plan)
@@ -382,8 +564,10 @@ static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 			o->flags |= c == 'n' ? DL_LAYOUT_NO_MOVE : DL_LAYOUT_ISOLATED;
 			break;
 		case 'h':
-			printf("Usage: %s plan [--cpus N] [--fair-server off|RUNTIME/PERIOD] [--json] TASKSET\n"
-			       "       %s apply [--no-move] [--isolated] TASKSET\n", program_name, program_name);
+			printf("Usage: %s plan [--cpus N] [--fair-server off|RUNTIME/PERIOD] [--exact-time TIME]\n"
+			       "              [--exact-states N] [--ties any|index] [--json] TASKSET\n"
+			       "       %s apply [--no-move] [--isolated] TASKSET\n",
+			       program_name, program_name);
 			exit(EXIT_SUCCESS);
 		default:
 			bad_option(c, argv);
@@ -557,6 +741,7 @@ int dl_part_plan_main(const char *cmd, int argc, char **argv)
 	struct dl_platform pf;
 	struct dl_plan *plan = NULL;
 	struct server_change ch = { .plan = NULL };
+	struct dl_exact_result *ex = NULL;
 	int ret;
 
 	parse(&o, cmd, argc, argv);
@@ -564,10 +749,11 @@ int dl_part_plan_main(const char *cmd, int argc, char **argv)
 	if (ret)
 		goto out;
 	if (!strcmp(cmd, "plan")) {
+		ex = run_exact(&o, set, &pf, plan);
 		if (o.json)
-			print_json(set, &pf, o.cpus != 0, plan, &ch);
+			print_json(set, &pf, o.cpus != 0, plan, &ch, ex);
 		else
-			print_text(set, &pf, o.cpus != 0, plan, &ch);
+			print_text(set, &pf, o.cpus != 0, plan, &ch, ex);
 		ret = plan->feasible ? EXIT_SUCCESS : EXIT_FAILURE;
 	} else if (!plan->feasible) {
 		warnx_("no plan: %s%s%s", plan->unplaced >= 0 ? task_name(set, plan->unplaced) : "",
@@ -577,6 +763,7 @@ int dl_part_plan_main(const char *cmd, int argc, char **argv)
 		ret = apply(&o, set, plan);
 	}
 out:
+	dl_exact_free(ex);
 	dl_plan_free(ch.plan);
 	dl_plan_free(plan);
 	dl_taskset_free(set);

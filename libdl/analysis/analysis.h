@@ -33,6 +33,9 @@ struct dl_an_task {
 int dl_an_tasks(const struct dl_params *p, size_t n, const struct dl_params *server,
 		int nserver, struct dl_an_task **out, size_t *count);
 
+/* The greatest common divisor (ratio.c). */
+dl_u128 dl_an_gcd(dl_u128 a, dl_u128 b);
+
 /* ceil(num * 2^DL_FP_SHIFT / den), saturating. */
 uint64_t dl_fp_ratio_up(dl_u128 num, dl_u128 den);
 uint64_t dl_fp_ratio_down(dl_u128 num, dl_u128 den);
@@ -80,6 +83,28 @@ int dl_rta(const struct dl_an_task *ts, size_t n, int m, uint64_t *resp, ssize_t
  * is missed (task in *who, at *when), 0 when none was found within the
  * budget.  A miss is one schedule's: another tie-break may meet it. */
 int dl_gedf_sim(const struct dl_an_task *ts, size_t n, int m, ssize_t *who, uint64_t *when);
+/* A sporadic arrival sequence replayed (sim.c): arr by time, each task's
+ * releases at least its period apart; during [from, to) of a tie rule the
+ * tasks of ahead run first among equal deadlines.  1 on a miss (the
+ * earliest, the lower index first), 0 none to the last release plus the
+ * longest deadline; -EINVAL a sequence that is not sporadic, more than 64
+ * tasks; -ENOMEM. */
+struct dl_an_arrival {
+	size_t task;
+	uint64_t at;
+};
+struct dl_an_tie {
+	uint64_t from, to;
+	uint64_t ahead;
+};
+int dl_gedf_replay(const struct dl_an_task *ts, size_t n, int m, const struct dl_an_arrival *arr, size_t narr,
+		   const struct dl_an_tie *ties, size_t nties, ssize_t *who, uint64_t *when);
+
+/* The exact test's search (exact.c) on ts, filling r's verdict, counts
+ * and witness (arrivals and ties allocated), its why left to the caller
+ * unless it gives up before searching.  0, or -ENOMEM. */
+int dl_an_exact(const struct dl_an_task *ts, size_t n, int m, const struct dl_exact_opts *o,
+		struct dl_exact_result *r);
 
 /* Critical scaling factors (DL_BW units): the largest alpha with the
  * first n - nfixed runtimes x alpha still accepted (QPA on one CPU; any

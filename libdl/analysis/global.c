@@ -45,14 +45,13 @@
 #define QUADRATIC_MAX 2000
 #define RTA_MAX 300
 #define SIM_TASKS_MAX 64
-#define SIM_EVENTS_MAX 2000000
 #define RTA_ROUNDS_MAX 64
 #define RTA_STEPS_MAX 20000
 
 DL_EXPORT const char *dl_test_name(int test)
 {
 	static const char *const names[DL_TEST_COUNT] = {
-		"n<=m", "GFB", "BAK", "BCL", "RTA", "QPA",
+		"n<=m", "GFB", "BAK", "BCL", "RTA", "QPA", "exact",
 	};
 
 	return test >= 0 && test < DL_TEST_COUNT ? names[test] : "none";
@@ -322,93 +321,6 @@ int dl_rta(const struct dl_an_task *ts, size_t n, int m, uint64_t *resp, ssize_t
 	free(slack);
 	free(r);
 	return ok;
-}
-
-/* One job per task at most: with D <= T a job still running at its
- * deadline is a miss, found before the next release. */
-int dl_gedf_sim(const struct dl_an_task *ts, size_t n, int m, ssize_t *who, uint64_t *when)
-{
-	uint64_t *rem = calloc(n ? n : 1, sizeof(*rem));
-	uint64_t *dl = calloc(n ? n : 1, sizeof(*dl));
-	uint64_t *rel = calloc(n ? n : 1, sizeof(*rel));
-	size_t *run = calloc((size_t)m + 1, sizeof(*run));
-	uint64_t now = 0, horizon = 1, dmax = 0;
-	int found = 0;
-
-	if (!rem || !dl || !rel || !run)
-		goto out;
-	/* The hyperperiod plus the longest deadline, capped at 2^50 ns. */
-	for (size_t i = 0; i < n; i++) {
-		uint64_t g = horizon, b = ts[i].t;
-
-		while (b) {
-			uint64_t x = g % b;
-
-			g = b;
-			b = x;
-		}
-		if (horizon / g > (1ULL << 50) / ts[i].t) {
-			horizon = 1ULL << 50;
-			break;
-		}
-		horizon = horizon / g * ts[i].t;
-		dmax = ts[i].d > dmax ? ts[i].d : dmax;
-	}
-	horizon += dmax;
-	for (long ev = 0; ev < SIM_EVENTS_MAX && now <= horizon; ev++) {
-		uint64_t next = UINT64_MAX;
-		size_t nrun = 0;
-
-		for (size_t i = 0; i < n; i++) {
-			if (rem[i] && dl[i] <= now) {
-				*who = (ssize_t)i;
-				*when = dl[i];
-				found = 1;
-				goto out;
-			}
-			if (rel[i] <= now) {
-				rem[i] = ts[i].c;
-				dl[i] = rel[i] + ts[i].d;
-				rel[i] += ts[i].t;
-			}
-		}
-		/* The m earliest deadlines run (ties: the lower index). */
-		for (int c = 0; c < m; c++) {
-			size_t best = n;
-
-			for (size_t i = 0; i < n; i++) {
-				bool taken = false;
-
-				if (!rem[i])
-					continue;
-				for (size_t j = 0; j < nrun && !taken; j++)
-					taken = run[j] == i;
-				if (!taken && (best == n || dl[i] < dl[best]))
-					best = i;
-			}
-			if (best == n)
-				break;
-			run[nrun++] = best;
-		}
-		for (size_t i = 0; i < n; i++) {
-			if (rel[i] < next)
-				next = rel[i];
-			if (rem[i] && dl[i] < next)
-				next = dl[i];
-		}
-		for (size_t j = 0; j < nrun; j++)
-			if (now + rem[run[j]] < next)
-				next = now + rem[run[j]];
-		for (size_t j = 0; j < nrun; j++)
-			rem[run[j]] -= next - now;
-		now = next;
-	}
-out:
-	free(rem);
-	free(dl);
-	free(rel);
-	free(run);
-	return found;
 }
 
 /* Does any of the tests allowed by mask accept? */

@@ -53,7 +53,7 @@ uint64_t dl_fp_ratio_down(dl_u128 num, dl_u128 den)
 	return fp_div(num, den, false);
 }
 
-static dl_u128 gcd128(dl_u128 a, dl_u128 b)
+dl_u128 dl_an_gcd(dl_u128 a, dl_u128 b)
 {
 	while (b) {
 		dl_u128 r = a % b;
@@ -72,15 +72,15 @@ static bool frac_add(dl_u128 *num, dl_u128 *den, dl_u128 a, dl_u128 b)
 
 	if (a == 0)
 		return true;
-	g = gcd128(a, b);
+	g = dl_an_gcd(a, b);
 	a /= g;
 	b /= g;
-	g = gcd128(*den, b);
+	g = dl_an_gcd(*den, b);
 	if (__builtin_mul_overflow(*num, b / g, &x) || __builtin_mul_overflow(a, *den / g, &y) ||
 	    __builtin_mul_overflow(*den / g, b, &nd) || __builtin_add_overflow(x, y, num))
 		return false;
 	*den = nd;
-	g = gcd128(*num, *den);
+	g = dl_an_gcd(*num, *den);
 	*num /= g;
 	*den /= g;
 	return true;

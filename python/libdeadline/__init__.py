@@ -40,7 +40,7 @@ from ._core import AdmissionError, DeadlineError, Job, PolicyError
 __all__ = [
     "AdmissionError", "DeadlineError", "PolicyError", "Job",
     "FLAG_RESET_ON_FORK", "FLAG_RECLAIM", "FLAG_DL_OVERRUN", "FLAG_UTIL_CLAMP_MIN", "FLAG_UTIL_CLAMP_MAX",
-    "UTIL_MAX", "BW_UNIT", "CLUSTER", "SCHEDULABLE", "NOT_GUARANTEED", "INFEASIBLE",
+    "UTIL_MAX", "BW_UNIT", "CLUSTER", "SCHEDULABLE", "NOT_GUARANTEED", "INFEASIBLE", "UNSCHEDULABLE",
     "ns", "format_time", "format_bw", "online_cpus", "period_limits", "have_cap_sys_nice",
     "Params", "params", "set", "get", "Budget", "budget", "clear", "reserve", "Reservation", "ThreadStatus",
     "check", "Verdict", "explain",
@@ -49,7 +49,8 @@ __all__ = [
     "Layout", "LayoutResult", "Member", "create_layout", "destroy_layout", "current_layout", "layout_status",
     "attach", "place", "occupants",
     "TaskSpec", "TaskSet", "read_taskset", "parse_taskset",
-    "Platform", "platform", "EdfResult", "GlobalResult", "PlanPart", "Plan", "edf_test", "global_test", "plan",
+    "Platform", "platform", "EdfResult", "GlobalResult", "ExactResult", "PlanPart", "Plan", "edf_test", "global_test",
+    "exact_test", "plan",
     "Periodic", "PeriodicStats", "periodic",
 ]
 
@@ -64,10 +65,10 @@ FLAG_UTIL_CLAMP_MAX = 0x40
 UTIL_MAX = 1024
 BW_UNIT = 1 << 20
 CLUSTER = "cluster"
-SCHEDULABLE, NOT_GUARANTEED, INFEASIBLE = 1, 0, -1
+SCHEDULABLE, NOT_GUARANTEED, INFEASIBLE, UNSCHEDULABLE = 1, 0, -1, -2
 _VERDICT_STEPS = ("admitted", "invalid", "no_cap", "affinity", "no_bw", "overflow")
 _VERDICT_ERRNO = (0, _errno.EINVAL, _errno.EPERM, _errno.EPERM, _errno.EPERM, _errno.EBUSY)
-_VERDICTS = {1: "schedulable", 0: "not guaranteed", -1: "infeasible"}
+_VERDICTS = {1: "schedulable", 0: "not guaranteed", -1: "infeasible", -2: "not schedulable"}
 _LAYOUT_ISOLATED, _LAYOUT_NO_MOVE, _LAYOUT_LEAVE_BUSY = 0x1, 0x2, 0x4
 _PROC_PARTIAL, _PROC_OWNED = 0x1, 0x2
 _SCHED_DEADLINE = 6
@@ -910,6 +911,61 @@ def global_test(tasks: Union[TaskSet, Iterable[Union[Params, Mapping[str, Any]]]
     if ncpus is None:
         raise TypeError("global_test needs ncpus= or platform=")
     return _global(_core.global_test(_tasks_arg(tasks), ncpus, None if server is None else server._tuple()))
+
+
+@dataclasses.dataclass(frozen=True)
+class ExactResult:
+    """Global EDF decided exactly (dl_exact_test(3)); truthy when schedulable.
+    verdict: SCHEDULABLE, UNSCHEDULABLE (with a witness), INFEASIBLE, or
+    NOT_GUARANTEED when the budget ran out (budget_spent "time" or "states").
+    arrivals: (task, release ns) that make task miss its deadline at miss_at;
+    ties: (from ns, to ns, tasks run ahead at equal deadlines); taskfile: the
+    witness as a task file for dl-load (libdl-taskset(5))."""
+
+    verdict: int
+    ncpus: int
+    any_tie_order: bool
+    budget_spent: Optional[str]
+    unit: int
+    states: int
+    expanded: int
+    elapsed_ns: int
+    task: Optional[int]
+    miss_at: int
+    ntasks: int
+    arrivals: Tuple[Tuple[int, int], ...]
+    ties: Tuple[Tuple[int, int, frozenset], ...]
+    why: str
+    taskfile: Optional[str]
+
+    def __bool__(self) -> bool:
+        return self.verdict == SCHEDULABLE
+
+    def __str__(self) -> str:
+        return self.why
+
+    def __repr__(self) -> str:
+        return f"<ExactResult {_verdict_name(self.verdict)} on {self.ncpus} CPUs: {self.why}>"
+
+
+def exact_test(tasks: Union[TaskSet, Iterable[Union[Params, Mapping[str, Any]]]], ncpus: int,
+               server: Optional[Params] = None, *, max_states: int = 0, max_seconds: float = 0,
+               ties: str = "any") -> ExactResult:
+    """Global EDF on ncpus CPUs decided exactly: every sporadic arrival
+    sequence searched within a budget (dl_exact_test(3)); 0: the default
+    budget (2097152 states, 5 s).  ties="any" holds for every order among
+    equal deadlines, "index" for the lower task first."""
+    if ties not in ("any", "index"):
+        raise ValueError(f"ties={ties!r}: say 'any' (every order among equal deadlines) or 'index'")
+    if isinstance(max_seconds, bool) or not isinstance(max_seconds, (int, float)) or not 0 <= max_seconds < 2**34:
+        raise ValueError(f"max_seconds={max_seconds!r}: give a number of seconds from 0 (the default) up")
+    if isinstance(tasks, TaskSet):
+        tasks = [tasks[i].params for i in range(len(tasks))]
+    d = dict(_core.exact_test(_tasks_arg(tasks), ncpus, None if server is None else server._tuple(),
+                              max_states, int(max_seconds * 1e9), ties == "index"))
+    d["budget_spent"] = {0: None, 1: "time", 2: "states"}[d["budget_spent"]]
+    d["ties"] = tuple((a, b, frozenset(i for i in range(64) if m >> i & 1)) for a, b, m in d["ties"])
+    return ExactResult(**d)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -19,6 +19,7 @@ CLUSTER: str
 SCHEDULABLE: int
 NOT_GUARANTEED: int
 INFEASIBLE: int
+UNSCHEDULABLE: int
 
 class DeadlineError(OSError): ...
 class AdmissionError(DeadlineError): ...
@@ -318,6 +319,27 @@ def edf_test(tasks: _Tasks, server: Optional[Params] = ...) -> EdfResult: ...
 def global_test(tasks: Union[TaskSet, _Tasks], ncpus: Optional[int] = ..., server: Optional[Params] = ...,
                 platform: Optional[Platform] = ...) -> GlobalResult: ...
 def plan(tasks: Union[TaskSet, _Tasks], platform: Optional[Platform] = ...) -> Plan: ...
+
+class ExactResult:
+    verdict: int
+    ncpus: int
+    any_tie_order: bool
+    budget_spent: Optional[str]
+    unit: int
+    states: int
+    expanded: int
+    elapsed_ns: int
+    task: Optional[int]
+    miss_at: int
+    ntasks: int
+    arrivals: Tuple[Tuple[int, int], ...]
+    ties: Tuple[Tuple[int, int, frozenset], ...]
+    why: str
+    taskfile: Optional[str]
+    def __bool__(self) -> bool: ...
+
+def exact_test(tasks: Union[TaskSet, _Tasks], ncpus: int, server: Optional[Params] = ..., *, max_states: int = ...,
+               max_seconds: float = ..., ties: str = ...) -> ExactResult: ...
 
 class PeriodicStats:
     jobs: int

@@ -196,6 +196,34 @@ def test_global_test_and_plan_of_the_article():
     assert [x.tasks for x in q.parts] == [(0,)]
 
 
+def test_exact_test_of_dhall_and_of_a_set_no_sufficient_test_accepts():
+    dhall = [dl.Params("2ms", period="10ms"), dl.Params("2ms", period="10ms"), dl.Params("10ms", period="11ms")]
+    r = dl.exact_test(dhall, 2)
+    assert not r and r.verdict == dl.UNSCHEDULABLE and r.task == 2 and r.miss_at == 11_000_000
+    assert r.arrivals == ((0, 0), (1, 0), (2, 0)) and r.ties == () and r.any_tie_order
+    assert "heavy" not in r.taskfile and "task2.j2 10ms 11ms 11ms work=10ms offset=0ns" in r.taskfile
+    assert len(dl.TaskSet.parse(r.taskfile)) == 3
+    ok = [dl.Params("1ms", "3ms", "4ms"), dl.Params("2ms", "2ms", "6ms"), dl.Params("1ms", "4ms", "4ms"),
+          dl.Params("3ms", "6ms", "6ms")]
+    assert not dl.global_test(ok, 2)
+    e = dl.exact_test(ok, 2)
+    assert e and e.verdict == dl.SCHEDULABLE and e.unit == 1_000_000 and e.taskfile is None
+    assert "whatever the order" in str(e)
+    assert "task order" in dl.exact_test(ok, 2, ties="index").why
+    small = dl.exact_test(ok, 2, max_states=3)
+    assert small.verdict == dl.NOT_GUARANTEED and small.budget_spent == "states" and small.states == 3
+    ts = dl.TaskSet()
+    for i, p in enumerate(dhall):
+        ts.add(f"t{i}", p)
+    assert dl.exact_test(ts, 2).verdict == dl.UNSCHEDULABLE
+    with pytest.raises(ValueError):
+        dl.exact_test(ok, 2, ties="first")
+    with pytest.raises(ValueError):
+        dl.exact_test(ok, 2, max_seconds=-1)
+    with pytest.raises((ValueError, OverflowError)):
+        dl.exact_test(ok, 2, max_states=-1)
+
+
 def test_plan_that_cannot_be():
     p = dl.plan([dl.Params("9ms", period="10ms")] * 3, dl.Platform.default(2))
     assert not p and p.why and p.layout is None
