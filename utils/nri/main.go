@@ -22,7 +22,7 @@
 // A container of which no annotation names it is not touched.  When the
 // plugin is not running the runtime starts containers without it: on its
 // start (NRI's Synchronize) it reports every running container that asks
-// for a reservation and has none, by pod and name, in the system log.
+// for a reservation and has none, by pod and name, in its journal.
 package main
 
 import (
@@ -32,7 +32,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/syslog"
 	"os"
 	"os/exec"
 	"strconv"
@@ -49,8 +48,8 @@ const prefix = "deadline.libdl.io/"
 // KEY.deadline.libdl.io/CONTAINER.
 var keys = []string{"runtime", "deadline", "period", "flags", "partition"}
 
-// Set at build time (Makefile.am): where the package installs the hook
-// and the version.
+// Set at build time (utils/Makemodule.am): where the package installs
+// the hook (-hook: elsewhere) and the version.
 var (
 	hookPath = "/usr/bin/libdl-oci-hook"
 	version  = "unknown"
@@ -61,27 +60,21 @@ var (
 const hookTimeout = 1500 * time.Millisecond
 
 type plugin struct {
-	log  *syslog.Writer
 	stub stub.Stub
 }
 
-// Every decision is logged with the container it was for; to stderr
-// too, which systemd puts in the journal under the unit.
-func (p *plugin) logf(prio syslog.Priority, format string, a ...interface{}) {
-	msg := fmt.Sprintf(format, a...)
-	fmt.Fprintln(os.Stderr, msg)
-	if p.log == nil {
-		return
-	}
-	switch prio {
-	case syslog.LOG_ERR:
-		p.log.Err(msg)
-	case syslog.LOG_WARNING:
-		p.log.Warning(msg)
-	default:
-		p.log.Info(msg)
-	}
+// Every decision is logged with the container it was for, on stderr,
+// which systemd keeps in the unit's journal (journalctl -u libdl-nri),
+// with the priority prefix it reads (sd-daemon(3)).
+func (p *plugin) logf(prio int, format string, a ...interface{}) {
+	fmt.Fprintf(os.Stderr, "<%d>%s\n", prio, fmt.Sprintf(format, a...))
 }
+
+const (
+	logErr     = 3
+	logWarning = 4
+	logInfo    = 6
+)
 
 // Who a container is, for messages: the pod's namespace and name and
 // the container's name, quoted as Go quotes (their text is the pod
@@ -165,7 +158,7 @@ func (p *plugin) CreateContainer(_ context.Context, pod *api.PodSandbox, ctr *ap
 	cfg := config(pod, ctr)
 	back, err := precreate(cfg)
 	if err != nil {
-		p.logf(syslog.LOG_ERR, "%s: %v", who(pod, ctr), err)
+		p.logf(logErr, "%s: %v", who(pod, ctr), err)
 		return nil, nil, err
 	}
 	adj := &api.ContainerAdjustment{}
@@ -184,7 +177,7 @@ func (p *plugin) CreateContainer(_ context.Context, pod *api.PodSandbox, ctr *ap
 		}
 	}
 	adj.AddHooks(&api.Hooks{CreateRuntime: []*api.Hook{{Path: hookPath, Args: []string{"libdl-oci-hook", "createRuntime"}}}})
-	p.logf(syslog.LOG_INFO, "%s: admitted, cgroups path %q, reservation set by %s createRuntime", who(pod, ctr), cgroup, hookPath)
+	p.logf(logInfo, "%s: admitted, cgroups path %q, reservation set by %s createRuntime", who(pod, ctr), cgroup, hookPath)
 	return adj, nil, nil
 }
 
@@ -225,14 +218,14 @@ func (p *plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 			continue
 		}
 		missed++
-		p.logf(syslog.LOG_WARNING, "%s: runs without the reservation its annotations ask for (process %d is not SCHED_DEADLINE): it was created while libdl-nri was not running; delete the pod to have it created again", who(pod, ctr), ctr.GetPid())
+		p.logf(logWarning, "%s: runs without the reservation its annotations ask for (process %d is not SCHED_DEADLINE): it was created while libdl-nri was not running; delete the pod to have it created again", who(pod, ctr), ctr.GetPid())
 	}
-	p.logf(syslog.LOG_INFO, "synchronized with the runtime: %d containers, %d running without the reservation they ask for", len(ctrs), missed)
+	p.logf(logInfo, "synchronized with the runtime: %d containers, %d running without the reservation they ask for", len(ctrs), missed)
 	return nil, nil
 }
 
 func (p *plugin) Configure(_ context.Context, _, runtime, ver string) (api.EventMask, error) {
-	p.logf(syslog.LOG_INFO, "connected to %s %s", runtime, ver)
+	p.logf(logInfo, "connected to %s %s", runtime, ver)
 	return api.MustParseEventMask("CreateContainer"), nil
 }
 
@@ -240,6 +233,7 @@ func main() {
 	socket := flag.String("socket", "", "the runtime's NRI socket (default: NRI's, /var/run/nri/nri.sock)")
 	name := flag.String("name", "libdl", "the plugin's name")
 	idx := flag.String("idx", "50", "the plugin's index: its place among the runtime's plugins")
+	flag.StringVar(&hookPath, "hook", hookPath, "libdl-oci-hook, which decides and which the container's createRuntime hook runs")
 	showVersion := flag.Bool("version", false, "print the version")
 	flag.Parse()
 	if *showVersion {
@@ -247,16 +241,13 @@ func main() {
 		return
 	}
 	if flag.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "libdl-nri: unexpected argument %q: the options are -socket, -name, -idx and -version\n", flag.Arg(0))
+		fmt.Fprintf(os.Stderr, "libdl-nri: unexpected argument %q: the options are -socket, -name, -idx, -hook and -version\n", flag.Arg(0))
 		os.Exit(2)
 	}
 	p := &plugin{}
-	if w, err := syslog.New(syslog.LOG_DAEMON|syslog.LOG_INFO, "libdl-nri"); err == nil {
-		p.log = w
-	}
 	opts := []stub.Option{stub.WithPluginName(*name), stub.WithPluginIdx(*idx),
 		stub.WithOnClose(func() {
-			p.logf(syslog.LOG_WARNING, "the runtime closed the connection: exiting (systemd restarts the plugin)")
+			p.logf(logWarning, "the runtime closed the connection: exiting (systemd restarts the plugin)")
 			os.Exit(1)
 		})}
 	if *socket != "" {

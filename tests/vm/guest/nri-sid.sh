@@ -71,7 +71,9 @@ run systemctl start containerd
 i=0
 while ! [ -S /run/containerd/containerd.sock ] && [ $i -lt 60 ]; do sleep 1; i=$((i + 1)); done
 check "containerd starts, its CRI socket there ($(($(date +%s) - t0)) s)" eq "$rc $([ -S /run/containerd/containerd.sock ] && echo socket)" "0 socket"
-run ctr -n k8s.io images import --snapshotter native /tmp/oci.tar
+# (--local: ctr unpacks it itself; containerd's transfer service would
+# unpack for overlayfs alone.)
+run ctr -n k8s.io images import --local --platform linux/amd64 --snapshotter native /tmp/oci.tar
 check "the image imported into the CRI's namespace, offline" eq "$rc" 0
 [ "$rc" = 0 ] || note "$err"
 rm -rf "$oci" /tmp/oci.tar
@@ -89,7 +91,7 @@ note "$(plugin_log | grep '^connected to ' | tail -n 1)"
 run dl-part create --partition rt=1
 check "dl-part create --partition rt=1" eq "$rc $(cat "$RT/cpuset.cpus.partition")" "0 root"
 [ "$rc" = 0 ] || note "$err"
-conf=$(grep -aom1 '/[a-z/]*/libdl/dl-run.conf' /usr/bin/libdl-oci-hook)
+conf=$(grep -ao '/[a-z/]*/libdl/dl-run.conf' /usr/bin/libdl-oci-hook | head -n 1)
 saved=
 [ -e "$conf" ] && saved=/tmp/dl-run.conf.nri && cp -p "$conf" "$saved"
 mkdir -p "${conf%/*}"
@@ -132,14 +134,15 @@ check "the sidecar of the same pod runs SCHED_OTHER, where containerd put it" eq
 with_app=$(dl-stat --domains)
 
 # B, C, D: refusals, each the CRI error of CreateContainer, nothing admitted.
-refused() { # DESC POD-ARGS... -- the container's name, the message expected
-	desc=$1 ctr=$2 want=$3
+refused() { # WHAT CONTAINER MESSAGE: the pod POD's container refused, saying MESSAGE
+	what=$1 ctr=$2 want=$3
 	run $CRI run-pod $POD
 	p=$out
 	run $CRI create $POD -pod "$p" -c "$ctr" -image $IMG -- /bin/sleep 100000
-	check "$desc: CreateContainer fails" eq "$rc" 1
-	check "$desc: the CRI error says why" has "$err" "$want"
-	check "$desc: nothing admitted (the root domains as before)" eq "$(dl-stat --domains)" "$with_app"
+	check "$what: CreateContainer fails" eq "$rc" 1
+	check "$what: the CRI error says why" has "$err" "$want"
+	note "$err"
+	check "$what: nothing admitted (the root domains as before)" eq "$(dl-stat --domains)" "$with_app"
 	$CRI remove-pod "$p" >/dev/null 2>&1
 }
 pod nope default 2222 $ASK -a runtime.deadline.libdl.io/app=10ms
@@ -179,11 +182,17 @@ i=0
 while [ "$(dl-stat --domains)" != "$domains" ] && [ $i -lt 5 ]; do sleep 1; i=$((i + 1)); done
 check "the root domains as before the pod (total_bw given back)" eq "$(dl-stat --domains)" "$domains"
 
-# Nothing left: no container cgroup in the partition, the plugin and
-# containerd stopped, the layout gone.
+# Nothing left: no container cgroup in the partition, no container
+# process (containerd's shims gone), the plugin and containerd stopped,
+# the pods' parent cgroups (the kubelet's to remove) removed, the layout
+# gone.
 check "no cgroup left in partition rt" eq "$(find "$RT" -mindepth 1 -type d | wc -l)" 0
 run systemctl stop libdl-nri containerd
 check "the plugin and containerd stop" eq "$rc $(systemctl is-active libdl-nri)" "0 inactive"
+check "no container process is left (no containerd-shim)" eq "$(pgrep -c containerd-shim)" 0
+for d in /sys/fs/cgroup/kubepods/besteffort/pod*; do rmdir "$d"; done
+rmdir /sys/fs/cgroup/kubepods/besteffort /sys/fs/cgroup/kubepods
+check "the pods' cgroups were empty and are removed" eq "$(ls -d /sys/fs/cgroup/kubepods 2>&1 | grep -c 'No such file')" 1
 if [ -n "$saved" ]; then mv "$saved" "$conf"; else rm -f "$conf"; fi
 run dl-part destroy
 check "dl-part destroy once the pods are gone" eq "$rc" 0
