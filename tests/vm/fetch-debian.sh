@@ -118,10 +118,10 @@ have_build() {
 		grep -q '^clang ' "$out/build.stamp" && grep -q '^bpftool ' "$out/build.stamp" &&
 		ls "$out"/build/root/vm-debs/libcap2-bin_*.deb "$out"/build/root/vm-debs/libbpf1_*.deb >/dev/null 2>&1
 }
-# sid's build root also builds the NRI plugin and the CRI client of its
+# The build root also builds the NRI plugin and the CRI client of its
 # test (go_pkgs below); one made before lacks only these, which are
 # added to it (fetch_go) rather than the whole made again.
-have_go() { [ "$suite" != sid ] || { [ -x "$out/build/usr/bin/go" ] && grep -q '^golang-github-containerd-nri-dev ' "$out/build.stamp"; }; }
+have_go() { [ -x "$out/build/usr/bin/go" ] && grep -q '^golang-github-containerd-nri-dev ' "$out/build.stamp"; }
 [ $want_kernels = no ] || { have generic/vmlinuz && have rt/vmlinuz; } || need=1
 [ $want_build = no ] || { have_build && have_go; } || need=1
 [ $want_systemd = no ] || have systemd.cpio.gz || need=1
@@ -229,12 +229,12 @@ debootstrap() {
 # libbpf-dev and bpftool, with which configure builds dl-stat --kernel
 # (debian/rules requires it: the packages carry it).
 build_pkgs=build-essential,autoconf,automake,libtool,pkg-config,libcgroup-dev,libcap-dev,check,libsystemd-dev,bash-completion,libcap2-bin,util-linux,procps,valgrind,binutils,abigail-tools,groff-base,file,rt-app,debhelper,lintian,fakeroot,systemd-dev,systemd,python3-dev,python3-pytest,dh-python,clang,libbpf-dev,bpftool
-# sid's: Go and the Go packages of containerd's NRI plugin stub and of
-# Kubernetes' CRI API, which Debian ships as source (GOPATH
-# /usr/share/gocode): the NRI plugin (libdl-nri(8)) and the CRI client of
-# its test (tests/vm/cri-client) are built with them offline.
+# Go and the Go packages of containerd's NRI plugin stub (0.6 in Debian
+# 13, 0.8 in sid) and of Kubernetes' CRI API, which Debian ships as
+# source (GOPATH /usr/share/gocode): the NRI plugin (libdl-nri(8)) and
+# the CRI client of its test (tests/vm/cri) are built with them offline.
 go_pkgs="golang-go golang-github-containerd-nri-dev golang-github-kubernetes-cri-api-dev golang-google-grpc-dev"
-[ "$suite" != sid ] || build_pkgs="$build_pkgs,$(echo $go_pkgs | tr ' ' ',')"
+build_pkgs="$build_pkgs,$(echo $go_pkgs | tr ' ' ',')"
 
 # The .debs the systemd image lacks that the packages need, for
 # tests/deb to install offline in the VM: libcap2-bin (setcap), and
@@ -243,18 +243,20 @@ go_pkgs="golang-go golang-github-containerd-nri-dev golang-github-kubernetes-cri
 # shellcheck disable=SC2016 # (expanded by the chroot's shell)
 vm_debs='cd /root/vm-debs && apt-get download -q libcap2-bin libbpf1 $(apt-cache depends libbpf1 | sed -n "s/^ *Depends: \(libelf[^ ]*\)$/\1/p")'
 
-# The Go packages added to a sid build root made before they were in
+# The Go packages added to a build root made before they were in
 # build_pkgs, in place, and named in its stamp.
 fetch_go() {
 	r=$out/build
+	goopt=
+	[ -z "$aptopt" ] || goopt="-o Acquire::Check-Valid-Until=false"
 	cp /etc/resolv.conf "$work/resolv.conf" 2>/dev/null || :
 	# shellcheck disable=SC2016
 	unshare --mount --propagation private sh -c '
 		[ -e "$1/etc/resolv.conf" ] || : >"$1/etc/resolv.conf"
 		mount -t proc proc "$1/proc" && mount --bind "$2" "$1/etc/resolv.conf"
-		chroot "$1" sh -c "apt-get -o Acquire::Check-Valid-Until=false update -q &&
+		chroot "$1" sh -c "apt-get $4 update -q &&
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o Dpkg::Use-Pty=0 --no-install-recommends $3 &&
-			rm -rf /var/cache/apt/archives/*.deb"' sh "$r" "$work/resolv.conf" "$go_pkgs" >"$work/go.log" 2>&1 ||
+			rm -rf /var/cache/apt/archives/*.deb"' sh "$r" "$work/resolv.conf" "$go_pkgs" "$goopt" >"$work/go.log" 2>&1 ||
 		die "installing $go_pkgs in the $name build root failed: $(grep -E '^(E|W):' "$work/go.log" | head -n 1)"
 	# shellcheck disable=SC2086
 	chroot "$r" dpkg-query -W -f '${Package} ${Version}\n' $go_pkgs >>"$out/build.stamp"
@@ -266,9 +268,9 @@ fetch_build() {
 		'mkdir -p "$1/root/vm-debs" && chroot "$1" sh -c '"'$vm_debs'"
 	# Files made in the chroot for tests: like the host, root's /tmp.
 	chmod 1777 "$work/build/tmp"
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2086
 	chroot "$work/build" dpkg-query -W -f '${Package} ${Version}\n' libcgroup-dev gcc libc6 check rt-app debhelper lintian \
-		clang libbpf-dev bpftool $([ "$suite" != sid ] || echo "$go_pkgs") >"$work/build/.libdl-build.stamp"
+		clang libbpf-dev bpftool $go_pkgs >"$work/build/.libdl-build.stamp"
 	rm -rf "$out/build"
 	mv "$work/build" "$out/build"
 	mv -f "$out/build/.libdl-build.stamp" "$out/build.stamp"

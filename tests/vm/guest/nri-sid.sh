@@ -11,10 +11,11 @@
 # and is reported by the plugin when it starts again (Synchronize).
 # Nothing is left: cgroups, the plugin, reservations.
 #
-# Sourced after lib.sh, systemd-part.sh and podman-sid.sh (whose image
-# tree /tmp/img it packs as an OCI image for containerd, offline), in a
-# boot of the sid podman image, which has containerd and runc (its unit
-# not enabled: started here); ends without done_testing.
+# Sourced after lib.sh, systemd-part.sh and podman-sid.sh (podman-common.sh
+# gives conf_set and the image tree /tmp/img, packed here as an OCI
+# image for containerd, offline), in a boot of the sid podman image,
+# which has containerd and runc (its unit not enabled: started here);
+# ends without done_testing.
 
 CRI=cri-client
 RT=$CS/libdl.slice/libdl-rt.slice
@@ -91,12 +92,8 @@ note "$(plugin_log | grep '^connected to ' | tail -n 1)"
 run dl-part create --partition rt=1
 check "dl-part create --partition rt=1" eq "$rc $(cat "$RT/cpuset.cpus.partition")" "0 root"
 [ "$rc" = 0 ] || note "$err"
-conf=$(grep -ao '/[a-z/]*/libdl/dl-run.conf' /usr/bin/libdl-oci-hook | head -n 1)
-saved=
-[ -e "$conf" ] && saved=/tmp/dl-run.conf.nri && cp -p "$conf" "$saved"
-mkdir -p "${conf%/*}"
-printf 'allow namespace rt-apps max-task=0.05\nallow namespace rt-big max-task=1 max-total=2\n' >"$conf"
-chmod 644 "$conf"
+conf_set 'allow namespace rt-apps max-task=0.05
+allow namespace rt-big max-task=1 max-total=2'
 domains=$(dl-stat --domains)
 
 ASK="-a period.deadline.libdl.io/app=1s -a flags.deadline.libdl.io/app=reset-on-fork -a partition.deadline.libdl.io/app=rt"
@@ -193,7 +190,7 @@ check "no container process is left (no containerd-shim)" eq "$(pgrep -c contain
 for d in /sys/fs/cgroup/kubepods/besteffort/pod*; do rmdir "$d"; done
 rmdir /sys/fs/cgroup/kubepods/besteffort /sys/fs/cgroup/kubepods
 check "the pods' cgroups were empty and are removed" eq "$(ls -d /sys/fs/cgroup/kubepods 2>&1 | grep -c 'No such file')" 1
-if [ -n "$saved" ]; then mv "$saved" "$conf"; else rm -f "$conf"; fi
+conf_restore
 run dl-part destroy
 check "dl-part destroy once the pods are gone" eq "$rc" 0
 [ "$rc" = 0 ] || note "$err"
