@@ -118,12 +118,19 @@ have_build() {
 		grep -q '^clang ' "$out/build.stamp" && grep -q '^bpftool ' "$out/build.stamp" &&
 		ls "$out"/build/root/vm-debs/libcap2-bin_*.deb "$out"/build/root/vm-debs/libbpf1_*.deb >/dev/null 2>&1
 }
+# The build root also builds the NRI plugin and the CRI client of its
+# test (go_pkgs below); one made before lacks only these, which are
+# added to it (fetch_go) rather than the whole made again.
+have_go() { [ -x "$out/build/usr/bin/go" ] && grep -q '^golang-github-containerd-nri-dev ' "$out/build.stamp"; }
 [ $want_kernels = no ] || { have generic/vmlinuz && have rt/vmlinuz; } || need=1
-[ $want_build = no ] || have_build || need=1
+[ $want_build = no ] || { have_build && have_go; } || need=1
 [ $want_systemd = no ] || have systemd.cpio.gz || need=1
 # An image made before uidmap was in podman_pkgs (no podman.stamp naming
-# it) is made again.
-have_podman() { have podman.cpio.gz && grep -q '^uidmap ' "$out/podman.stamp" 2>/dev/null; }
+# it), or sid's before containerd was, is made again.
+have_podman() {
+	have podman.cpio.gz && grep -q '^uidmap ' "$out/podman.stamp" 2>/dev/null &&
+		{ [ "$suite" != sid ] || grep -q '^containerd ' "$out/podman.stamp"; }
+}
 [ $want_podman = no ] || have_podman || need=1
 [ $want_scx = no ] || have scx/scx_simple || need=1
 [ -n "${need:-}" ] || exit 0
@@ -222,6 +229,12 @@ debootstrap() {
 # libbpf-dev and bpftool, with which configure builds dl-stat --kernel
 # (debian/rules requires it: the packages carry it).
 build_pkgs=build-essential,autoconf,automake,libtool,pkg-config,libcgroup-dev,libcap-dev,check,libsystemd-dev,bash-completion,libcap2-bin,util-linux,procps,valgrind,binutils,abigail-tools,groff-base,file,rt-app,debhelper,lintian,fakeroot,systemd-dev,systemd,python3-dev,python3-pytest,dh-python,clang,libbpf-dev,bpftool
+# Go and the Go packages of containerd's NRI plugin stub (0.6 in Debian
+# 13, 0.8 in sid) and of Kubernetes' CRI API, which Debian ships as
+# source (GOPATH /usr/share/gocode): the NRI plugin (libdl-nri(8)) and
+# the CRI client of its test (tests/vm/cri) are built with them offline.
+go_pkgs="golang-go golang-github-containerd-nri-dev golang-github-kubernetes-cri-api-dev golang-google-grpc-dev"
+build_pkgs="$build_pkgs,$(echo $go_pkgs | tr ' ' ',')"
 
 # The .debs the systemd image lacks that the packages need, for
 # tests/deb to install offline in the VM: libcap2-bin (setcap), and
@@ -230,14 +243,34 @@ build_pkgs=build-essential,autoconf,automake,libtool,pkg-config,libcgroup-dev,li
 # shellcheck disable=SC2016 # (expanded by the chroot's shell)
 vm_debs='cd /root/vm-debs && apt-get download -q libcap2-bin libbpf1 $(apt-cache depends libbpf1 | sed -n "s/^ *Depends: \(libelf[^ ]*\)$/\1/p")'
 
+# The Go packages added to a build root made before they were in
+# build_pkgs, in place, and named in its stamp.
+fetch_go() {
+	r=$out/build
+	goopt=
+	[ -z "$aptopt" ] || goopt="-o Acquire::Check-Valid-Until=false"
+	cp /etc/resolv.conf "$work/resolv.conf" 2>/dev/null || :
+	# shellcheck disable=SC2016
+	unshare --mount --propagation private sh -c '
+		[ -e "$1/etc/resolv.conf" ] || : >"$1/etc/resolv.conf"
+		mount -t proc proc "$1/proc" && mount --bind "$2" "$1/etc/resolv.conf"
+		chroot "$1" sh -c "apt-get $4 update -q &&
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o Dpkg::Use-Pty=0 --no-install-recommends $3 &&
+			rm -rf /var/cache/apt/archives/*.deb"' sh "$r" "$work/resolv.conf" "$go_pkgs" "$goopt" >"$work/go.log" 2>&1 ||
+		die "installing $go_pkgs in the $name build root failed: $(grep -E '^(E|W):' "$work/go.log" | head -n 1)"
+	# shellcheck disable=SC2086
+	chroot "$r" dpkg-query -W -f '${Package} ${Version}\n' $go_pkgs >>"$out/build.stamp"
+}
+
 fetch_build() {
 	# shellcheck disable=SC2016
 	debootstrap buildd "$work/build" "$build_pkgs" \
 		'mkdir -p "$1/root/vm-debs" && chroot "$1" sh -c '"'$vm_debs'"
 	# Files made in the chroot for tests: like the host, root's /tmp.
 	chmod 1777 "$work/build/tmp"
+	# shellcheck disable=SC2086
 	chroot "$work/build" dpkg-query -W -f '${Package} ${Version}\n' libcgroup-dev gcc libc6 check rt-app debhelper lintian \
-		clang libbpf-dev bpftool >"$work/build/.libdl-build.stamp"
+		clang libbpf-dev bpftool $go_pkgs >"$work/build/.libdl-build.stamp"
 	rm -rf "$out/build"
 	mv "$work/build" "$out/build"
 	mv -f "$out/build/.libdl-build.stamp" "$out/build.stamp"
@@ -255,6 +288,10 @@ systemd_pkgs=systemd,systemd-sysv,udev,procps,util-linux,libcgroup3,libcap2,libs
 # newgidmap give a rootless podman the user's /etc/subuid and /etc/subgid
 # ranges (the hook's refusal of a rootless container).
 podman_pkgs="dbus podman crun conmon catatonit netavark jq busybox-static uidmap"
+# sid's also has containerd (2.x, its CRI plugin and NRI) with runc, for
+# the NRI plugin (libdl-nri(8), guest/nri-sid.sh), started by that test
+# alone: its unit is not enabled in the image (no other boot pays for it).
+[ "$suite" != sid ] || podman_pkgs="$podman_pkgs containerd runc"
 
 # The systemd image's tree in $work/sys, as systemd.cpio.gz holds it.
 make_systemd_tree() {
@@ -318,6 +355,8 @@ fetch_podman() {
 	[ -z "${failed:-}" ] ||
 		die "installing $podman_pkgs in the $name tree failed: $(grep -E '^(E|W):' "$work/podman.log" | head -n 1)"
 	rm -f "$r/usr/sbin/policy-rc.d" "$r/etc/resolv.conf"
+	# containerd is started by the test that needs it.
+	rm -f "$r/etc/systemd/system/multi-user.target.wants/containerd.service"
 	[ ! -e "$work/resolv.conf" ] && [ ! -L "$work/resolv.conf" ] || mv "$work/resolv.conf" "$r/etc/resolv.conf"
 	rm -rf "$r"/usr/share/man/* "$r"/var/lib/apt/lists/* "$r"/var/cache/apt/* "$r"/var/log/apt "$r"/var/log/dpkg.log
 	tree_list "$r" >"$work/after"
@@ -394,7 +433,13 @@ if { [ $want_kernels = yes ] && ! { have generic/vmlinuz && have rt/vmlinuz; }; 
 	) &
 	pids="$pids $!"
 fi
-if [ $want_build = yes ] && ! have_build; then
+if [ $want_build = yes ] && have_build && ! have_go; then
+	(
+		fetch_go
+		echo "$me: $go_pkgs added to the $name build root in $out/build"
+	) &
+	pids="$pids $!"
+elif [ $want_build = yes ] && ! have_build; then
 	(
 		fetch_build
 		echo "$me: a $name build root in $out/build ($(du -sm "$out/build" | cut -f1) MB): $(tr '\n' ' ' <"$out/build.stamp")"

@@ -48,23 +48,32 @@ params() { chrt -p "$1" | sed -n 's/.*parameters: //p'; }
 # stderr: the hook's message is in the journal (libdl-oci-hook(8)).
 hooklog() { journalctl -q -o cat -t libdl-oci-hook 2>/dev/null; }
 
+# conf_set TEXT: the node's policy file, where the hook's build reads it
+# (its sysconfdir, named in the program: $conf), holds TEXT; conf_restore
+# puts it back as it was.  (grep -o prints each match of the line -m1
+# stops at: the path is in the program more than once.)
+conf_set() {
+	conf=$(grep -ao '/[a-z/]*/libdl/dl-run.conf' /usr/bin/libdl-oci-hook | head -n 1)
+	saved=
+	[ -e "$conf" ] && saved=/tmp/dl-run.conf.saved && cp -p "$conf" "$saved"
+	mkdir -p "${conf%/*}"
+	printf '%s\n' "$1" >"$conf"
+	chmod 644 "$conf"
+}
+conf_restore() { if [ -n "$saved" ]; then mv "$saved" "$conf"; else rm -f "$conf"; fi; }
+
 # A rule for podman's containers (dl-run.conf(5), CONTAINERS) holds for
 # root's engine too: with "allow engine podman max-task=0.001" a
 # container asking 5ms every 1s (0.005) is refused at start, the rule
 # named in the journal, nothing admitted; the file then as it was.  The
 # hook reads the policy where its build put it (its sysconfdir).
 engine_rule() {
-	conf=$(grep -ao '/[a-z/]*/libdl/dl-run.conf' /usr/bin/libdl-oci-hook | head -n 1)
-	saved=
-	[ -e "$conf" ] && saved=/tmp/dl-run.conf.saved && cp -p "$conf" "$saved"
-	mkdir -p "${conf%/*}"
-	printf 'allow engine podman max-task=0.001\n' >"$conf"
-	chmod 644 "$conf"
+	conf_set 'allow engine podman max-task=0.001'
 	domains=$(dl-stat --domains)
 	run $PM run -d --name e --network none $ASK --annotation deadline.libdl.io/runtime=5ms localhost/libdl-rt sleep 300
 	check "a rule for podman's containers (allow engine podman max-task=0.001, $conf): e, asking 0.005, does not start" eq "$([ "$rc" != 0 ] && echo refused)" refused
 	check "the journal names the rule and the figures" has "$(hooklog)" "a container of no Kubernetes pod (podman's): refused: the reservation is 0.0050 of a CPU, above the 0.0010 allowed for one by $conf, line 1 (allow engine podman)"
 	check "nothing admitted: the root domains as before" eq "$(dl-stat --domains)" "$domains"
 	$PM rm -f -t 0 e >/dev/null 2>&1
-	if [ -n "$saved" ]; then mv "$saved" "$conf"; else rm -f "$conf"; fi
+	conf_restore
 }
