@@ -36,7 +36,6 @@
 #define RECORDS "containers"
 #define RECORDS_LOCK "containers.lock"
 #define LOCK_WAIT_MS 10000
-#define RECORDS_MAX (64 * 1024)
 
 /* One admitted container: whose (kind "namespace" or "engine", name),
  * its process, and that process's start time (a pid reused is another
@@ -74,7 +73,7 @@ static int start_of(pid_t pid, unsigned long long *start)
 /* The records whose process lives, each with its cpuset now. */
 static int records_read(struct record **out, size_t *count)
 {
-	char path[4096], *text = NULL;
+	char path[4096], line[256]; /* a record's line is under 128 bytes */
 	struct record *v = NULL;
 	size_t n = 0, cap = 0;
 	FILE *f;
@@ -88,18 +87,13 @@ static int records_read(struct record **out, size_t *count)
 		return 0;
 	if (!f)
 		return dl_fail(-errno, "cannot read %s: %s", path, strerror(errno));
-	text = malloc(RECORDS_MAX + 1);
-	if (!text) {
-		fclose(f);
-		return dl_fail(-ENOMEM, "out of memory");
-	}
-	while (fgets(text, RECORDS_MAX, f)) {
+	while (fgets(line, sizeof(line), f)) {
 		struct record r = { .pid = 0 };
 		unsigned long long start;
 		char cs[64];
 		int pid;
 
-		if (sscanf(text, "%15s %64s %d %llu", r.kind, r.name, &pid, &r.start) != 4 || pid <= 0 ||
+		if (sscanf(line, "%15s %64s %d %llu", r.kind, r.name, &pid, &r.start) != 4 || pid <= 0 ||
 		    (strcmp(r.kind, "namespace") && strcmp(r.kind, "engine")))
 			continue; /* not a record: dropped at the next write */
 		r.pid = pid;
@@ -114,7 +108,6 @@ static int records_read(struct record **out, size_t *count)
 
 			if (!nv) {
 				free(v);
-				free(text);
 				fclose(f);
 				return dl_fail(-ENOMEM, "out of memory");
 			}
@@ -122,7 +115,6 @@ static int records_read(struct record **out, size_t *count)
 		}
 		v[n++] = r;
 	}
-	free(text);
 	fclose(f);
 	*out = v;
 	*count = n;
@@ -294,6 +286,13 @@ static int judge(const struct dl_policy *pol, const struct dl_policy_rule *r, co
 	return 1;
 }
 
+/* A container of no pod, no engine rule, root's engine: not limited. */
+static int root_unruled(const struct dl_policy *pol, char *why, size_t len)
+{
+	snprintf(why, len, "allowed: no rule of %s for engines, and root's engine is not limited", pol->origin);
+	return 1;
+}
+
 DL_EXPORT int dl_policy_container_check(const struct dl_policy *pol, const struct dl_container *c,
 					const struct dl_params *p, char *why, size_t len)
 {
@@ -319,10 +318,8 @@ DL_EXPORT int dl_policy_container_check(const struct dl_policy *pol, const struc
 	if (!r) {
 		/* No pod's, no engine rule: root's engine, root's choice; a
 		 * user's by the user's rules. */
-		if (getuid() == 0) {
-			snprintf(why, len, "allowed: no rule of %s for engines, and root's engine is not limited", pol->origin);
-			return 1;
-		}
+		if (getuid() == 0)
+			return root_unruled(pol, why, len);
 		return dl_policy_check(pol, 0, false, &norm, why, len);
 	}
 	if (r->allow && (err = records_read(&rec, &n)) < 0)
@@ -357,9 +354,8 @@ DL_EXPORT int dl_policy_container_set(const struct dl_policy *pol, const struct 
 	if (!r && getuid() != 0)
 		return dl_policy_set(pol, c->pid, false, &norm, NULL, NULL, why, len);
 	if (!r) {
-		snprintf(why, len, "allowed: no rule of %s for engines, and root's engine is not limited", pol->origin);
 		err = dl_set(c->pid, &norm);
-		return err < 0 ? err : 1;
+		return err < 0 ? err : root_unruled(pol, why, len);
 	}
 	if (!r->allow)
 		return judge(pol, r, c, &norm, NULL, 0, why, len);
