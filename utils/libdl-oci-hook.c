@@ -183,14 +183,15 @@ static struct dl_container container_of(const struct dl_oci *oci)
 				      .pid = oci->pid };
 }
 
-/* Whom the policy judged: a user's engine's container by the user's
- * rules, for messages. */
-static const char *for_whom(const struct dl_oci *oci, char *buf, size_t len)
+/* A refusal of the policy's: a user's engine's container was judged by
+ * that user's rules, which the message names. */
+static noreturn void refused_by_policy(const struct dl_oci *oci, const char *what, const char *why)
 {
-	buf[0] = '\0';
+	char uid[32] = "";
+
 	if (!oci->ns && getuid() != 0)
-		snprintf(buf, len, " for uid %u", (unsigned)getuid());
-	return buf;
+		snprintf(uid, sizeof(uid), " for uid %u", (unsigned)getuid());
+	refused("refused %s: the policy (" DL_RUN_POLICY ") does not allow it%s: %s", what, uid, why);
 }
 
 /* The caller's right to it, before the kernel is asked: a rootless
@@ -201,7 +202,7 @@ static void allowed(const struct dl_oci *oci, const char *what)
 {
 	struct dl_container c = container_of(oci);
 	struct dl_policy *pol;
-	char why[2048], uid[32];
+	char why[2048];
 	int ret;
 
 	not_rootless(what);
@@ -211,8 +212,7 @@ static void allowed(const struct dl_oci *oci, const char *what)
 	if (ret < 0)
 		refuse(what, dl_errmsg());
 	if (ret == 0)
-		refused("refused %s: the policy (" DL_RUN_POLICY ") does not allow it%s: %s", what,
-			for_whom(oci, uid, sizeof(uid)), why);
+		refused_by_policy(oci, what, why);
 }
 
 static const char fix[] =
@@ -253,7 +253,7 @@ static int create_runtime(const char *text, size_t len)
 	struct dl_policy *pol;
 	struct dl_container c;
 	struct dl_oci *oci;
-	char what[512], p[256], why[2048], shown[2048], uid[32];
+	char what[512], p[256], why[2048], shown[2048];
 	int err = dl_oci_parse(text, len, "the container's state", DL_OCI_STATE, &oci);
 
 	if (err == -ENODATA)
@@ -276,8 +276,7 @@ static int create_runtime(const char *text, size_t len)
 	err = dl_policy_container_set(pol, &c, &oci->params, why, sizeof(why));
 	dl_policy_free(pol);
 	if (err == 0)
-		refused("refused %s: the policy (" DL_RUN_POLICY ") does not allow it%s: %s", what,
-			for_whom(oci, uid, sizeof(uid)), why);
+		refused_by_policy(oci, what, why);
 	if (err == -EBUSY || err == -EPERM || err == -EINVAL) {
 		dl_explain(err, oci->pid, &oci->params, why, sizeof(why));
 		refused("refused %s, %s: %s; %s", what, oci->where, tool_text(why, shown, sizeof(shown)), fix);
