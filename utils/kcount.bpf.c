@@ -10,8 +10,9 @@
  *   set its deadline when it was woken: enqueue_dl_entity; or, woken
  *   throttled, a deadline shorter than the period, woken between its
  *   deadline and its next period, the kernel's replenishment did) or
- *   after it ended a job with sched_yield() (the replenishment);
- *   its deadline is task->dl.deadline then;
+ *   after it ended a job with sched_yield() (the replenishment):
+ *   at its switch in, or at its first switch away where the kernel
+ *   traced no switch in; its deadline is task->dl.deadline then;
  * - it ends when the thread blocks (switched out, no longer on its run
  *   queue) or yields (dl_yielded); it missed when the run queue's clock
  *   then is past that deadline: dl.deadline is in rq_clock() time;
@@ -124,6 +125,14 @@ int BPF_PROG(libdl_kc_switch, bool preempt, struct task_struct *prev, struct tas
 		 * thread's next run starts a job. */
 		r = rec_of(prev, (throttle || blocked) && !(prev->flags & KC_PF_EXITING));
 		if (r) {
+			/* It ran since it blocked or yielded, yet no switch
+			 * in started its job: the kernel did not trace that
+			 * switch (6.18 as run here traces none away from a
+			 * thread of its PID 1; docs/kernel-notes.md).  The job
+			 * starts now, its deadline still the one it ran
+			 * against: only a switch away or an enqueue moves it. */
+			if (!r->in_job && r->start_next)
+				job_start(r, prev);
 			if (r->in_job && (blocked || yielded))
 				/* prev's run queue is this CPU's, its clock
 				 * updated by __schedule() just before. */
