@@ -1,6 +1,7 @@
 #!/bin/sh
 # build-deb.sh: the Debian packages (libdeadline0, libdeadline-dev,
-# libdeadline-tools, python3-libdeadline) from a clean copy of the sources, built with
+# libdeadline-tools, libdeadline-nri where the release has NRI's Go stub,
+# python3-libdeadline) from a clean copy of the sources, built with
 # dpkg-buildpackage -us -uc -b and checked with lintian of the same
 # release, which must report no error and no warning.  `make deb` runs it.
 #
@@ -94,6 +95,16 @@ fi
 
 # The release of the system that builds, e.g. debian12.
 release=$(. "$root/etc/os-release" && echo "$ID$VERSION_ID")
+# libdeadline-nri needs NRI's Go stub, which Debian 12 does not have: a
+# release whose archive lacks it builds with the profile that leaves the
+# plugin's package out.  Where the archive has it, a missing stub is a
+# missing build dependency, as dpkg-buildpackage says.
+profiles=""
+if [ ! -r "$root/usr/share/gocode/src/github.com/containerd/nri/pkg/stub/stub.go" ] &&
+	{ [ -n "$root" ] || ! apt-cache show golang-github-containerd-nri-dev >/dev/null 2>&1; }; then
+	profiles=pkg.libdeadline.nonri
+	echo "$me: $release has no NRI stub (golang-github-containerd-nri-dev): libdeadline-nri is left out (build profile $profiles)"
+fi
 [ -n "$out" ] || out=deb/$release
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
@@ -119,7 +130,7 @@ log=$work/build.log
 script='
 	set -e
 	cd "$1"
-	DEB_BUILD_OPTIONS="$2 parallel=$(nproc)" dpkg-buildpackage -us -uc -b || exit 10
+	DEB_BUILD_OPTIONS="$2 parallel=$(nproc)" DEB_BUILD_PROFILES="$3" dpkg-buildpackage -us -uc -b || exit 10
 	cd ..
 	echo "== $(lintian --version)"
 	lintian --fail-on error,warning --info --display-info *.changes || exit 11
@@ -137,9 +148,9 @@ if [ -n "$root" ]; then
 		mount --bind /run "$r/run"
 		chroot "$r" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			HOME=/root LANG=C.UTF-8 /bin/sh -c "$@"
-	' sh "$root" "$script" sh "${src#"$root"}" "$nocheck" >"$log" 2>&1
+	' sh "$root" "$script" sh "${src#"$root"}" "$nocheck" "$profiles" >"$log" 2>&1
 else
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL sh -c "$script" sh "$src" "$nocheck" >"$log" 2>&1
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL sh -c "$script" sh "$src" "$nocheck" "$profiles" >"$log" 2>&1
 fi
 rc=$?
 if [ "$rc" = 11 ]; then

@@ -24,9 +24,9 @@ if ! command -v jq >/dev/null 2>&1; then
 fi
 
 # The files: one TAP line per check, numbered here.
-python3 - "$ex" "$src/man/libdl-containers.7" >"${TMPDIR:-/tmp}/k8s-examples.$$" <<'PY'
+python3 - "$ex" "$src/man/libdl-containers.7" "$src/tests/vm/guest/nri-sid.sh" >"${TMPDIR:-/tmp}/k8s-examples.$$" <<'PY'
 import math, re, sys, tomllib, yaml
-ex, man = sys.argv[1], sys.argv[2]
+ex, man, nri_test = sys.argv[1], sys.argv[2], sys.argv[3]
 def check(ok, what):
     print(("ok" if ok else "not ok") + " - " + what)
 
@@ -89,6 +89,20 @@ check(h is not None and h.get("runtime_type") == "oci" and h.get("runtime_path",
       "libdl-crio.conf: the RuntimeClass's handler is an oci runtime with its path")
 check(not any("libdl" in a for v in rt.get("runtimes", {}).values() for a in v.get("allowed_annotations", [])),
       "libdl-crio.conf: no deadline.libdl.io annotation in allowed_annotations (CRI-O refuses names it does not know)")
+
+# NRI on: containerd's table is the one tests/vm/guest/nri-sid.sh runs
+# containerd 2.1 with (its config.toml), CRI-O's the [crio.nri] of 1.26+.
+ctd = tomllib.load(open(ex + "/libdl-containerd-nri.toml", "rb"))
+nri = ctd.get("plugins", {}).get("io.containerd.nri.v1.nri")
+m = re.search(r"cat >/etc/containerd/config\.toml <<'TOML'\n(.*?)\nTOML\n", open(nri_test).read(), re.S)
+ran = tomllib.loads(m.group(1)) if m else {}
+check(ctd.get("version") == 3 and nri == {"disable": False},
+      "libdl-containerd-nri.toml: containerd's configuration version 3, NRI's plugin not disabled: %s" % nri)
+check(m is not None and ran.get("version") == 3 and ran.get("plugins", {}).get("io.containerd.nri.v1.nri") == nri,
+      "libdl-containerd-nri.toml: its NRI table is the one nri-sid.sh runs containerd with")
+crio_nri = tomllib.load(open(ex + "/libdl-crio-nri.conf", "rb"))
+check(crio_nri == {"crio": {"nri": {"enable_nri": True}}},
+      "libdl-crio-nri.conf: [crio.nri] enable_nri = true, and nothing else")
 
 # The man page's copy of the manifest is the file's.
 text = open(man).read()

@@ -79,6 +79,8 @@ else
 	# No compiler in the VM's image: the -dev package is the chroot's.
 	packages="libdeadline-tools libdeadline0"
 fi
+# The NRI plugin's package, where the release has one (suite.sh).
+ls "$debs"/libdeadline-nri_*.deb >/dev/null 2>&1 && packages="$packages libdeadline-nri"
 export DEBIAN_FRONTEND=noninteractive
 mkdir -p "$state"
 boot=$(($(cat "$state/boot" 2>/dev/null || echo 0) + 1))
@@ -432,6 +434,15 @@ elif [ "$boot" = 1 ]; then
 	check "/etc/libdl/dl-run.conf is a conffile" has "$conffiles" /etc/libdl/dl-run.conf
 	check "/etc/libdl/dl-part.conf is a conffile" has "$conffiles" /etc/libdl/dl-part.conf
 	check "dl-part.service is enabled" eq "$(systemctl is-enabled dl-part.service 2>&1)" enabled
+	if [ -z "${packages##*libdeadline-nri*}" ]; then
+		# Installed disabled: the operator enables it with NRI in the
+		# runtime (libdl-containers(7)).
+		check "libdl-nri.service is installed disabled" eq "$(systemctl is-enabled libdl-nri.service 2>&1)" disabled
+		[ "$mode" = chroot ] ||
+			check "and was not started" eq "$(prop libdl-nri.service ActiveState)" inactive
+		check "libdl-nri -version names the package's version" eq "$(/usr/libexec/libdl/libdl-nri -version 2>&1)" \
+			"libdl-nri (libdl) $(dpkg-query -W -f '${Version}' libdeadline-nri | sed 's/-[^-]*$//')"
+	fi
 	tasks_mount_checks
 	if [ "$mode" = vm ]; then
 		check "started at install, it made nothing from the commented dl-part.conf" eq "$(libdl_cgroups)" ""

@@ -103,6 +103,27 @@ case $rc in
 		*) tap "not ok" "libdeadline-tools depends on libbpf1: its Depends are $tdeps" ;;
 		esac
 	fi
+	# libdeadline-nri where the release packages NRI's Go stub (Debian
+	# 13), left out where it does not (Debian 12, the build profile
+	# pkg.libdeadline.nonri): the plugin, its unit and page, and the Go
+	# sources compiled into it named as dh-golang names them.
+	if [ "$release" = debian12 ]; then
+		tap "$(ls "$out"/libdeadline-nri_*.deb >/dev/null 2>&1 && echo "not ok" || echo ok)" \
+			"no libdeadline-nri for $release, which has no NRI stub: $(sed -n 's/^build-deb.sh: .*(build profile \(.*\))$/build profile \1/p' "$log")"
+	else
+		x=$(mktemp -d)
+		dpkg-deb -x "$out"/libdeadline-nri_*.deb "$x" 2>/dev/null
+		nfiles=$(cd "$x" && find . -type f | sed 's|^\./|/|' | grep -v '^/usr/share/doc/' | sort | paste -s -d ' ')
+		rm -rf "$x"
+		sbu=$(dpkg-deb -f "$out"/libdeadline-nri_*.deb Static-Built-Using 2>/dev/null)
+		tap "$([ "$nfiles" = "/usr/lib/systemd/system/libdl-nri.service /usr/libexec/libdl/libdl-nri /usr/share/man/man8/libdl-nri.8.gz" ] && echo ok || echo "not ok")" \
+			"libdeadline-nri holds the plugin, its unit and its page (${nfiles:-no package})"
+		case $sbu in
+		*golang-github-containerd-nri*golang-1.*|*golang-1.*golang-github-containerd-nri*) ok=ok ;;
+		*) ok="not ok" ;;
+		esac
+		tap "$ok" "its Static-Built-Using names the NRI stub and Go's standard library: $(echo "$sbu" | tr ',' '\n' | grep -c .) source packages"
+	fi
 	;;
 *)
 	tap "not ok" "the packages build for $release"
