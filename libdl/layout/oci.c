@@ -262,13 +262,6 @@ int dl_oci_container_cgroup(const char *file, const char *path, char *cg, size_t
 }
 
 /* cg is base or below it; base "" is no cgroup of its own. */
-static bool within(const char *cg, const char *base)
-{
-	size_t n = strlen(base);
-
-	return n && !strncmp(cg, base, n) && (cg[n] == '\0' || cg[n] == '/');
-}
-
 /*
  * The layout member cg is in: o->member, or none, and whether that is
  * the cluster (o->in_cluster).  The cluster is its cgroup and what is
@@ -300,7 +293,7 @@ int dl_oci_find_member(struct dl_oci_priv *o, const char *cg, const char *how)
 	for (size_t i = 0; i < l->nparts; i++) {
 		if (dl_layout_cgroup(l, l->parts[i].name, mcg, sizeof(mcg)) < 0)
 			continue;
-		if (cg[0] && within(cg, mcg)) {
+		if (cg[0] && dl_path_within(cg, mcg)) {
 			if (!(o->member = strdup(l->parts[i].name))) {
 				dl_layout_free(l);
 				return dl_fail(-ENOMEM, "out of memory");
@@ -310,7 +303,7 @@ int dl_oci_find_member(struct dl_oci_priv *o, const char *cg, const char *how)
 		}
 	}
 	have_ccg = !o->member && dl_layout_cgroup(l, DL_CLUSTER, ccg, sizeof(ccg)) == 0;
-	if (have_ccg && within(cg, ccg)) {
+	if (have_ccg && dl_path_within(cg, ccg)) {
 		/* v1's cluster is below the partitions' parent, with CPUs. */
 		o->in_cluster = true;
 		snprintf(text, sizeof(text), "%s: in the cluster (cgroup /%s)", how, ccg);

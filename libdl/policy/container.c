@@ -141,15 +141,6 @@ static int records_write(const struct record *r, size_t n)
 
 /* Thread cpuset cs is in cgroup cg or below it; the root cgroup is
  * nobody's own. */
-static bool within(const char *cs, const char *cg)
-{
-	size_t n = strlen(cg);
-
-	if (n <= 1)
-		return false;
-	return !strncmp(cs, cg, n) && (cs[n] == '\0' || cs[n] == '/');
-}
-
 /* What the live deadline threads of the records of (kind, name) hold, at
  * their charge; a record in the root cgroup counts its process's threads. */
 static int held_by(const struct record *r, size_t n, const char *kind, const char *name, uint64_t *sum,
@@ -169,7 +160,7 @@ static int held_by(const struct record *r, size_t n, const char *kind, const cha
 		for (size_t k = 0; k < n; k++) {
 			if (strcmp(r[k].kind, kind) || strcmp(r[k].name, name))
 				continue;
-			if (within(t[i].cpuset, r[k].cpuset) || t[i].pid == r[k].pid) {
+			if (dl_path_within(t[i].cpuset, r[k].cpuset) || t[i].pid == r[k].pid) {
 				*sum += dl_policy_charge(&t[i].params);
 				break;
 			}

@@ -24,6 +24,15 @@ int dl_pathf(char *buf, size_t len, const char *fmt, ...)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+bool dl_path_within(const char *path, const char *base)
+{
+	size_t n = strlen(base);
+
+	if (n == 0 || (n == 1 && base[0] == '/'))
+		return false;
+	return !strncmp(path, base, n) && (path[n] == '\0' || path[n] == '/');
+}
+
 /* Drop the trailing newline the kernel adds (and blanks): got is the
  * length of buf's text. */
 static void trim_end(char *buf, size_t got)

@@ -59,6 +59,10 @@ int dl_parse_s64(const char *text, int64_t *val);
 int dl_read_u64(const char *path, uint64_t *val);
 int dl_read_s64(const char *path, int64_t *val);
 int dl_write_file(const char *path, const char *text);
+/* Is path base, or below it ('/' after base)?  Cgroup paths as
+ * /proc/PID/cgroup and the layout write them, with or without the leading
+ * '/'.  A root ("" or "/") holds nothing: it is no one's. */
+bool dl_path_within(const char *path, const char *base);
 
 /* state-dir.c: the library's state folder (/run/libdl, or the test
  * hooks' state_dir), root's alone: a file's path in it; a file or folder

@@ -335,6 +335,20 @@ START_TEST(test_parse_s64)
 }
 END_TEST
 
+/* Cgroup paths: one is another's or below it, a root is no one's. */
+START_TEST(test_path_within)
+{
+	ck_assert(dl_path_within("/libdl/rt", "/libdl/rt"));
+	ck_assert(dl_path_within("/libdl/rt/x", "/libdl/rt"));
+	ck_assert(dl_path_within("libdl/rt/x", "libdl/rt"));
+	ck_assert(!dl_path_within("/libdl/rt2", "/libdl/rt"));
+	ck_assert(!dl_path_within("/libdl", "/libdl/rt"));
+	ck_assert(!dl_path_within("/libdl/rt", "/"));
+	ck_assert(!dl_path_within("/libdl/rt", ""));
+	ck_assert(!dl_path_within("", ""));
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("kernel-files");
@@ -349,6 +363,7 @@ static Suite *make(void)
 	tcase_add_loop_test(tc, test_sysctls, 0, ARRAY_SIZE(sysctl_kernels));
 	tcase_add_test(tc, test_rt_unlimited);
 	tcase_add_test(tc, test_parse_s64);
+	tcase_add_test(tc, test_path_within);
 	suite_add_tcase(s, tc);
 	return s;
 }
