@@ -232,7 +232,12 @@ EOF
 	run sh -c 'cc /root/layout.c $(pkg-config --cflags --libs libdeadline) -o /root/layout'
 	check "a program that makes a layout builds" eq "$rc" 0
 	[ "$rc" = 0 ] || note "$err"
-	dpkg -r libdeadline-tools >/tmp/remove.log 2>&1
+	# (The NRI plugin's package depends on the tools': it goes first,
+	# purged, and the purge below, which apt could no longer find it
+	# for, leaves it out.)
+	dpkg -P libdeadline-nri >/tmp/remove.log 2>&1
+	packages=$(echo $packages | sed 's/ *libdeadline-nri//')
+	dpkg -r libdeadline-tools >>/tmp/remove.log 2>&1
 	check "libdeadline-tools removed, libdeadline0 kept" eq "$(dpkg-query -W -f '${db:Status-Status} ' libdeadline-tools libdeadline0)" "config-files installed "
 	run /root/layout
 	check "the program makes its layout" eq "$rc" 0
