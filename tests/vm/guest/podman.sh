@@ -73,10 +73,13 @@ sleep 4
 e1=$(exec_ns "$pa")
 s1=$(date +%s%N)
 share=$(awk -v e="$((e1 - e0))" -v t="$((s1 - s0))" 'BEGIN { printf "%.3f", e / t }')
-# At most its 0.85 (the kernel throttles it); under TCG on a busy host
-# the replenishment timer fires late, so a little less than 0.85 is what
-# the guest measures (0.77 at a host load of 10).
-check "it runs 0.85 of CPU 1 (measured $share over 4 s)" awk -v s="$share" 'BEGIN { exit !(s >= 0.75 && s <= 0.88) }'
+# At most its 0.85 (the kernel throttles it): a busy loop outside its
+# reservation would run all of CPU 1.  Under TCG on a busy host the
+# replenishment timer fires late and the vCPU loses host time, so less
+# than 0.85 is what the guest measures: 0.77 at a host load of 10, 0.749
+# and 0.694 in CI runs whose other lane was building.  Well above 0.085,
+# what a runtime ten times too short would give.
+check "it runs 0.85 of CPU 1, and no more (measured $share over 4 s)" awk -v s="$share" 'BEGIN { exit !(s >= 0.5 && s <= 0.88) }'
 run dl-stat --tasks
 check "dl-stat shows its deadline thread, 850ms every 1s, with its cgroup" has "$out" "libpod-$ida"
 has "$out" "850ms" >/dev/null || not_ok "dl-stat shows 850ms for it"
