@@ -261,7 +261,6 @@ int dl_oci_container_cgroup(const char *file, const char *path, char *cg, size_t
 	return 0;
 }
 
-/* cg is base or below it; base "" is no cgroup of its own. */
 /*
  * The layout member cg is in: o->member, or none, and whether that is
  * the cluster (o->in_cluster).  The cluster is its cgroup and what is

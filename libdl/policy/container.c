@@ -139,8 +139,6 @@ static int records_write(const struct record *r, size_t n)
 	return err;
 }
 
-/* Thread cpuset cs is in cgroup cg or below it; the root cgroup is
- * nobody's own. */
 /* What the live deadline threads of the records of (kind, name) hold, at
  * their charge; a record in the root cgroup counts its process's threads. */
 static int held_by(const struct record *r, size_t n, const char *kind, const char *name, uint64_t *sum,
