@@ -201,6 +201,21 @@ int dl_policy_container_check(const struct dl_policy *pol, const struct dl_conta
 			      const struct dl_params *p, char *why, size_t len);
 int dl_policy_container_set(const struct dl_policy *pol, const struct dl_container *c,
 			    const struct dl_params *p, char *why, size_t len);
+/* A container whose annotations ask for a reservation and whose process
+ * holds none (created while the engine's plugin was not running:
+ * libdl-nri(8)), recorded for dl-stat while its process lives
+ * (dl_container_unreserved_add(3)): 1 recorded, 0 not (it holds one), or
+ * a negative errno.  _list(): the recorded ones that still live without
+ * a reservation, an array to free(). */
+struct dl_container_unreserved {
+	pid_t pid;
+	char ns[65];   /* the pod's namespace */
+	char pod[254]; /* the pod's name */
+	char name[64]; /* the container's name */
+	uint64_t reserved[4];
+};
+int dl_container_unreserved_add(const struct dl_container *c);
+int dl_container_unreserved_list(struct dl_container_unreserved **list, size_t *count);
 
 /* Explanations: why a request failed, from the system as it is now. */
 int dl_explain(int err, pid_t tid, const struct dl_params *p,

@@ -10,7 +10,11 @@
  *                  before the container exists;
  *   createRuntime  every engine: the container's state on stdin; the
  *                  reservation set on its process before the user's
- *                  program runs, unless the configuration carries it.
+ *                  program runs, unless the configuration carries it;
+ *   unreserved     libdl-nri: a running container's state on stdin; if
+ *                  it asks for a reservation and holds none (created
+ *                  while the plugin was not running), recorded for
+ *                  dl-stat, changed in nothing.
  *
  * process.scheduler only on request: crun applies it before it resets
  * the process's affinity on entering its cgroup, and before 1.25 that
@@ -71,13 +75,15 @@ static noreturn void refused(const char *fmt, ...)
 
 static void usage(void)
 {
-	printf("Usage: %s precreate [--scheduler] | createRuntime\n"
+	printf("Usage: %s precreate [--scheduler] | createRuntime | unreserved\n"
 	       "An OCI hook (oci-hooks(5)): gives a container the SCHED_DEADLINE reservation of its\n"
 	       "annotations deadline.libdl.io/runtime, deadline, period, flags and partition.\n"
 	       "  precreate       the runtime configuration on stdin, admitted and printed back with the\n"
 	       "                  partition's cgroup, or refused (podman)\n"
 	       "    --scheduler   and with process.scheduler, for a runtime that applies it (crun 1.25)\n"
 	       "  createRuntime   the container's state on stdin: the reservation set on its process\n"
+	       "  unreserved      a running container's state on stdin: recorded for dl-stat if it asks\n"
+	       "                  for a reservation and holds none (libdl-nri)\n"
 	       "  -h, --help      this text\n"
 	       "  -V, --version   the version\n"
 	       "See libdl-oci-hook(8).\n",
@@ -287,6 +293,28 @@ static int create_runtime(const char *text, size_t len)
 	return EXIT_SUCCESS;
 }
 
+/* A container the plugin found running: recorded when it asks for a
+ * reservation and holds none; exit 0 whether or not, 1 with the reason
+ * when it cannot tell. */
+static int unreserved(const char *text, size_t len)
+{
+	struct dl_container c;
+	struct dl_oci *oci;
+	char shown[4096];
+	int err = dl_oci_parse(text, len, "the container's state", DL_OCI_STATE, &oci);
+
+	if (err == -ENODATA)
+		return EXIT_SUCCESS;
+	if (err)
+		refused("cannot read the container's state: %s", tool_text(dl_errmsg(), shown, sizeof(shown)));
+	c = container_of(oci);
+	if (dl_container_unreserved_add(&c) < 0)
+		refused("cannot record the container's process %d as running without its reservation: %s",
+			(int)oci->pid, tool_text(dl_errmsg(), shown, sizeof(shown)));
+	dl_oci_free(oci);
+	return EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
 	char *text;
@@ -298,13 +326,18 @@ int main(int argc, char **argv)
 		usage();
 	if (argc == 2 && (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")))
 		print_version();
-	if (argc < 2 || (strcmp(argv[1], "precreate") && strcmp(argv[1], "createRuntime")))
-		usage_error("give the hook's stage: precreate or createRuntime (the args of its hooks.d file)");
+	if (argc < 2 || (strcmp(argv[1], "precreate") && strcmp(argv[1], "createRuntime") &&
+			 strcmp(argv[1], "unreserved")))
+		usage_error("give the hook's stage: precreate or createRuntime (the args of its hooks.d file), or libdl-nri's unreserved");
 	if (argc > 3 || (argc == 3 && (strcmp(argv[1], "precreate") || strcmp(argv[2], "--scheduler"))))
 		usage_error("the only option is precreate's --scheduler, not %s", argv[argc - 1]);
 	text = read_input(&len);
-	ret = !strcmp(argv[1], "precreate") ? precreate(text, len, argc == 3 ? DL_OCI_SCHEDULER : 0)
-					    : create_runtime(text, len);
+	if (!strcmp(argv[1], "precreate"))
+		ret = precreate(text, len, argc == 3 ? DL_OCI_SCHEDULER : 0);
+	else if (!strcmp(argv[1], "createRuntime"))
+		ret = create_runtime(text, len);
+	else
+		ret = unreserved(text, len);
 	free(text);
 	return ret;
 }

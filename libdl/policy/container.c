@@ -24,6 +24,7 @@
  * step under the lock: two containers of one namespace started at once
  * are judged one after the other, and the second sees the first.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -391,4 +392,170 @@ out:
 	free(rec);
 	close(lock);
 	return err;
+}
+
+/*
+ * Containers that ask for a reservation and run without one: created
+ * while the engine's plugin (libdl-nri) was not running, found by it when
+ * it connects.  Recorded in the state folder's "containers.unreserved"
+ * (root's, 0600), one line each: the process, its start time, and the
+ * pod's namespace and name and the container's name, their bytes outside
+ * [A-Za-z0-9._-] shown as '?' (Kubernetes' names have none).  A record
+ * lasts while its process lives and holds no reservation; each write
+ * drops the others, so the file holds only what is alive.
+ */
+#define UNRESERVED "containers.unreserved"
+
+struct unreserved {
+	struct dl_container_unreserved c;
+	unsigned long long start;
+};
+
+static void name_copy(char *dst, size_t len, const char *src)
+{
+	size_t i = 0;
+
+	for (; src && src[i] && i + 1 < len; i++)
+		dst[i] = (isalnum((unsigned char)src[i]) && isascii(src[i])) || strchr("._-", src[i]) ? src[i] : '?';
+	if (i == 0 && len > 1)
+		dst[i++] = '-';
+	dst[i] = '\0';
+}
+
+/* The live records that still hold no reservation. */
+static int unreserved_read(struct unreserved **out, size_t *count)
+{
+	char path[4096], line[512];
+	struct unreserved *v = NULL;
+	size_t n = 0, cap = 0;
+	FILE *f;
+
+	*out = NULL;
+	*count = 0;
+	if (dl_state_path(path, sizeof(path), UNRESERVED))
+		return dl_fail(-ENAMETOOLONG, "the records' path is too long");
+	f = fopen(path, "re");
+	if (!f && errno == ENOENT)
+		return 0;
+	if (!f)
+		return dl_fail(-errno, "cannot read %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		struct unreserved r = { .start = 0 };
+		unsigned long long start;
+		int pid;
+
+		if (sscanf(line, "%d %llu %64s %253s %63s", &pid, &r.start, r.c.ns, r.c.pod, r.c.name) != 5 ||
+		    pid <= 0)
+			continue; /* not a record: dropped at the next write */
+		r.c.pid = pid;
+		if (start_of(r.c.pid, &start) < 0 || start != r.start)
+			continue;
+		if (dl_get(r.c.pid, &(struct dl_params){ 0 }) == DL_SCHED_DEADLINE)
+			continue;
+		if (n == cap) {
+			struct unreserved *nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				fclose(f);
+				return dl_fail(-ENOMEM, "out of memory");
+			}
+			v = nv;
+		}
+		v[n++] = r;
+	}
+	fclose(f);
+	*out = v;
+	*count = n;
+	return 0;
+}
+
+static int unreserved_write(const struct unreserved *r, size_t n)
+{
+	char path[4096], *text = malloc(n * 512 + 1);
+	size_t used = 0;
+	int err;
+
+	if (!text)
+		return dl_fail(-ENOMEM, "out of memory");
+	text[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		used += (size_t)snprintf(text + used, 512, "%d %llu %s %s %s\n", (int)r[i].c.pid, r[i].start, r[i].c.ns,
+					 r[i].c.pod, r[i].c.name);
+	err = dl_state_path(path, sizeof(path), UNRESERVED) ? dl_fail(-ENAMETOOLONG, "the records' path is too long")
+							    : dl_file_replace(path, text, used, 0600, false);
+	free(text);
+	return err;
+}
+
+DL_EXPORT int dl_container_unreserved_add(const struct dl_container *c)
+{
+	struct unreserved *rec = NULL, mine = { .start = 0 };
+	size_t n = 0;
+	int err, lock, policy;
+
+	if (!c || c->pid <= 0)
+		return dl_fail(-EINVAL, "dl_container_unreserved_add needs a container with its process");
+	policy = dl_get(c->pid, &(struct dl_params){ 0 });
+	if (policy < 0)
+		return policy;
+	if (policy == DL_SCHED_DEADLINE)
+		return 0;
+	mine.c.pid = c->pid;
+	name_copy(mine.c.ns, sizeof(mine.c.ns), c->ns);
+	name_copy(mine.c.pod, sizeof(mine.c.pod), c->pod);
+	name_copy(mine.c.name, sizeof(mine.c.name), c->name);
+	if (start_of(c->pid, &mine.start) < 0)
+		return dl_fail(-ESRCH, "the container's process %d is gone", (int)c->pid);
+	lock = dl_state_lock(RECORDS_LOCK, LOCK_WAIT_MS, "another container's admission holds the containers' records");
+	if (lock < 0)
+		return lock == -EBUSY ? dl_fail(-ETIMEDOUT, "%s", dl_errmsg()) : lock;
+	if ((err = unreserved_read(&rec, &n)) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (rec[i].c.pid == mine.c.pid && rec[i].start == mine.start) {
+			rec[i] = mine; /* once, with the names given last */
+			mine.c.pid = 0;
+		}
+	if (mine.c.pid) {
+		struct unreserved *v = realloc(rec, (n + 1) * sizeof(*v));
+
+		if (!v) {
+			err = dl_fail(-ENOMEM, "out of memory");
+			goto out;
+		}
+		rec = v;
+		rec[n++] = mine;
+	}
+	err = unreserved_write(rec, n);
+	if (err == 0)
+		err = 1;
+out:
+	free(rec);
+	close(lock);
+	return err;
+}
+
+DL_EXPORT int dl_container_unreserved_list(struct dl_container_unreserved **list, size_t *count)
+{
+	struct unreserved *rec = NULL;
+	size_t n = 0;
+	int err;
+
+	if (!list || !count)
+		return dl_fail(-EINVAL, "dl_container_unreserved_list needs where to put the list");
+	*list = NULL;
+	*count = 0;
+	if ((err = unreserved_read(&rec, &n)) < 0)
+		return err;
+	*list = calloc(n ? n : 1, sizeof(**list));
+	if (!*list) {
+		free(rec);
+		return dl_fail(-ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		(*list)[i] = rec[i].c;
+	*count = n;
+	free(rec);
+	return 0;
 }

@@ -859,6 +859,113 @@ START_TEST(test_pod_race)
 }
 END_TEST
 
+/* A process of ours that waits, killed in the teardown. */
+static pid_t waiting(void)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	ck_assert(nkids < (int)ARRAY_SIZE(kids));
+	kids[nkids++] = pid;
+	return pid;
+}
+
+/* How many records dl_container_unreserved_list(3) gives for pid, and
+ * the last one's names. */
+static int unreserved_of(pid_t pid, struct dl_container_unreserved *got)
+{
+	struct dl_container_unreserved *v;
+	size_t n;
+	int found = 0;
+
+	ck_assert_int_eq(dl_container_unreserved_list(&v, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		if (v[i].pid == pid) {
+			found++;
+			if (got)
+				*got = v[i];
+		}
+	free(v);
+	return found;
+}
+
+/*
+ * libdl-nri's record of a container that asks for a reservation and runs
+ * without one: the hook's unreserved stage records it once however often
+ * it is told, by its pod's namespace and name and its own, a name's odd
+ * bytes shown as '?'; a container that asks for nothing, or one that
+ * holds its reservation, is not recorded; one that gets a reservation
+ * later, or whose process ends, is no longer listed.  dl-stat shows them
+ * in its table, its JSON and its metrics, the count 0 included.
+ */
+START_TEST(test_hook_unreserved)
+{
+	struct dl_container_unreserved u;
+	pid_t a = waiting(), b = waiting(), c = waiting();
+	char *stat_argv[] = { (char *)tl_tool("dl-stat"), "--prometheus", NULL }, line[512], path[64];
+	struct stat st;
+	size_t total;
+
+	ck_assert_msg(hook("unreserved", crio_state(a, "rt-team", "ctl", "loop", FOR("loop", "20ms", ""))) == 0, "%s",
+		      err);
+	ck_assert_msg(!out[0] && !err[0], "%s%s", out, err);
+	ck_assert_int_eq(unreserved_of(a, &u), 1);
+	ck_assert_str_eq(u.ns, "rt-team");
+	ck_assert_str_eq(u.pod, "ctl");
+	ck_assert_str_eq(u.name, "loop");
+	ck_assert_int_eq(hook("unreserved", crio_state(a, "rt-team", "ctl", "loop", FOR("loop", "20ms", ""))), 0);
+	ck_assert_int_eq(unreserved_of(a, NULL), 1);
+	ck_assert_int_eq(lstat("/run/libdl/containers.unreserved", &st), 0);
+	ck_assert(S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600 && st.st_uid == 0);
+	/* A pod's name is the runtime's text: only [A-Za-z0-9._-] kept. */
+	ck_assert_int_eq(hook("unreserved", crio_state(b, "rt-team", "we ird\\u001b", "loop", FOR("loop", "20ms", ""))), 0);
+	ck_assert_int_eq(unreserved_of(b, &u), 1);
+	ck_assert_str_eq(u.pod, "we?ird?");
+	/* Asking for nothing (another container's keys): not recorded. */
+	ck_assert_int_eq(hook("unreserved", crio_state(c, "rt-team", "ctl", "sidecar", FOR("loop", "20ms", ""))), 0);
+	ck_assert_int_eq(unreserved_of(c, NULL), 0);
+	/* Holding a reservation: not recorded; given one later: not listed. */
+	ck_assert_int_eq(dl_set(c, &(struct dl_params){ .runtime = 1000000, .deadline = 100000000, .period = 100000000 }),
+			 0);
+	ck_assert_int_eq(hook("unreserved", crio_state(c, "rt-team", "ctl", "loop", FOR("loop", "20ms", ""))), 0);
+	ck_assert_int_eq(unreserved_of(c, NULL), 0);
+	ck_assert_int_eq(dl_set(b, &(struct dl_params){ .runtime = 1000000, .deadline = 100000000, .period = 100000000 }),
+			 0);
+	ck_assert_int_eq(unreserved_of(b, NULL), 0);
+	/* dl-stat's metrics: the count, and the container by name. */
+	{
+		struct dl_container_unreserved *v;
+
+		ck_assert_int_eq(dl_container_unreserved_list(&v, &total), 0);
+		free(v);
+	}
+	ck_assert_int_eq(tl_run(stat_argv, out, sizeof(out), err, sizeof(err)), 0);
+	snprintf(line, sizeof(line), "\nlibdl_containers_unreserved %zu\n", total);
+	ck_assert_msg(strstr(out, line), "%s", out);
+	ck_assert_msg(strstr(out, "\nlibdl_container_unreserved_info{namespace=\"rt-team\",pod=\"ctl\",container=\"loop\"} 1\n"),
+		      "%s", out);
+	ck_assert_msg(!strstr(out, "pod=\"we?ird?\""), "a container with its reservation is listed:\n%s", out);
+	stat_argv[1] = "--tasks";
+	ck_assert_int_eq(tl_run(stat_argv, out, sizeof(out), err, sizeof(err)), 0);
+	snprintf(line, sizeof(line), "process %d: container loop of pod ctl in namespace rt-team\n", (int)a);
+	ck_assert_msg(strstr(out, line), "%s", out);
+	/* Its process ended: no longer listed, nor counted. */
+	kill(a, SIGKILL);
+	ck_assert_int_eq(waitpid(a, NULL, 0), a);
+	for (int i = 0; i < nkids; i++)
+		if (kids[i] == a)
+			kids[i--] = kids[--nkids]; /* reaped: not the teardown's to kill */
+	ck_assert_int_eq(unreserved_of(a, NULL), 0);
+	snprintf(path, sizeof(path), "/proc/%d", (int)a);
+	ck_assert_int_ne(access(path, F_OK), 0);
+}
+END_TEST
+
 static Suite *make(void)
 {
 	Suite *s = suite_create("containers");
@@ -881,6 +988,7 @@ static Suite *make(void)
 	tcase_add_test(tc, test_pod_policy);
 	tcase_add_test(tc, test_pod_one_reservation);
 	tcase_add_test(tc, test_pod_race);
+	tcase_add_test(tc, test_hook_unreserved);
 	suite_add_tcase(s, tc);
 	return s;
 }
