@@ -423,6 +423,16 @@ static void print_text(FILE *o, const struct ctl *c, const struct stat_frame *f)
 		fprintf(o, "note: --kernel: no job is counted from the kernel: %s\n", f->kernel_why);
 	if (stat_krec_note(f, note, sizeof(note)))
 		fprintf(o, "note: %s\n", note);
+	if (f->nunreserved)
+		fprintf(o, "\nwarning: %zu container%s ask%s for a reservation and run%s without one, created while libdl-nri was not running (libdl-nri(8)); delete the pod to have it created again:\n",
+			f->nunreserved, f->nunreserved == 1 ? "" : "s", f->nunreserved == 1 ? "s" : "",
+			f->nunreserved == 1 ? "s" : "");
+	for (size_t i = 0; i < f->nunreserved; i++) {
+		const struct dl_container_unreserved *u = &f->unreserved[i];
+
+		/* The library keeps only [A-Za-z0-9._-] of a name. */
+		fprintf(o, "  process %d: container %s of pod %s in namespace %s\n", (int)u->pid, u->name, u->pod, u->ns);
+	}
 }
 
 /* The terminal's width, read again every frame as top does (it may have
@@ -566,10 +576,11 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 {
 	struct stat_frame f = { .watch = c->watch };
 	struct dl_part_info *parts = NULL;
+	struct dl_container_unreserved *unres = NULL;
 	struct dl_layout *l = NULL;
 	struct dl_task *t;
 	struct dl_rd *rds;
-	size_t nt, nrd, nparts = 0;
+	size_t nt, nrd, nparts = 0, nunres = 0;
 	int *drift; /* dl_rd_drift(3) verdicts */
 	uint64_t *used, *overruns;
 	bool *seen, *rose;
@@ -667,6 +678,14 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 		f.parts = parts;
 		f.nparts = nparts;
 	}
+	/* The containers that ask for a reservation and run without one
+	 * (libdl-nri's records): not shown to a user who may not read
+	 * them, nor for one process (-p). */
+	if (!c->domains_only && !c->cpus_only && !c->pid && dl_container_unreserved_list(&unres, &nunres) == 0) {
+		f.unreserved_known = true;
+		f.unreserved = unres;
+		f.nunreserved = nunres;
+	}
 	/* Each CPU's servers, but for the tasks alone. */
 	if (!c->tasks_only) {
 		ssize_t n = cpu_servers_read(rds, nrd, &cpus);
@@ -725,6 +744,7 @@ static int frame(const struct ctl *c, struct history *h, bool first)
 	}
 	dl_layout_free(l);
 	free(parts);
+	free(unres);
 	free(cpus);
 	free(drift);
 	free(used);

@@ -200,6 +200,21 @@ void stat_json(FILE *o, const struct stat_frame *f, const struct stat_view *v)
 		}
 		json_arr_end(&j);
 	}
+	/* Absent where this user may not read the records: not a false "none". */
+	if (f->unreserved_known) {
+		json_arr_begin(&j, "unreserved_containers");
+		for (size_t i = 0; i < f->nunreserved; i++) {
+			const struct dl_container_unreserved *u = &f->unreserved[i];
+
+			json_obj_begin(&j, NULL);
+			json_int(&j, "pid", u->pid);
+			json_str(&j, "namespace", u->ns);
+			json_str(&j, "pod", u->pod);
+			json_str(&j, "container", u->name);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+	}
 	json_obj_end(&j);
 	json_end(&j);
 }
@@ -544,12 +559,36 @@ static void prom_tasks(FILE *o, const struct stat_frame *f, const struct stat_vi
 		}
 }
 
+/* The count, 0 included, to alert on; one series per container to name
+ * it.  Both absent where this user may not read the records. */
+static void prom_unreserved(FILE *o, const struct stat_frame *f)
+{
+	family(o, "libdl_containers_unreserved", "gauge",
+	       "Containers whose annotations ask for a reservation and whose process holds none (created while libdl-nri was not running)");
+	fprintf(o, "libdl_containers_unreserved %zu\n", f->nunreserved);
+	if (!f->nunreserved)
+		return;
+	family(o, "libdl_container_unreserved_info", "gauge",
+	       "A container that asks for a reservation and runs without one, by pod and name");
+	for (size_t i = 0; i < f->nunreserved; i++) {
+		const struct dl_container_unreserved *u = &f->unreserved[i];
+
+		fputs("libdl_container_unreserved_info{", o);
+		put_label(o, "namespace", u->ns, true);
+		put_label(o, "pod", u->pod, false);
+		put_label(o, "container", u->name, false);
+		fputs("} 1\n", o);
+	}
+}
+
 void stat_prometheus(FILE *o, const struct stat_frame *f, const struct stat_view *v)
 {
 	if (!v->tasks_only)
 		prom_domains(o, f);
 	if (!v->domains_only)
 		prom_tasks(o, f, v);
+	if (f->unreserved_known)
+		prom_unreserved(o, f);
 	fflush(o);
 }
 

@@ -59,6 +59,11 @@ struct stat_frame {
 	/* When counting: how many times since dl-stat began a thread's
 	 * record could not be made (kcount_failed): its counts are short. */
 	uint64_t krec_failed;
+	/* The containers that ask for a reservation and hold none
+	 * (dl_container_unreserved_list(3)), when this user may read them. */
+	bool unreserved_known;
+	const struct dl_container_unreserved *unreserved;
+	size_t nunreserved;
 	/* The dl-part layout (dl_layout_report(3)), when there is one. */
 	bool layout;
 	int layout_version;

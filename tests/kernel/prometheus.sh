@@ -4,8 +4,9 @@
 # threads of this suite running, one of them named with a quote, a
 # backslash and a byte that is not ASCII, and a dl-load task that misses
 # every deadline publishing its counters (so that the jobs, misses and
-# response histogram families are among them), once and with --watch
-# --output; promtool check rules accepts the example alerting rules.
+# response histogram families are among them), and a pod's container
+# recorded as running without the reservation it asks for (libdl-nri's
+# record), once and with --watch --output; promtool check rules accepts the example alerting rules.
 # node_exporter serving the file and a Prometheus server's query of it are
 # tests/vm/systemd.vm's, with the package's service.
 #
@@ -49,6 +50,12 @@ cp /bin/sleep "$weird"
 pids+=($!)
 "$dl_run" -R -r 1ms -p 100ms -- "$weird" 60 &
 pids+=($!)
+# A process of ours as a pod's container that asks for a reservation and
+# holds none, recorded as libdl-nri records one (libdl-oci-hook unreserved).
+/bin/sleep 60 &
+pids+=($!)
+printf '{"ociVersion":"1.0.2","id":"c0","status":"running","pid":%d,"bundle":"","annotations":{"io.kubernetes.pod.namespace":"rt","io.kubernetes.pod.name":"loop","io.kubernetes.container.name":"app","runtime.deadline.libdl.io/app":"2ms","period.deadline.libdl.io/app":"10ms"}}' \
+	"$!" | "$build/utils/libdl-oci-hook" unreserved 2>"$tmp/hook.err"
 # 3ms of work on a 2ms runtime: throttled, every job ends after its
 # deadline, 100 jobs a second, published.
 echo "late 2ms 10ms 10ms work=3ms" >"$tmp/late.ts"
@@ -64,11 +71,12 @@ done
 if "$dl_stat" --prometheus >"$tmp/once.prom" 2>"$tmp/err" &&
 	grep -q 'command="we\\"ird\\\\\\\\name\\\\xff"' "$tmp/once.prom" &&
 	grep -q '^libdl_task_response_seconds_bucket{command="late",.*le="+Inf"}' "$tmp/once.prom" &&
+	grep -q '^libdl_container_unreserved_info{namespace="rt",pod="loop",container="app"} 1$' "$tmp/once.prom" &&
 	"$promtool" check metrics <"$tmp/once.prom" >"$tmp/lint" 2>&1; then
-	ok "promtool check metrics accepts dl-stat --prometheus, an escaped name and a published response histogram among the tasks"
+	ok "promtool check metrics accepts dl-stat --prometheus, an escaped name, a published response histogram and an unreserved container"
 else
-	notok "promtool check metrics accepts dl-stat --prometheus, an escaped name and a published response histogram among the tasks" \
-		"$tmp/err" "$tmp/lint" "$tmp/once.prom" "$tmp/load.out"
+	notok "promtool check metrics accepts dl-stat --prometheus, an escaped name, a published response histogram and an unreserved container" \
+		"$tmp/err" "$tmp/lint" "$tmp/once.prom" "$tmp/load.out" "$tmp/hook.err"
 fi
 if "$promtool" check rules "$src/data/examples/libdl-alerts.yml" >"$tmp/rules" 2>&1; then
 	ok "promtool check rules accepts the example alerting rules"
