@@ -22,7 +22,8 @@
 // A container of which no annotation names it is not touched.  When the
 // plugin is not running the runtime starts containers without it: on its
 // start (NRI's Synchronize) it reports every running container that asks
-// for a reservation and has none, by pod and name, in its journal.
+// for a reservation and has none, by pod and name, in its journal, and
+// has the hook record it, which dl-stat and its metrics show.
 package main
 
 import (
@@ -197,9 +198,41 @@ func reserved(pid uint32) (bool, error) {
 	return false, errors.New("no policy line")
 }
 
+// record has the hook record a container that runs without the
+// reservation it asks for, for dl-stat and its metrics (libdl-nri(8)):
+// the container's state as a createRuntime hook reads it.
+func record(pod *api.PodSandbox, ctr *api.Container) error {
+	state := map[string]interface{}{
+		"ociVersion":  "1.0.2",
+		"id":          ctr.GetId(),
+		"status":      "running",
+		"pid":         ctr.GetPid(),
+		"bundle":      "",
+		"annotations": config(pod, ctr)["annotations"],
+	}
+	in, err := json.Marshal(state)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hookTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, hookPath, "unreserved")
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return errors.New(msg)
+		}
+		return fmt.Errorf("%s unreserved failed: %v", hookPath, err)
+	}
+	return nil
+}
+
 // Synchronize: the containers that exist when the plugin starts.  One
 // that asks for a reservation and runs without one was created while the
-// plugin was not running: reported, not changed (setting a reservation
+// plugin was not running: reported in the journal and recorded for
+// dl-stat, not changed (setting a reservation
 // on a running container would give it one outside the partition it
 // asked for, unseen by the policy's count at creation).
 func (p *plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*api.Container) ([]*api.ContainerUpdate, error) {
@@ -219,6 +252,9 @@ func (p *plugin) Synchronize(_ context.Context, pods []*api.PodSandbox, ctrs []*
 		}
 		missed++
 		p.logf(logWarning, "%s: runs without the reservation its annotations ask for (process %d is not SCHED_DEADLINE): it was created while libdl-nri was not running; delete the pod to have it created again", who(pod, ctr), ctr.GetPid())
+		if err := record(pod, ctr); err != nil {
+			p.logf(logErr, "%s: %v", who(pod, ctr), err)
+		}
 	}
 	p.logf(logInfo, "synchronized with the runtime: %d containers, %d running without the reservation they ask for", len(ctrs), missed)
 	return nil, nil

@@ -8,7 +8,8 @@
 # error, nothing admitted; removing the pod gives the bandwidth back;
 # the plugin killed, its containers keep their reservations; a pod made
 # while it is stopped runs without one (what the pod sees, SCHED_OTHER)
-# and is reported by the plugin when it starts again (Synchronize).
+# and is reported by the plugin when it starts again (Synchronize), in
+# its journal and in dl-stat's table, JSON and metrics.
 # Nothing is left: cgroups, the plugin, reservations.
 #
 # Sourced after lib.sh, systemd-part.sh and podman-sid.sh (podman-common.sh
@@ -170,7 +171,15 @@ i=0
 while ! plugin_log | grep -q 'runs without the reservation' && [ $i -lt 20 ]; do sleep 1; i=$((i + 1)); done
 check "on its start (Synchronize) it reports the container it missed, by pod and name" has "$(plugin_log)" "container \"app\" of pod \"missed\" in namespace \"rt-apps\": runs without the reservation its annotations ask for (process $mpid is not SCHED_DEADLINE)"
 check "and the one it admitted is not reported" eq "$(plugin_log | grep -c 'pod "loop".*runs without')" 0
-$CRI remove-pod "$pm" >/dev/null 2>&1
+i=0
+while ! dl-stat --prometheus | grep -q '^libdl_containers_unreserved 1$' && [ $i -lt 10 ]; do sleep 1; i=$((i + 1)); done
+prom=$(dl-stat --prometheus)
+check "dl-stat's metrics count it: libdl_containers_unreserved 1" has "$prom" "libdl_containers_unreserved 1"
+check "and name it by pod" has "$prom" 'libdl_container_unreserved_info{namespace="rt-apps",pod="missed",container="app"} 1'
+check "dl-stat's table warns of it, with its process" has "$(dl-stat --tasks)" "process $mpid: container app of pod missed in namespace rt-apps"
+check "dl-stat --json lists it" has "$(dl-stat --json)" "\"unreserved_containers\":[{\"pid\":$mpid,\"namespace\":\"rt-apps\",\"pod\":\"missed\",\"container\":\"app\"}]"
+run $CRI remove-pod "$pm"
+check "its pod removed, no container is counted: libdl_containers_unreserved 0" has "$(dl-stat --prometheus)" "libdl_containers_unreserved 0"
 
 # E: the pod removed gives its bandwidth back.
 run $CRI remove-pod "$pa"
