@@ -307,8 +307,14 @@ START_TEST(test_program)
 		      strstr(err, "runtime 5ms is longer than the deadline 1ms"), "%s%s", out, err);
 	ck_assert_int_eq(hook("precreate", "not json"), 1);
 	ck_assert_msg(strstr(err, "JSON"), "%s", err);
+	/* unreserved: a container that asks nothing is no record; a state
+	 * that cannot be read is said so, exit 1. */
+	ck_assert_msg(hook("unreserved", "{\"pid\":1,\"annotations\":{}}") == 0 && !out[0] && !err[0], "%s%s", out, err);
+	ck_assert_int_eq(hook("unreserved", "not json"), 1);
+	ck_assert_msg(!out[0] && strstr(err, "libdl-oci-hook: cannot read the container's state: ") && strstr(err, "JSON"),
+		      "%s", err);
 	ck_assert_int_eq(hook("poststart", "{}"), 2);
-	ck_assert_msg(strstr(err, "precreate or createRuntime"), "%s", err);
+	ck_assert_msg(strstr(err, "precreate or createRuntime") && strstr(err, "unreserved"), "%s", err);
 }
 END_TEST
 
