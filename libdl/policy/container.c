@@ -71,60 +71,66 @@ static int start_of(pid_t pid, unsigned long long *start)
 	return err;
 }
 
-/* The records whose process lives, each with its cpuset now. */
-static int records_read(struct record **out, size_t *count)
+/*
+ * A file of the state folder with a record a line: read, each line kept
+ * when parse fills elem from it and returns true (a line of no record, or
+ * of a process gone, is dropped at the next write), as an array of
+ * elements of size bytes; written whole, each element a line of fewer
+ * than RECORD_LINE_MAX bytes by format.
+ */
+#define RECORD_LINE_MAX 512
+
+static int lines_read(const char *file, size_t size, bool (*parse)(const char *line, void *elem), void **out,
+		      size_t *count)
 {
-	char path[4096], line[256]; /* a record's line is under 128 bytes */
-	struct record *v = NULL;
+	char path[4096], line[RECORD_LINE_MAX];
+	char *v = NULL, *elem = calloc(1, size);
 	size_t n = 0, cap = 0;
 	FILE *f;
 
 	*out = NULL;
 	*count = 0;
-	if (dl_state_path(path, sizeof(path), RECORDS))
+	if (!elem)
+		return dl_fail(-ENOMEM, "out of memory");
+	if (dl_state_path(path, sizeof(path), file)) {
+		free(elem);
 		return dl_fail(-ENAMETOOLONG, "the records' path is too long");
+	}
 	f = fopen(path, "re");
-	if (!f && errno == ENOENT)
-		return 0;
-	if (!f)
-		return dl_fail(-errno, "cannot read %s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		struct record r = { .pid = 0 };
-		unsigned long long start;
-		char cs[64];
-		int pid;
+	if (!f) {
+		int e = errno;
 
-		if (sscanf(line, "%15s %64s %d %llu", r.kind, r.name, &pid, &r.start) != 4 || pid <= 0 ||
-		    (strcmp(r.kind, "namespace") && strcmp(r.kind, "engine")))
-			continue; /* not a record: dropped at the next write */
-		r.pid = pid;
-		if (start_of(r.pid, &start) < 0 || start != r.start)
-			continue; /* gone: its share with it */
-		snprintf(cs, sizeof(cs), "/proc/%d/cpuset", pid);
-		if (dl_read_file(cs, r.cpuset, sizeof(r.cpuset)) < 0)
+		free(elem);
+		return e == ENOENT ? 0 : dl_fail(-e, "cannot read %s: %s", path, strerror(e));
+	}
+	while (fgets(line, sizeof(line), f)) {
+		memset(elem, 0, size);
+		if (!parse(line, elem))
 			continue;
-		r.cpuset[strcspn(r.cpuset, "\n")] = '\0';
 		if (n == cap) {
-			struct record *nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+			char *nv = realloc(v, (cap = cap ? 2 * cap : 16) * size);
 
 			if (!nv) {
 				free(v);
+				free(elem);
 				fclose(f);
 				return dl_fail(-ENOMEM, "out of memory");
 			}
 			v = nv;
 		}
-		v[n++] = r;
+		memcpy(v + n++ * size, elem, size);
 	}
 	fclose(f);
+	free(elem);
 	*out = v;
 	*count = n;
 	return 0;
 }
 
-static int records_write(const struct record *r, size_t n)
+static int lines_write(const char *file, const void *v, size_t n, size_t size,
+		       int (*format)(char *buf, size_t len, const void *elem))
 {
-	char path[4096], *text = malloc(n * 128 + 1);
+	char path[4096], *text = malloc(n * RECORD_LINE_MAX + 1);
 	size_t used = 0;
 	int err;
 
@@ -132,12 +138,49 @@ static int records_write(const struct record *r, size_t n)
 		return dl_fail(-ENOMEM, "out of memory");
 	text[0] = '\0';
 	for (size_t i = 0; i < n; i++)
-		used += (size_t)snprintf(text + used, 128, "%s %s %d %llu\n", r[i].kind, r[i].name, (int)r[i].pid,
-					 r[i].start);
-	err = dl_state_path(path, sizeof(path), RECORDS) ? dl_fail(-ENAMETOOLONG, "the records' path is too long")
-							 : dl_file_replace(path, text, used, 0600, false);
+		used += (size_t)format(text + used, RECORD_LINE_MAX, (const char *)v + i * size);
+	err = dl_state_path(path, sizeof(path), file) ? dl_fail(-ENAMETOOLONG, "the records' path is too long")
+						      : dl_file_replace(path, text, used, 0600, false);
 	free(text);
 	return err;
+}
+
+/* A record whose process lives, with its cpuset now. */
+static bool record_parse(const char *line, void *elem)
+{
+	struct record *r = elem;
+	unsigned long long start;
+	char cs[64];
+	int pid;
+
+	if (sscanf(line, "%15s %64s %d %llu", r->kind, r->name, &pid, &r->start) != 4 || pid <= 0 ||
+	    (strcmp(r->kind, "namespace") && strcmp(r->kind, "engine")))
+		return false;
+	r->pid = pid;
+	if (start_of(r->pid, &start) < 0 || start != r->start)
+		return false; /* gone: its share with it */
+	snprintf(cs, sizeof(cs), "/proc/%d/cpuset", pid);
+	if (dl_read_file(cs, r->cpuset, sizeof(r->cpuset)) < 0)
+		return false;
+	r->cpuset[strcspn(r->cpuset, "\n")] = '\0';
+	return true;
+}
+
+static int record_format(char *buf, size_t len, const void *elem)
+{
+	const struct record *r = elem;
+
+	return snprintf(buf, len, "%s %s %d %llu\n", r->kind, r->name, (int)r->pid, r->start);
+}
+
+static int records_read(struct record **out, size_t *count)
+{
+	return lines_read(RECORDS, sizeof(**out), record_parse, (void **)out, count);
+}
+
+static int records_write(const struct record *r, size_t n)
+{
+	return lines_write(RECORDS, r, n, sizeof(*r), record_format);
 }
 
 /* What the live deadline threads of the records of (kind, name) hold, at
@@ -422,70 +465,35 @@ static void name_copy(char *dst, size_t len, const char *src)
 	dst[i] = '\0';
 }
 
-/* The live records that still hold no reservation. */
+/* A record whose process lives and still holds no reservation. */
+static bool unreserved_parse(const char *line, void *elem)
+{
+	struct unreserved *r = elem;
+	unsigned long long start;
+	int pid;
+
+	if (sscanf(line, "%d %llu %64s %253s %63s", &pid, &r->start, r->c.ns, r->c.pod, r->c.name) != 5 || pid <= 0)
+		return false;
+	r->c.pid = pid;
+	return start_of(r->c.pid, &start) == 0 && start == r->start &&
+	       dl_get(r->c.pid, &(struct dl_params){ 0 }) != DL_SCHED_DEADLINE;
+}
+
+static int unreserved_format(char *buf, size_t len, const void *elem)
+{
+	const struct unreserved *r = elem;
+
+	return snprintf(buf, len, "%d %llu %s %s %s\n", (int)r->c.pid, r->start, r->c.ns, r->c.pod, r->c.name);
+}
+
 static int unreserved_read(struct unreserved **out, size_t *count)
 {
-	char path[4096], line[512];
-	struct unreserved *v = NULL;
-	size_t n = 0, cap = 0;
-	FILE *f;
-
-	*out = NULL;
-	*count = 0;
-	if (dl_state_path(path, sizeof(path), UNRESERVED))
-		return dl_fail(-ENAMETOOLONG, "the records' path is too long");
-	f = fopen(path, "re");
-	if (!f && errno == ENOENT)
-		return 0;
-	if (!f)
-		return dl_fail(-errno, "cannot read %s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		struct unreserved r = { .start = 0 };
-		unsigned long long start;
-		int pid;
-
-		if (sscanf(line, "%d %llu %64s %253s %63s", &pid, &r.start, r.c.ns, r.c.pod, r.c.name) != 5 ||
-		    pid <= 0)
-			continue; /* not a record: dropped at the next write */
-		r.c.pid = pid;
-		if (start_of(r.c.pid, &start) < 0 || start != r.start)
-			continue;
-		if (dl_get(r.c.pid, &(struct dl_params){ 0 }) == DL_SCHED_DEADLINE)
-			continue;
-		if (n == cap) {
-			struct unreserved *nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				fclose(f);
-				return dl_fail(-ENOMEM, "out of memory");
-			}
-			v = nv;
-		}
-		v[n++] = r;
-	}
-	fclose(f);
-	*out = v;
-	*count = n;
-	return 0;
+	return lines_read(UNRESERVED, sizeof(**out), unreserved_parse, (void **)out, count);
 }
 
 static int unreserved_write(const struct unreserved *r, size_t n)
 {
-	char path[4096], *text = malloc(n * 512 + 1);
-	size_t used = 0;
-	int err;
-
-	if (!text)
-		return dl_fail(-ENOMEM, "out of memory");
-	text[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		used += (size_t)snprintf(text + used, 512, "%d %llu %s %s %s\n", (int)r[i].c.pid, r[i].start, r[i].c.ns,
-					 r[i].c.pod, r[i].c.name);
-	err = dl_state_path(path, sizeof(path), UNRESERVED) ? dl_fail(-ENAMETOOLONG, "the records' path is too long")
-							    : dl_file_replace(path, text, used, 0600, false);
-	free(text);
-	return err;
+	return lines_write(UNRESERVED, r, n, sizeof(*r), unreserved_format);
 }
 
 DL_EXPORT int dl_container_unreserved_add(const struct dl_container *c)
