@@ -52,6 +52,8 @@ pids+=($!)
 pids+=($!)
 # A process of ours as a pod's container that asks for a reservation and
 # holds none, recorded as libdl-nri records one (libdl-oci-hook unreserved).
+had_unreserved=no
+[ -e /run/libdl/containers.unreserved ] && had_unreserved=yes
 /bin/sleep 60 &
 pids+=($!)
 printf '{"ociVersion":"1.0.2","id":"c0","status":"running","pid":%d,"bundle":"","annotations":{"io.kubernetes.pod.namespace":"rt","io.kubernetes.pod.name":"loop","io.kubernetes.container.name":"app","runtime.deadline.libdl.io/app":"2ms","period.deadline.libdl.io/app":"10ms"}}' \
@@ -95,4 +97,6 @@ else
 		"$tmp/err" "$tmp/stdout" "$tmp/lint" "$out"
 fi
 
+# The records' file as found: made here, removed here.
+[ "$had_unreserved" = yes ] || rm -f /run/libdl/containers.unreserved
 exit 0
