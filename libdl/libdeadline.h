@@ -422,7 +422,8 @@ struct dl_rd {
 	dl_cpus_t cpus;      /* the root domain's CPUs */
 	int ncpus;
 	int64_t cpu_bw;      /* rt_runtime/rt_period per CPU, DL_BW units; 0 if unlimited */
-	int64_t capacity;    /* cpu_bw x ncpus */
+	int64_t capacity;    /* cpu_bw x ncpus, each CPU counted at its cpu_capacity
+			      * (1024: one CPU): cpu_bw x cap_sum / 1024 */
 	int64_t fair_bw;     /* the fair servers' reservation the kernel counts (6.12+) */
 	int64_t tasks_bw;    /* sum of the live deadline tasks' bandwidth */
 	uint64_t ntasks;     /* live deadline threads */
@@ -431,7 +432,10 @@ struct dl_rd {
 	bool from_kernel;    /* total_bw and cpu_bw read from debugfs */
 	bool unlimited;      /* sched_rt_runtime_us = -1: no admission test */
 	int64_t uncounted_fair_bw; /* fair servers that run but are not counted now (6.12, 6.13) */
-	uint64_t reserved[7];
+	uint32_t cap_min;    /* the smallest and the largest cpu_capacity of its CPUs: */
+	uint32_t cap_max;    /*  1024 each where every CPU is alike (not big.LITTLE) */
+	uint64_t cap_sum;    /* their sum, what the kernel scales cpu_bw by (dl_bw_capacity()) */
+	uint64_t reserved[5];
 };
 int dl_rd_list(struct dl_rd **rds, size_t *count);
 int dl_rd_of_cpu(int cpu, struct dl_rd *rd);
@@ -476,7 +480,8 @@ struct dl_verdict {
 	int64_t need;      /* their bandwidth asked, DL_BW units */
 	int64_t old;       /* the bandwidth they hold now, which it replaces */
 	int drift;         /* DL_DRIFT_* of rd (dl_rd_drift(3)) */
-	uint32_t reserved32;
+	uint32_t cap_need; /* the cpu_capacity a CPU needs to run it in time: runtime /
+			    * deadline x 1024 (the kernel places it only on such CPUs) */
 	struct dl_rd rd;   /* the root domain (zero before DL_VERDICT_AFFINITY) */
 	uint64_t reserved[8];
 };

@@ -200,7 +200,9 @@ PyObject *pydl_rd_dict(const struct dl_rd *rd)
 			 "ntasks", PyLong_FromUnsignedLongLong(rd->ntasks),
 			 "total_bw", PyLong_FromLongLong(rd->total_bw), "free_bw", PyLong_FromLongLong(rd->free_bw),
 			 "from_kernel", PyBool_FromLong(rd->from_kernel), "unlimited", PyBool_FromLong(rd->unlimited),
-			 "uncounted_fair_bw", PyLong_FromLongLong(rd->uncounted_fair_bw), NULL);
+			 "uncounted_fair_bw", PyLong_FromLongLong(rd->uncounted_fair_bw),
+			 "cap_min", PyLong_FromUnsignedLong(rd->cap_min), "cap_max", PyLong_FromUnsignedLong(rd->cap_max),
+			 "cap_sum", PyLong_FromUnsignedLongLong(rd->cap_sum), NULL);
 }
 
 PyObject *pydl_verdict_dict(int ret, const struct dl_verdict *v, const char *why)
@@ -208,7 +210,7 @@ PyObject *pydl_verdict_dict(int ret, const struct dl_verdict *v, const char *why
 	return pydl_dict("admitted", PyBool_FromLong(ret == 1), "step", PyLong_FromLong(v->step),
 			 "cpu", PyLong_FromLong(v->cpu), "threads", PyLong_FromUnsignedLong(v->threads),
 			 "need", PyLong_FromLongLong(v->need), "old", PyLong_FromLongLong(v->old),
-			 "drift", PyLong_FromLong(v->drift),
+			 "drift", PyLong_FromLong(v->drift), "cap_need", PyLong_FromUnsignedLong(v->cap_need),
 			 "rd", v->step >= DL_VERDICT_AFFINITY || v->step == DL_VERDICT_ADMITTED ? pydl_rd_dict(&v->rd)
 											     : Py_NewRef(Py_None),
 			 "why", PyUnicode_DecodeUTF8(why, strlen(why), "replace"), NULL);

@@ -343,6 +343,7 @@ static void check_json(const struct dl_run *ctl, const struct dl_params *p, cons
 	json_uint(&j, "threads", v->threads);
 	json_uint(&j, "need_bw", v->need);
 	json_uint(&j, "old_bw", v->old);
+	json_uint(&j, "cpu_capacity_need", v->cap_need);
 	json_obj_end(&j);
 	/* A container's member is its cgroup's (null outside the partitions). */
 	json_str(&j, "member", oci ? oci->member : ctl->place);

@@ -118,6 +118,9 @@ void json_rd_fields(struct json *j, const struct dl_rd *rd)
 	json_int(j, "ncpus", rd->ncpus);
 	json_int(j, "cpu_bw", rd->cpu_bw);
 	json_int(j, "capacity", rd->capacity);
+	json_uint(j, "cpu_capacity_min", rd->cap_min);
+	json_uint(j, "cpu_capacity_max", rd->cap_max);
+	json_uint(j, "cpu_capacity_sum", rd->cap_sum);
 	json_int(j, "fair_bw", rd->fair_bw);
 	json_int(j, "uncounted_fair_bw", rd->uncounted_fair_bw);
 	json_int(j, "tasks_bw", rd->tasks_bw);

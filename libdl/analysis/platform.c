@@ -80,6 +80,9 @@ void dl_an_rd(const struct dl_platform *pf, const struct dl_an_task *ts, size_t 
 	rd->unlimited = pf->unlimited;
 	rd->cpu_bw = pf->cpu_bw;
 	rd->capacity = pf->cpu_bw * (uint64_t)ncpus;
+	rd->cap_min = DL_CAPACITY_SCALE;
+	rd->cap_max = DL_CAPACITY_SCALE;
+	rd->cap_sum = DL_CAPACITY_SCALE * (uint64_t)ncpus;
 	if (pf->server.runtime)
 		rd->fair_bw = dl_params_bw(&pf->server) * (uint64_t)ncpus;
 	for (size_t i = 0; i < n; i++)

@@ -15,20 +15,54 @@
 
 #include "bw/bw.h"
 
-static uint64_t cpu_capacity(int cpu)
+/*
+ * A CPU's capacity as the scheduler sees it (arch_scale_cpu_capacity()):
+ * 1024 for the machine's biggest CPUs, less for smaller ones (big.LITTLE,
+ * from the device tree's capacity-dmips-mhz or ACPI's CPPC).  The file is
+ * absent where every CPU is alike (x86 but hybrid ones): 1024.
+ */
+uint32_t dl_cpu_capacity(int cpu)
 {
 	char path[128];
-	uint64_t cap = 1024;
+	uint64_t cap = DL_CAPACITY_SCALE;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpu_capacity", cpu);
-	dl_read_u64(path, &cap);
-	return cap;
+	if (dl_read_u64(path, &cap) < 0 || cap == 0 || cap > DL_CAPACITY_SCALE)
+		cap = DL_CAPACITY_SCALE;
+	return (uint32_t)cap;
+}
+
+/*
+ * dl_task_fits_capacity() of kernel/sched/deadline.c: a CPU of capacity
+ * cap runs the task in time when cap >= dl_density >> (20 - 10), its
+ * density being to_ratio(deadline, runtime).  On CPUs of different
+ * capacity the kernel places and pushes a deadline task only onto CPUs
+ * that fit it (cpudl_find()), the biggest free one when none does; the
+ * admission test does not look (it sums the capacities).
+ */
+uint32_t dl_cap_need(const struct dl_params *p)
+{
+	uint64_t d = p->deadline ? p->deadline : p->period;
+
+	if (!d)
+		return 0;
+	return (uint32_t)(dl_to_ratio(d, p->runtime) >> (DL_BW_SHIFT - 10));
+}
+
+/* The CPUs of span whose capacity is need or more. */
+void dl_cpus_fitting(const dl_cpus_t *span, uint32_t need, dl_cpus_t *fit)
+{
+	memset(fit, 0, sizeof(*fit));
+	for (int c = 0; c < DL_CPUS_MAX; c++)
+		if (dl_cpus_isset(span, c) && dl_cpu_capacity(c) >= need)
+			dl_cpus_set(fit, c);
 }
 
 void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *tasks,
 		size_t ntasks, const int64_t *kbw, const int64_t *ktotal)
 {
 	uint64_t capsum = 0;
+	uint32_t cap;
 	int first = -1;
 
 	memset(rd, 0, sizeof(*rd));
@@ -41,7 +75,12 @@ void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *t
 			continue;
 		if (first < 0)
 			first = c;
-		capsum += cpu_capacity(c);
+		cap = dl_cpu_capacity(c);
+		capsum += cap;
+		if (!rd->cap_min || cap < rd->cap_min)
+			rd->cap_min = cap;
+		if (cap > rd->cap_max)
+			rd->cap_max = cap;
 		dl_fair_server_bw(c, &fb);
 		rd->fair_bw += (int64_t)fb;
 	}
@@ -58,14 +97,16 @@ void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *t
 		rd->total_bw = ktotal[first];
 		dl_rd_fair_counted(rd, dl_fair_droppable());
 	} else {
-		uint64_t cap;
+		uint64_t bw;
 
-		dl_rt_bw(&cap, &rd->unlimited);
-		rd->cpu_bw = (int64_t)cap;
+		dl_rt_bw(&bw, &rd->unlimited);
+		rd->cpu_bw = (int64_t)bw;
 		rd->total_bw = dl_rd_expected(rd);
 	}
-	/* cap_scale(bw, capacity) of __dl_overflow(): bw x CPUs when every
-	 * CPU has the full capacity of 1024. */
+	/* cap_scale(bw, dl_bw_capacity()) of __dl_overflow(): bw x CPUs
+	 * when every CPU has the full capacity of 1024, else bw x the sum of
+	 * their capacities / 1024 (Linux 5.9 on). */
+	rd->cap_sum = capsum;
 	rd->capacity = (int64_t)(((unsigned __int128)(uint64_t)rd->cpu_bw * capsum) >> 10);
 	rd->free_bw = dl_bw_free(rd);
 }

@@ -99,6 +99,11 @@ int dl_server_read(int cpu, int kind, uint64_t *runtime, uint64_t *period);
 bool dl_server_runtime_first(uint64_t old_runtime, uint64_t old_period, uint64_t runtime, uint64_t period);
 
 /* account.c: the accounting of a root domain. */
+#define DL_CAPACITY_SCALE 1024 /* SCHED_CAPACITY_SCALE: a CPU of the biggest kind */
+uint32_t dl_cpu_capacity(int cpu);
+/* The capacity a CPU needs to run p in time (dl_task_fits_capacity()). */
+uint32_t dl_cap_need(const struct dl_params *p);
+void dl_cpus_fitting(const dl_cpus_t *span, uint32_t need, dl_cpus_t *fit);
 void dl_rd_fill(struct dl_rd *rd, const dl_cpus_t *span, const struct dl_task *tasks,
 		size_t ntasks, const int64_t *kbw, const int64_t *ktotal);
 /* Which of rd's fair servers the kernel's total_bw holds: fair_bw those
@@ -129,6 +134,7 @@ struct dl_admission {
 	dl_cpus_t affinity;
 	bool have_affinity;
 	uint64_t need, old;  /* the request, and what it replaces */
+	uint32_t cap_need;   /* the CPU capacity each thread needs (dl_cap_need()); 0: not known */
 };
 /* 0 with the verdict in a, or a negative errno when the thread or its
  * root domain cannot be found (after the capability test). */

@@ -220,7 +220,32 @@ DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_pa
 	err = dl_admit(pid, n * dl_params_bw(&norm), old, &a);
 	if (err)
 		return err;
+	a.cap_need = dl_cap_need(&norm);
 	return dl_verdict_render(pid, n, &a, v, why, len);
+}
+
+/*
+ * An admitted request on CPUs of different capacity: the admission sums
+ * the capacities, but the kernel places the task only on CPUs that fit
+ * its runtime/deadline (dl_task_fits_capacity()), and where none does it
+ * runs on the biggest and misses its deadlines.  Said after the verdict.
+ */
+static void fit_text(const struct dl_admission *a, char *buf, size_t len)
+{
+	char fit_s[DL_CPUS_STRLEN], dens[DL_BW_STRLEN];
+	dl_cpus_t fit;
+
+	if (!a->cap_need || a->cap_need <= a->rd.cap_min)
+		return;
+	dl_bw_format((int64_t)a->cap_need << (DL_BW_SHIFT - 10), dens, sizeof(dens));
+	if (a->cap_need > a->rd.cap_max) {
+		snprintf(buf, len, "; but it fits no CPU there: its runtime/deadline is %s of a full CPU, so it needs a CPU of capacity %u and the biggest there has %u: the kernel admits it and it misses its deadlines; give it a longer deadline or a shorter runtime, or a partition of bigger CPUs",
+			 dens, a->cap_need, a->rd.cap_max);
+		return;
+	}
+	dl_cpus_fitting(&a->rd.cpus, a->cap_need, &fit);
+	snprintf(buf, len, "; it fits only CPUs %s there (capacity %u or more; its runtime/deadline is %s of a full CPU): the kernel wakes it on one of those when one has no earlier deadline to run, and on a smaller CPU (capacity %u) it would finish late",
+		 dl_cpus_format(&fit, fit_s, sizeof(fit_s)), a->cap_need, dens, a->rd.cap_min);
 }
 
 int dl_verdict_render(pid_t pid, uint64_t n, const struct dl_admission *ap, struct dl_verdict *v,
@@ -235,6 +260,7 @@ int dl_verdict_render(pid_t pid, uint64_t n, const struct dl_admission *ap, stru
 	v->need = a.need;
 	v->old = old;
 	v->rd = a.rd;
+	v->cap_need = a.cap_need;
 	v->drift = dl_bw_verdict(&a.rd, false);
 	switch (a.step) {
 	case DL_ADMIT_NO_CAP:
@@ -287,8 +313,10 @@ int dl_verdict_render(pid_t pid, uint64_t n, const struct dl_admission *ap, stru
 			 need_s, n > 1 ? " (all threads)" : "", old_s, rdt, corrupt);
 		return 1;
 	}
-	snprintf(why, len, "admitted: it needs %s of a CPU%s%s; the %s",
-		 need_s, n > 1 ? " (all threads)" : "", old_s, rdt);
+	n = (uint64_t)snprintf(why, len, "admitted: it needs %s of a CPU%s%s; the %s",
+			       need_s, n > 1 ? " (all threads)" : "", old_s, rdt);
+	if (n < len)
+		fit_text(&a, why + n, len - n);
 	return 1;
 }
 

@@ -331,7 +331,7 @@ DL_EXPORT int dl_tasks_list(pid_t pid, struct dl_task **tasks, size_t *count)
 
 char *dl_rd_text(const struct dl_rd *rd, char *buf, size_t len)
 {
-	char cpus[DL_CPUS_STRLEN], freebw[DL_BW_STRLEN], cap[DL_BW_STRLEN], per[DL_BW_STRLEN], total[DL_BW_STRLEN], fair[DL_BW_STRLEN], tasks[DL_BW_STRLEN], left[160] = "";
+	char cpus[DL_CPUS_STRLEN], freebw[DL_BW_STRLEN], cap[DL_BW_STRLEN], per[DL_BW_STRLEN], total[DL_BW_STRLEN], fair[DL_BW_STRLEN], tasks[DL_BW_STRLEN], left[160] = "", count[96];
 
 	/* 6.12's fair servers left out by a rebuild come back with the next
 	 * one that makes the root domain: say so beside the free figure. */
@@ -341,11 +341,17 @@ char *dl_rd_text(const struct dl_rd *rd, char *buf, size_t len)
 		snprintf(left, sizeof(left), " (not counting fair servers of %s, which the next rebuild of the root domains adds back)",
 			 dl_bw_format(rd->uncounted_fair_bw, u, sizeof(u)));
 	}
+	/* CPUs of different capacity (big.LITTLE) count at their capacity. */
+	if (rd->cap_min && (rd->cap_min != DL_CAPACITY_SCALE || rd->cap_max != DL_CAPACITY_SCALE))
+		snprintf(count, sizeof(count), "%d CPUs of capacity %u to %u, %" PRIu64 "/1024 of a CPU in all,",
+			 rd->ncpus, rd->cap_min, rd->cap_max, rd->cap_sum);
+	else
+		snprintf(count, sizeof(count), "%d", rd->ncpus);
 	snprintf(buf, len,
-		 "root domain CPUs %s has about %s free (capacity %s = %d x %s; admitted %s%s: fair servers %s%s, %" PRIu64 " deadline thread%s %s)",
+		 "root domain CPUs %s has about %s free (capacity %s = %s x %s; admitted %s%s: fair servers %s%s, %" PRIu64 " deadline thread%s %s)",
 		 dl_cpus_format(&rd->cpus, cpus, sizeof(cpus)),
 		 dl_bw_format(rd->free_bw, freebw, sizeof(freebw)),
-		 dl_bw_format((int64_t)rd->capacity, cap, sizeof(cap)), rd->ncpus,
+		 dl_bw_format((int64_t)rd->capacity, cap, sizeof(cap)), count,
 		 dl_bw_format((int64_t)rd->cpu_bw, per, sizeof(per)),
 		 dl_bw_format(rd->total_bw, total, sizeof(total)),
 		 rd->from_kernel ? "" : " (computed)",

@@ -94,6 +94,7 @@ DL_EXPORT int dl_predict_member(const char *member, const struct dl_params *p, s
 	memset(&a, 0, sizeof(a));
 	a.cpu = dl_cpus_first(&cpus);
 	a.need = dl_params_bw(&norm);
+	a.cap_need = dl_cap_need(&norm);
 	a.affinity = cpus;
 	a.have_affinity = true;
 	if (a.cpu < 0) {

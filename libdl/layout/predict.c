@@ -64,6 +64,7 @@ DL_EXPORT int dl_part_predict(const char *name, pid_t pid, bool all_threads, con
 	memset(&a, 0, sizeof(a));
 	a.cpu = dl_cpus_first(&mine);
 	a.need = n * dl_params_bw(&norm);
+	a.cap_need = dl_cap_need(&norm);
 	a.old = old;
 	if (dl_have_cap_sys_nice() == 0) {
 		a.step = DL_ADMIT_NO_CAP;

@@ -357,6 +357,11 @@ class RootDomain:
     from_kernel: bool
     unlimited: bool
     uncounted_fair_bw: int
+    # The smallest and largest cpu_capacity of its CPUs (1024: the
+    # biggest kind), and their sum, which capacity scales cpu_bw by.
+    cap_min: int = 1024
+    cap_max: int = 1024
+    cap_sum: int = 0
 
     def __repr__(self) -> str:
         return (f"<RootDomain CPUs {_cpus_text(self.cpus)}: capacity {format_bw(self.capacity)}, "
@@ -385,6 +390,8 @@ class Verdict:
     drift: int
     root_domain: Optional[RootDomain]
     why: str
+    # The cpu_capacity a CPU needs to run each thread in time.
+    cap_need: int = 0
 
     def __bool__(self) -> bool:
         return self.admitted
@@ -411,7 +418,7 @@ def check(params: Optional[Params] = None, *, runtime: Optional[Time] = None, de
     d = _core.predict(pid, all_threads, p._tuple(), partition, new_task)
     return Verdict(admitted=d["admitted"], step=_VERDICT_STEPS[d["step"]], errno=_VERDICT_ERRNO[d["step"]],
                    cpu=d["cpu"], threads=d["threads"], need=d["need"], old=d["old"], drift=d["drift"],
-                   root_domain=_rd(d["rd"]), why=d["why"])
+                   root_domain=_rd(d["rd"]), why=d["why"], cap_need=d["cap_need"])
 
 
 def explain(err: int, params: Optional[Params] = None, *, tid: int = 0, **kw: Any) -> str:

@@ -53,6 +53,24 @@ cpu_bw() {
 	awk -v cpu="dl_rq[$1]:" '$1 == cpu { f = 1; next } f && /dl_bw->bw/ { print $3; exit }' /sys/kernel/debug/sched/debug
 }
 
+# cap_sum LIST: the sum of the cpu_capacity of the CPUs of LIST (the
+# kernel's list form, "0-2,5"), as sysfs says (1024, a CPU of the biggest
+# kind, where the file is absent: CPUs alike).
+cap_sum() {
+	echo "$1" | tr ',' '\n' | while IFS=- read -r a b; do
+		c=$a
+		while [ "$c" -le "${b:-$a}" ]; do
+			cat "/sys/devices/system/cpu/cpu$c/cpu_capacity" 2>/dev/null || echo 1024
+			c=$((c + 1))
+		done
+	done | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# rd_cap CPU LIST: what the root domain of CPU, whose CPUs are LIST, may
+# admit: cap_scale(dl_bw->bw, the sum of its CPUs' capacities), as
+# __dl_overflow() computes it (dl_bw->bw x CPUs where CPUs are alike).
+rd_cap() { echo $((($(cpu_bw "$1") * $(cap_sum "$2")) >> 10)); }
+
 # One server of CPU N (fair_server, ext_server) in the kernel's units
 # (to_ratio(period, runtime)).  Its files may refuse a read (6.18): then
 # the default, 50 ms every 1 s.
