@@ -110,12 +110,14 @@ DL_EXPORT int dl_exact_test(const struct dl_params *tasks, size_t n, int ncpus,
 	}
 	err = dl_an_exact(ts, total, ncpus, opts, r);
 	if (err) {
+		uint64_t states = r->states;
+
 		dl_exact_free(r);
 		free(ts);
 		return dl_fail(err,
 			       "the exact test: out of memory (%" PRIu64
 			       " states kept): give it a smaller budget of states",
-			       r->states);
+			       states);
 	}
 	dl_time_format(r->unit, u, sizeof(u));
 	if (r->verdict == DL_SCHEDULABLE) {
