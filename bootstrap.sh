@@ -39,7 +39,9 @@ for arg in "$@"; do
 done
 
 # Package -> a file that proves it is installed.  Build: autotools, the
-# three libraries.  Tests: qemu and cpio for the VM suites, setpriv and
+# three libraries.  Tests: qemu and cpio for the VM suites (the arm64
+# one: qemu-system-arm, and device-tree-compiler's fdtput to give its
+# CPUs their capacities), setpriv and
 # setcap for the privilege tests, debugfs access via mount (util-linux),
 # mmdebstrap for the systemd VM image, abigail-tools for the ABI check
 # (libdl/ABI), groff-base for the man page check, iproute2, curl and jq for
@@ -67,6 +69,8 @@ check:/usr/include/check.h
 libcap2-bin:/usr/sbin/setcap
 util-linux:/usr/bin/setpriv
 qemu-system-x86:/usr/bin/qemu-system-x86_64
+qemu-system-arm:/usr/bin/qemu-system-aarch64
+device-tree-compiler:/usr/bin/fdtput
 cpio:/usr/bin/cpio
 xz-utils:/usr/bin/xz
 valgrind:/usr/bin/valgrind

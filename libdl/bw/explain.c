@@ -226,9 +226,13 @@ DL_EXPORT int dl_predict_verdict(pid_t pid, bool all_threads, const struct dl_pa
 
 /*
  * An admitted request on CPUs of different capacity: the admission sums
- * the capacities, but the kernel places the task only on CPUs that fit
- * its runtime/deadline (dl_task_fits_capacity()), and where none does it
- * runs on the biggest and misses its deadlines.  Said after the verdict.
+ * the capacities, but a CPU runs the task in time only if its capacity
+ * fits the task's runtime/deadline (dl_task_fits_capacity()).  The
+ * kernel looks at that when the task wakes, and moves it only to a CPU
+ * that fits and is free of deadline work: on Debian 13's 6.12 a task
+ * that fit only the big CPU of a root domain of one big and one little
+ * CPU woke on the little one every time (tests/vm/arm64).  Said after
+ * the verdict, with the partition that would fit it.
  */
 static void fit_text(const struct dl_admission *a, char *buf, size_t len)
 {
@@ -244,8 +248,9 @@ static void fit_text(const struct dl_admission *a, char *buf, size_t len)
 		return;
 	}
 	dl_cpus_fitting(&a->rd.cpus, a->cap_need, &fit);
-	snprintf(buf, len, "; it fits only CPUs %s there (capacity %u or more; its runtime/deadline is %s of a full CPU): the kernel wakes it on one of those when one has no earlier deadline to run, and on a smaller CPU (capacity %u) it would finish late",
-		 dl_cpus_format(&fit, fit_s, sizeof(fit_s)), a->cap_need, dens, a->rd.cap_min);
+	dl_cpus_format(&fit, fit_s, sizeof(fit_s));
+	snprintf(buf, len, "; but it fits only CPUs %s there (capacity %u or more; its runtime/deadline is %s of a full CPU): the kernel moves it to one of those only when one is free of deadline work as it wakes, and on a smaller CPU (capacity %u) it may finish late; for a CPU that fits it always, give it a partition of CPUs %s",
+		 fit_s, a->cap_need, dens, a->rd.cap_min, fit_s);
 }
 
 int dl_verdict_render(pid_t pid, uint64_t n, const struct dl_admission *ap, struct dl_verdict *v,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# run.sh RELEASE build|check: the project built and tested inside a
+# run.sh RELEASE build|check|arm64: the project built and tested inside a
 # Debian release's root file system, on this kernel: its compiler, its
 # glibc and its libcgroup, as a user of that release builds it.  RELEASE:
 # debian13 (Debian 13: gcc 14, glibc 2.41, libcgroup 3.1) or sid (Debian's
@@ -11,6 +11,15 @@
 #         programs; the build stays in the cache for the VM suites that
 #         boot the release (tests/vm/RELEASE/, "# vm-build: RELEASE"),
 #         one per build tree of the host.
+#   arm64 (debian13-arm64-build.sh; Debian 13 only): the same clean copy
+#         built for arm64 by the release's cross compiler, as Debian's
+#         cross builds do it (configure --host=aarch64-linux-gnu, the
+#         arm64 libraries of the build root's multiarch;
+#         --disable-shared: programs, not libtool wrappers, which ldd
+#         cannot follow for run-vm.sh --arch arm64), with the check
+#         programs (the VM runs dl-jobs), BPF included (CO-RE: the same
+#         program, built with -D__TARGET_ARCH_arm64); no Python binding
+#         (it would need arm64's Python to build); for tests/vm/arm64
 #   check (RELEASE.sh): in that build, make check of the unit suites and
 #         build checks and of the kernel suites, which run there as here
 #         (real syscalls, real cpusets, as root; the kernel suites' lock
@@ -40,6 +49,10 @@ root=$cache/$dir/build
 # share the cache (and run at once); vm-test finds it by the same key.
 key=$(cd "$build" && pwd | cksum | cut -d' ' -f1)
 work=/root/libdl-$key
+if [ "$mode" = arm64 ]; then
+	[ "$release" = debian13 ] || { echo "1..0 # SKIP the arm64 build is Debian 13's"; exit 0; }
+	work=/root/libdl-$key-arm64
+fi
 dest=$work/src
 
 if [ "$(id -u)" != 0 ]; then
@@ -58,12 +71,13 @@ command -v unshare >/dev/null 2>&1 || { echo "1..0 # SKIP no unshare (util-linux
 
 echo "# $name: $(tr '\n' ' ' <"$cache/$dir/build.stamp")"
 case $mode in
-build)
+build | arm64)
 	rm -rf "${root:?}$work"
 	# The cache outlives build trees (tests/vm/cache-dir.sh): the build
 	# folders of trees that are gone (each names its tree in host-build)
 	# go, so that it holds one build per live tree, not one per clone.
 	for old in "$root"/root/libdl-*; do
+		[ "$old" != "$root$work" ] || continue
 		[ -d "$old" ] || continue
 		tree=$(cat "$old/host-build" 2>/dev/null)
 		[ -n "$tree" ] && [ -f "$tree/config.status" ] && continue
@@ -79,6 +93,9 @@ build)
 	fi
 	# shellcheck disable=SC2016
 	run='cd "$1" && ./configure --enable-werror >configure.log 2>&1 &&
+		make -j$(nproc) >make.log 2>&1 && make -j$(nproc) check TESTS= >make-check.log 2>&1'
+	# shellcheck disable=SC2016
+	[ "$mode" = build ] || run='cd "$1" && ./configure --host=aarch64-linux-gnu --enable-werror --disable-shared --disable-python --enable-bpf >configure.log 2>&1 &&
 		make -j$(nproc) >make.log 2>&1 && make -j$(nproc) check TESTS= >make-check.log 2>&1'
 	;;
 check)
@@ -102,7 +119,7 @@ check)
 		make check TESTS="$(make -s print-kernel-tests | sed -e s,tests/kernel/prometheus.sh,, -e s,tests/kernel/kernel-count.sh,,)" >check-kernel.log 2>&1; true; }'
 	;;
 *)
-	echo "1..0 # SKIP give build or check"
+	echo "1..0 # SKIP give build, check or arm64"
 	exit 0
 	;;
 esac
@@ -129,6 +146,30 @@ tap() { # ok|not ok, description
 	echo "$1 $n - $2"
 }
 src=$root$dest
+if [ "$mode" = arm64 ]; then
+	if [ "$rc" != 0 ] || ! [ -x "$src/utils/dl-part" ]; then
+		tap "not ok" "configure --host=aarch64-linux-gnu --enable-werror and make in $name"
+		for f in run-arm64.log src/configure.log src/make.log src/make-check.log; do
+			[ -s "$root$work/$f" ] && tail -n 30 "$root$work/$f" | sed "s|^|# $f: |"
+		done
+	else
+		tap ok "configure --host=aarch64-linux-gnu --enable-werror and make in $name ($(sed -n 's/^#define LIBCGROUP_SONAME "\(.*\)"$/\1/p' "$src/config.h"))"
+		# What was built is arm64's, BPF counter included.
+		arch=$(readelf -h "$src/utils/dl-stat" 2>/dev/null | sed -n 's/^ *Machine: *//p')
+		if [ "$arch" = AArch64 ]; then
+			tap ok "dl-stat is an arm64 program (readelf: $arch)"
+		else
+			tap "not ok" "dl-stat is an arm64 program (readelf: ${arch:-no ELF})"
+		fi
+		if grep -q '^#define HAVE_BPF 1' "$src/config.h" && grep -q 'kcount_bpf' "$src/utils/kcount.skel.h" 2>/dev/null; then
+			tap ok "dl-stat --kernel built for arm64 (its BPF program in dl-stat, the skeleton kcount.skel.h)"
+		else
+			tap "not ok" "dl-stat --kernel built for arm64 (HAVE_BPF and the skeleton)"
+		fi
+	fi
+	echo "1..$n"
+	exit 0
+fi
 if [ "$mode" = build ]; then
 	if [ "$rc" != 0 ] || ! [ -x "$src/utils/dl-part" ]; then
 		tap "not ok" "configure --enable-werror and make in $name"

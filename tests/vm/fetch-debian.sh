@@ -4,7 +4,7 @@
 # to compile and test the project in with its compiler and libraries, and
 # a root file system with its systemd for the VMs.
 #
-# Usage: tests/vm/fetch-debian.sh [--check] RELEASE [kernels|build|systemd|podman|scx]...
+# Usage: tests/vm/fetch-debian.sh [--check] RELEASE [kernels|build|systemd|podman|scx|arm64]...
 #        (default: kernels, build and systemd; podman and scx only when asked;
 #        --check: fetch nothing; exit 0 when the cache holds them, 1 if not)
 #
@@ -57,6 +57,14 @@
 #                                     kernel, statically linked: loaded in
 #                                     the VM, it attaches the kernel's ext
 #                                     server (tests/vm/sid/scx.vm)
+#   arm64/vmlinuz, arm64/config,      the release's arm64 kernel (the one
+#   arm64/busybox                     linux-image-arm64 names) and its
+#                                     busybox-static, downloaded as arm64
+#                                     packages (APT::Architecture arm64 in
+#                                     the private apt configuration), for
+#                                     run-vm.sh --arch arm64; the build
+#                                     root's cross compiler (below) builds
+#                                     the project for it
 #   kernels.stamp, build.stamp,       what each was made from (package
 #   podman.stamp, scx.stamp           versions), so a cache stays explained
 #
@@ -94,7 +102,7 @@ sid) name="Debian sid" aptopt='Acquire::Check-Valid-Until "false"' ;;
 *) die "unknown release \"$suite\": give trixie or sid" ;;
 esac
 out=$cache/$suite
-want_kernels=no want_build=no want_systemd=no want_podman=no want_scx=no
+want_kernels=no want_build=no want_systemd=no want_podman=no want_scx=no want_arm64=no
 [ $# -eq 0 ] && set -- kernels build systemd
 for w in "$@"; do
 	case $w in
@@ -103,7 +111,8 @@ for w in "$@"; do
 	systemd) want_systemd=yes ;;
 	podman) want_podman=yes ;;
 	scx) want_scx=yes ;;
-	*) die "unknown part \"$w\": give kernels, build, systemd, podman or scx" ;;
+	arm64) want_arm64=yes ;;
+	*) die "unknown part \"$w\": give kernels, build, systemd, podman, scx or arm64" ;;
 	esac
 done
 have() { [ -s "$out/$1" ] || [ -d "$out/$1" ]; }
@@ -122,8 +131,16 @@ have_build() {
 # test (go_pkgs below); one made before lacks only these, which are
 # added to it (fetch_go) rather than the whole made again.
 have_go() { [ -x "$out/build/usr/bin/go" ] && grep -q '^golang-github-containerd-nri-dev ' "$out/build.stamp"; }
+# Debian 13's, the cross compiler for arm64 with the project's build
+# dependencies for arm64 too (cross_pkgs below), added to a root made
+# before it the same way.
+have_cross() {
+	[ "$suite" != trixie ] ||
+		{ [ -x "$out/build/usr/bin/aarch64-linux-gnu-gcc" ] && grep -q '^crossbuild-essential-arm64 ' "$out/build.stamp"; }
+}
 [ $want_kernels = no ] || { have generic/vmlinuz && have rt/vmlinuz; } || need=1
-[ $want_build = no ] || { have_build && have_go; } || need=1
+[ $want_build = no ] || { have_build && have_go && have_cross; } || need=1
+[ $want_arm64 = no ] || { have arm64/vmlinuz && have arm64/busybox; } || need=1
 [ $want_systemd = no ] || have systemd.cpio.gz || need=1
 # An image made before uidmap was in podman_pkgs (no podman.stamp naming
 # it), or sid's before containerd was, is made again.
@@ -148,9 +165,9 @@ keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -r "$keyring" ] || die "no $keyring: install the Debian package debian-archive-keyring"
 source="deb [signed-by=$keyring] $mirror $suite main"
 
-# The release's kernels, downloaded through an apt of our own.
-fetch_kernels() {
-	a=$work/apt
+# An apt of our own for the release (ARCH: its packages' architecture).
+private_apt() {
+	a=$work/apt-$1
 	mkdir -p "$a/lists/partial" "$a/archives/partial" "$a/etc/parts" "$a/etc/prefs"
 	echo "$source" >"$a/etc/sources.list"
 	: >"$a/status"
@@ -163,11 +180,18 @@ Dir::State::status "$a/status";
 Dir::Cache "$a";
 Dir::Cache::archives "$a/archives";
 APT::Sandbox::User "root";
+APT::Architecture "$1";
+APT::Architectures { "$1"; };
 EOF
 	[ -z "$aptopt" ] || echo "$aptopt;" >>"$a/apt.conf"
 	export APT_CONFIG="$a/apt.conf"
-	apt-get update -q >"$work/update.log" 2>&1 ||
-		die "apt-get update of $name failed: $(grep -E '^(E|W):' "$work/update.log" | head -n 1)"
+	apt-get update -q >"$work/update-$1.log" 2>&1 ||
+		die "apt-get update of $name ($1) failed: $(grep -E '^(E|W):' "$work/update-$1.log" | head -n 1)"
+}
+
+# The release's kernels, downloaded through an apt of our own.
+fetch_kernels() {
+	private_apt amd64
 	for flavour in generic rt; do
 		meta=linux-image-amd64
 		[ $flavour = rt ] && meta=linux-image-rt-amd64
@@ -197,6 +221,36 @@ EOF
 	rm -rf "$out/generic" "$out/rt"
 	mv "$work/k/generic" "$work/k/rt" "$out/"
 	mv -f "$work/k/kernels.stamp" "$out/kernels.stamp"
+}
+
+# The release's arm64 kernel and busybox, as arm64 packages.
+fetch_arm64() {
+	private_apt arm64
+	pkg=$(apt-cache depends linux-image-arm64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
+	[ -n "$pkg" ] || die "apt-cache depends linux-image-arm64 names no kernel in $name"
+	rm -rf "$work/ax" "$work/adebs" && mkdir "$work/ax" "$work/adebs"
+	(cd "$work/adebs" && apt-get download -q "$pkg" busybox-static) >"$work/download-arm64.log" 2>&1 ||
+		die "apt-get download $pkg busybox-static (arm64) failed: $(grep -E '^(E|W):' "$work/download-arm64.log" | head -n 1)"
+	for deb in "$work"/adebs/*.deb; do
+		dpkg-deb -x "$deb" "$work/ax" || die "dpkg-deb -x of $deb failed"
+	done
+	unset APT_CONFIG
+	mkdir -p "$work/a64"
+	for f in vmlinuz config; do
+		src=$(ls "$work"/ax/boot/$f-* 2>/dev/null | head -n 1)
+		[ -n "$src" ] || die "no $f in $pkg (arm64)"
+		cp "$src" "$work/a64/$f"
+	done
+	src=$(ls "$work"/ax/usr/bin/busybox "$work"/ax/bin/busybox 2>/dev/null | head -n 1)
+	[ -n "$src" ] || die "no busybox in busybox-static (arm64)"
+	cp "$src" "$work/a64/busybox"
+	{
+		echo "$pkg $(dpkg-deb -f "$work/adebs/$pkg"_*.deb Version)"
+		echo "busybox-static $(dpkg-deb -f "$work"/adebs/busybox-static_*.deb Version)"
+	} >"$work/a64/arm64.stamp"
+	mv -f "$work/a64/arm64.stamp" "$out/arm64.stamp"
+	rm -rf "$out/arm64"
+	mv "$work/a64" "$out/arm64"
 }
 
 # mmdebstrap of the release with packages, unpacked into $2.
@@ -260,6 +314,29 @@ fetch_go() {
 		die "installing $go_pkgs in the $name build root failed: $(grep -E '^(E|W):' "$work/go.log" | head -n 1)"
 	# shellcheck disable=SC2086
 	chroot "$r" dpkg-query -W -f '${Package} ${Version}\n' $go_pkgs >>"$out/build.stamp"
+}
+
+# The cross compiler for arm64 and the project's build dependencies as
+# arm64 packages (Debian's multiarch: dpkg --add-architecture in the
+# root), with which tests/distro builds the project for the arm64 VM
+# (run-vm.sh --arch arm64): added in place to the build root, as the Go
+# packages are, and named in its stamp.
+cross_pkgs="crossbuild-essential-arm64 pkgconf:arm64 libcgroup-dev:arm64 libcap-dev:arm64 check:arm64 libsystemd-dev:arm64 libbpf-dev:arm64 libpython3-dev:arm64"
+fetch_cross() {
+	r=$out/build
+	xopt=
+	[ -z "$aptopt" ] || xopt="-o Acquire::Check-Valid-Until=false"
+	cp /etc/resolv.conf "$work/resolv.conf" 2>/dev/null || :
+	# shellcheck disable=SC2016
+	unshare --mount --propagation private sh -c '
+		[ -e "$1/etc/resolv.conf" ] || : >"$1/etc/resolv.conf"
+		mount -t proc proc "$1/proc" && mount --bind "$2" "$1/etc/resolv.conf"
+		chroot "$1" sh -c "dpkg --add-architecture arm64 && apt-get $4 update -q &&
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o Dpkg::Use-Pty=0 --no-install-recommends $3 &&
+			rm -rf /var/cache/apt/archives/*.deb"' sh "$r" "$work/resolv.conf" "$cross_pkgs" "$xopt" >"$work/cross.log" 2>&1 ||
+		die "installing $cross_pkgs in the $name build root failed: $(grep -E '^(E|W):' "$work/cross.log" | head -n 1)"
+	# shellcheck disable=SC2086
+	chroot "$r" dpkg-query -W -f '${binary:Package} ${Version}\n' crossbuild-essential-arm64 libcgroup-dev:arm64 >>"$out/build.stamp"
 }
 
 fetch_build() {
@@ -433,16 +510,30 @@ if { [ $want_kernels = yes ] && ! { have generic/vmlinuz && have rt/vmlinuz; }; 
 	) &
 	pids="$pids $!"
 fi
-if [ $want_build = yes ] && have_build && ! have_go; then
+if [ $want_build = yes ] && have_build && ! { have_go && have_cross; }; then
 	(
-		fetch_go
-		echo "$me: $go_pkgs added to the $name build root in $out/build"
+		if ! have_go; then
+			fetch_go
+			echo "$me: $go_pkgs added to the $name build root in $out/build"
+		fi
+		if ! have_cross; then
+			fetch_cross
+			echo "$me: $cross_pkgs added to the $name build root in $out/build"
+		fi
 	) &
 	pids="$pids $!"
 elif [ $want_build = yes ] && ! have_build; then
 	(
 		fetch_build
+		have_cross || fetch_cross
 		echo "$me: a $name build root in $out/build ($(du -sm "$out/build" | cut -f1) MB): $(tr '\n' ' ' <"$out/build.stamp")"
+	) &
+	pids="$pids $!"
+fi
+if [ $want_arm64 = yes ] && ! { have arm64/vmlinuz && have arm64/busybox; }; then
+	(
+		fetch_arm64
+		echo "$me: $name's arm64 kernel and busybox in $out/arm64: $(tr '\n' ' ' <"$out/arm64.stamp")"
 	) &
 	pids="$pids $!"
 fi

@@ -11,6 +11,8 @@
 #           prometheus        promtool, prometheus, prometheus-node-exporter (fetch-prometheus.sh)
 #           debian13-kernels  Debian 13's 6.12 kernels (fetch-debian.sh trixie kernels)
 #           debian13-build    Debian 13's build root (fetch-debian.sh trixie build)
+#           debian13-arm64    Debian 13's arm64 kernel and busybox (fetch-debian.sh
+#                             trixie arm64)
 #           debian13-systemd  Debian 13 with systemd, and with podman
 #                             (fetch-debian.sh trixie systemd podman)
 #           sid-kernels       Debian sid's 7.x kernels (fetch-debian.sh sid kernels)
@@ -47,7 +49,7 @@ set -u
 me=fetch.sh
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/cache-dir.sh"
-ALL="kernel systemd prometheus debian13-kernels debian13-build debian13-systemd sid-kernels sid-build sid-systemd sid-scx"
+ALL="kernel systemd prometheus debian13-kernels debian13-build debian13-arm64 debian13-systemd sid-kernels sid-build sid-systemd sid-scx"
 
 die() {
 	echo "$me: $*" >&2
@@ -75,6 +77,7 @@ script() {
 	prometheus) echo fetch-prometheus.sh ;;
 	debian13-kernels) echo fetch-debian.sh trixie kernels ;;
 	debian13-build) echo fetch-debian.sh trixie build ;;
+	debian13-arm64) echo fetch-debian.sh trixie arm64 ;;
 	debian13-systemd) echo fetch-debian.sh trixie systemd podman ;;
 	sid-kernels) echo fetch-debian.sh sid kernels ;;
 	sid-build) echo fetch-debian.sh sid build ;;
@@ -88,7 +91,8 @@ about() {
 	systemd) echo "Debian 12 with systemd, for tests/vm/systemd-*.vm and tests/deb/debian12.sh: 82 MB to download, 57 MB in the cache" ;;
 	prometheus) echo "promtool, the prometheus server and prometheus-node-exporter, for tests/kernel/prometheus.sh and tests/vm/systemd.vm: 23 MB to download, 107 MB in the cache" ;;
 	debian13-kernels) echo "Debian 13's 6.12 kernels, generic and PREEMPT_RT, for tests/vm/debian13 and tests/deb/debian13.sh: 227 MB to download, 24 MB in the cache" ;;
-	debian13-build) echo "Debian 13's build root (gcc 14, libcgroup 3, clang 19 and libbpf 1.5 for dl-stat --kernel, debhelper, lintian), for tests/distro/debian13*.sh, tests/vm/debian13, tests/deb/debian13.sh and make deb DEB_IN=debian13: 292 MB to download, 1030 MB in the cache" ;;
+	debian13-build) echo "Debian 13's build root (gcc 14, libcgroup 3, clang 19 and libbpf 1.5 for dl-stat --kernel, debhelper, lintian; the cross compiler for arm64 and the arm64 libraries, 84 MB more), for tests/distro/debian13*.sh, tests/vm/debian13, tests/deb/debian13.sh and make deb DEB_IN=debian13: 292 MB to download, 1030 MB in the cache" ;;
+	debian13-arm64) echo "Debian 13's arm64 kernel (6.12) and busybox, for tests/vm/arm64 (qemu-system-aarch64, CPUs of two capacities): 94 MB to download, 39 MB in the cache" ;;
 	debian13-systemd) echo "Debian 13 with systemd, and with podman, for tests/vm/debian13 and tests/deb/debian13.sh: 150 MB to download, 165 MB in the cache" ;;
 	sid-kernels) echo "Debian sid's 7.2 kernels, generic and PREEMPT_RT, for tests/vm/sid: 29 MB to download, 30 MB in the cache" ;;
 	sid-build) echo "Debian sid's build root (gcc 16, glibc 2.43, libcgroup 3.2, clang 21 and libbpf 1.7 for dl-stat --kernel), for tests/distro/sid*.sh and tests/vm/sid: 291 MB to download, 1105 MB in the cache" ;;

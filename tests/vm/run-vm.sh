@@ -46,6 +46,18 @@
 #                     libraries): ldd and ldconfig run in DIR (chroot, so
 #                     root), and libraries are copied from DIR
 #   --smp N           CPUs (default 2)
+#   --arch arm64      boot Debian 13's arm64 kernel (fetch-debian.sh
+#                     trixie arm64) with its busybox on qemu-system-aarch64's
+#                     virt machine (TCG, -cpu max), console ttyAMA0; the
+#                     programs come from a --sysroot's cross build (their
+#                     libraries found with readelf in its aarch64 folders:
+#                     ldd cannot run them); no --systemd
+#   --capacity LIST   with --arch arm64: the CPUs' capacity-dmips-mhz, one
+#                     per CPU, comma-separated (e.g. 1024,1024,446,446:
+#                     two big CPUs and two little ones, which the kernel
+#                     reads as cpu_capacity 1024 and 446), put into the
+#                     device tree qemu makes for the machine (dumpdtb,
+#                     fdtput of device-tree-compiler); sets --smp
 #   --mem MB          memory (default 512)
 #   --append TEXT     more kernel command-line arguments
 #   --                end of options
@@ -108,7 +120,8 @@
 #   LIBDL_VM_KERNEL the kernel to boot (default: the cache's vmlinux, the
 #                   uncompressed one, else its vmlinuz)
 #   LIBDL_VM_ACCEL  qemu accelerator (default tcg; kvm hangs on the hosts)
-#   LIBDL_VM_QEMU   qemu binary (default qemu-system-x86_64)
+#   LIBDL_VM_QEMU   qemu binary (default qemu-system-x86_64, for --arch
+#                   arm64 qemu-system-aarch64)
 #   LIBDL_VM_KEEP   set to 1 to keep the temporary folder (initramfs, log)
 #   TMPDIR          where the temporary folder goes (default /tmp)
 #
@@ -119,7 +132,6 @@ set -u
 me=run-vm.sh
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/cache-dir.sh"
-qemu=${LIBDL_VM_QEMU:-qemu-system-x86_64}
 accel=${LIBDL_VM_ACCEL:-tcg}
 marker=LIBDL-VM-EXIT
 
@@ -145,6 +157,8 @@ sysroot=""
 timeout=300
 smp=2
 mem=""
+arch=x86_64
+capacity=""
 enables=""
 append=""
 bins=""   # newline-separated
@@ -170,6 +184,8 @@ while [ $# -gt 0 ]; do
 	--smp) need_arg "$@"; smp=$2; shift ;;
 	--mem) need_arg "$@"; mem=$2; shift ;;
 	--append) need_arg "$@"; append="$append $2"; shift ;;
+	--arch) need_arg "$@"; arch=$2; shift ;;
+	--capacity) need_arg "$@"; capacity=$2; shift ;;
 	-h | --help) usage ;;
 	--) shift; break ;;
 	-*) hard "unknown option $1 (--help for usage)" ;;
@@ -188,6 +204,31 @@ shift
 if ! [ -f "$script" ] || ! [ -r "$script" ]; then
 	hard "cannot read the script $script"
 fi
+# The machine: qemu, its console, the C library's folder (Debian's multiarch).
+case $arch in
+x86_64)
+	qemu=${LIBDL_VM_QEMU:-qemu-system-x86_64} qemu_pkg=qemu-system-x86
+	console=ttyS0 multiarch=x86_64-linux-gnu ldflavour=x86-64 machine=""
+	[ -z "$capacity" ] || hard "--capacity needs --arch arm64"
+	;;
+arm64)
+	qemu=${LIBDL_VM_QEMU:-qemu-system-aarch64} qemu_pkg=qemu-system-arm
+	console=ttyAMA0 multiarch=aarch64-linux-gnu ldflavour=AArch64
+	machine="-machine virt -cpu max,pauth-impdef=on"
+	[ "$sysd" = no ] || hard "--arch arm64 boots busybox only: no --systemd"
+	[ -n "$kname" ] || kname=debian13-arm64
+	[ "$kname" = debian13-arm64 ] || hard "--arch arm64 boots the debian13-arm64 kernel, not $kname"
+	if [ -n "$capacity" ]; then
+		case $capacity in
+		*[!0-9,]* | ,* | *, | *,,*) hard "--capacity $capacity: give numbers separated by commas, one per CPU" ;;
+		esac
+		smp=$(echo "$capacity" | tr ',' '\n' | wc -l)
+	fi
+	;;
+*) hard "unknown --arch $arch: give arm64 (or nothing, for x86_64)" ;;
+esac
+[ "$kname" != debian13-arm64 ] || [ "$arch" = arm64 ] || hard "--kernel debian13-arm64 needs --arch arm64"
+
 for n in "$timeout" "$smp" "$mem"; do
 	case $n in
 	'' | *[!0-9]*) hard "not a number: $n" ;;
@@ -195,7 +236,9 @@ for n in "$timeout" "$smp" "$mem"; do
 done
 
 command -v "$qemu" >/dev/null 2>&1 ||
-	skip "$qemu not found (install the qemu-system-x86 package)"
+	skip "$qemu not found (install the $qemu_pkg package)"
+[ -z "$capacity" ] || command -v fdtput >/dev/null 2>&1 ||
+	skip "fdtput not found (install the device-tree-compiler package)"
 command -v cpio >/dev/null 2>&1 || skip "cpio not found (install the cpio package)"
 command -v gzip >/dev/null 2>&1 || skip "gzip not found"
 
@@ -210,7 +253,7 @@ need() {
 	*) hard "${why:-tests/vm/fetch.sh $1 failed}" ;;
 	esac
 }
-need kernel
+[ "$arch" = arm64 ] || need kernel
 
 case $rootfs in
 '') image=$cache/systemd-rootfs.cpio.gz ;;
@@ -242,7 +285,8 @@ debian13) kernel=$cache/trixie/generic/vmlinuz; need debian13-kernels ;;
 debian13-rt) kernel=$cache/trixie/rt/vmlinuz; need debian13-kernels ;;
 sid) kernel=$cache/sid/generic/vmlinuz; need sid-kernels ;;
 sid-rt) kernel=$cache/sid/rt/vmlinuz; need sid-kernels ;;
-*) hard "unknown --kernel $kname: give debian13, debian13-rt, sid or sid-rt" ;;
+debian13-arm64) kernel=$cache/trixie/arm64/vmlinuz; need debian13-arm64 ;;
+*) hard "unknown --kernel $kname: give debian13, debian13-rt, sid, sid-rt or debian13-arm64" ;;
 esac
 kernel=${LIBDL_VM_KERNEL:-$kernel}
 # Debian 13's 6.12 patches its own code when a static key flips (the
@@ -255,9 +299,12 @@ kernel=${LIBDL_VM_KERNEL:-$kernel}
 # multi-threaded TCG).  Debian sid's 7.x patches its code the same way,
 # and boots the same way.
 case $kname in
+debian13-arm64) ;;
 debian13* | sid*) [ "$accel" = tcg ] && accel=tcg,thread=single ;;
 esac
 [ -r "$kernel" ] || skip "cannot read the kernel $kernel"
+[ "$arch" = x86_64 ] || [ -z "$bins$libs" ] || [ -n "$sysroot" ] ||
+	hard "--arch $arch: --bin and --lib come from a --sysroot's cross build"
 if [ -n "$sysroot" ]; then
 	[ -d "$sysroot" ] || hard "--sysroot $sysroot: no such folder"
 	[ "$(id -u)" = 0 ] || skip "--sysroot needs root (ldd runs in the root file system, chroot)"
@@ -355,9 +402,16 @@ else
 	ln -s bin "$root/sbin"
 	ln -s ../bin "$root/usr/bin"
 	ln -s ../bin "$root/usr/sbin"
-	cp "$cache/busybox" "$root/bin/busybox" || hard "cannot copy busybox"
-	# Hard links to the copy (symlinks from --install -s would name the host's path).
-	"$root/bin/busybox" --install "$root/bin" || hard "busybox --install failed"
+	bb=$cache/busybox
+	[ "$arch" = arm64 ] && bb=$cache/trixie/arm64/busybox
+	cp "$bb" "$root/bin/busybox" || hard "cannot copy busybox"
+	# Hard links to the copy (symlinks from --install -s would name the
+	# host's path); an arm64 busybox installs its links itself, in /init.
+	if [ "$arch" = x86_64 ]; then
+		"$root/bin/busybox" --install "$root/bin" || hard "busybox --install failed"
+	else
+		ln -s busybox "$root/bin/sh"
+	fi
 	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$root/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 	ln -s /proc/mounts "$root/etc/mtab"
@@ -386,9 +440,42 @@ put() {
 	fi
 }
 
+# What an ELF file of another architecture (in the --sysroot) loads, in
+# ldd's form: its interpreter, and every library it and they name
+# (NEEDED, readelf), found in the sysroot's multiarch folders.
+elf_ldd() {
+	seen=" "
+	todo=$1
+	interp=$(readelf -lW "$1" 2>/dev/null | sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
+	[ -z "$interp" ] || printf '\t%s (0x0)\n' "$interp"
+	while [ -n "$todo" ]; do
+		# shellcheck disable=SC2086
+		set -- $todo
+		f=$1
+		shift
+		todo=$*
+		for so in $(readelf -dW "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*Shared library: \[\(.*\)\]$/\1/p'); do
+			case $seen in *" $so "*) continue ;; esac
+			seen="$seen$so "
+			p=""
+			for d in /usr/lib/$multiarch /lib/$multiarch; do
+				[ -e "$sysroot$d/$so" ] && p=$d/$so && break
+			done
+			if [ -z "$p" ]; then
+				printf '\t%s => not found\n' "$so"
+				continue
+			fi
+			printf '\t%s => %s (0x0)\n' "$so" "$p"
+			todo="$todo $sysroot$p"
+		done
+	done
+}
+
 # ldd of a file (a --sysroot's, run there).
 ldd_of() {
-	if [ -n "$sysroot" ]; then
+	if [ "$arch" != x86_64 ]; then
+		elf_ldd "$1"
+	elif [ -n "$sysroot" ]; then
 		chroot "$sysroot" ldd "${1#"$sysroot"}"
 	else
 		ldd "$1"
@@ -464,12 +551,12 @@ copy_libs() {
 		-e 's/^[[:space:]]*\(\/[^[:space:]]*\) (0x.*/\1/p'); do
 		dir=${lib%/*}
 		case $dir in
-		/lib/x86_64-linux-gnu | /usr/lib/x86_64-linux-gnu | /lib64) put "$lib" ;;
+		/lib/"$multiarch" | /usr/lib/"$multiarch" | /lib64 | /lib) put "$lib" ;;
 		*)
 			if [ "$sysd" = yes ]; then
 				# Services started by systemd get no LD_LIBRARY_PATH.
-				mkdir -p "$root/usr/lib/x86_64-linux-gnu" &&
-					cp -L "$sysroot$lib" "$root/usr/lib/x86_64-linux-gnu/" ||
+				mkdir -p "$root/usr/lib/$multiarch" &&
+					cp -L "$sysroot$lib" "$root/usr/lib/$multiarch/" ||
 					hard "cannot copy $lib into the guest"
 				continue
 			fi
@@ -486,12 +573,18 @@ copy_libs() {
 # add_lib SONAME: the library of that name (the host's, or the
 # --sysroot's), and what it needs.
 add_lib() {
-	if [ -n "$sysroot" ]; then
-		path=$(chroot "$sysroot" ldconfig -p 2>/dev/null)
+	if [ "$arch" != x86_64 ]; then
+		path=$(for d in /usr/lib/$multiarch /lib/$multiarch; do
+			[ -e "$sysroot$d/$1" ] && echo "$d/$1"
+		done | head -n 1)
 	else
-		path=$(ldconfig -p 2>/dev/null)
+		if [ -n "$sysroot" ]; then
+			path=$(chroot "$sysroot" ldconfig -p 2>/dev/null)
+		else
+			path=$(ldconfig -p 2>/dev/null)
+		fi
+		path=$(printf '%s\n' "$path" | sed -n "s/^[[:space:]]*$1 (libc6,$ldflavour[^)]*) => \(.*\)$/\1/p" | head -n 1)
 	fi
-	path=$(printf '%s\n' "$path" | sed -n "s/^[[:space:]]*$1 (libc6,x86-64[^)]*) => \(.*\)$/\1/p" | head -n 1)
 	[ -n "$path" ] && [ -f "$sysroot$path" ] || hard "--lib $1: the loader knows no such library (ldconfig -p${sysroot:+ in $sysroot})"
 	put "$path"
 	out=$(ldd_of "$sysroot$path" 2>&1) || hard "ldd $path failed: $out"
@@ -603,6 +696,7 @@ cat >"$root/init" <<EOF
 #!/bin/sh
 # Generated by run-vm.sh.
 export PATH=/bin HOME=/root
+[ -e /bin/mount ] || /bin/busybox --install /bin 2>/dev/null
 fail() { echo "init: cannot mount \$1"; }
 mount -t devtmpfs devtmpfs /dev
 exec </dev/console >/dev/console 2>&1
@@ -632,6 +726,25 @@ chmod 755 "$root/init"
 (cd "$root" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$tmp/initrd.gz" ||
 	hard "cannot build the initramfs"
 
+# The device tree of the arm64 machine, with the CPUs' capacities: the
+# one qemu makes for these -machine, -cpu, -smp and -m (dumpdtb), each
+# /cpus/cpu@N given capacity-dmips-mhz, which the kernel reads at boot
+# (drivers/base/arch_topology.c, through the cpu-map qemu writes).
+dtb=""
+if [ -n "$capacity" ]; then
+	# shellcheck disable=SC2086
+	"$qemu" $machine -machine dumpdtb="$tmp/virt.dtb" -smp "$smp" -m "$mem" \
+		-nodefaults -no-user-config -display none >"$tmp/dumpdtb.log" 2>&1 ||
+		hard "$qemu could not write its device tree: $(tail -n 1 "$tmp/dumpdtb.log")"
+	c=0
+	for cap in $(echo "$capacity" | tr ',' ' '); do
+		fdtput -t u "$tmp/virt.dtb" "/cpus/cpu@$c" capacity-dmips-mhz "$cap" ||
+			hard "fdtput could not give /cpus/cpu@$c a capacity"
+		c=$((c + 1))
+	done
+	dtb="-dtb $tmp/virt.dtb"
+fi
+
 mkfifo "$tmp/console" || hard "cannot create a fifo in $tmp"
 # Debian 13's 6.12 under TCG oopses now and then while it boots (an int3
 # left by its own code patching, in the idle loop), before any test ran:
@@ -647,9 +760,10 @@ watch=$tmp/console.log
 for try in 1 2; do
 	sed -u 's/\r//g' <"$tmp/console" | tee "$tmp/console.log" &
 	rpid=$!
-	boot "$tmp/console" -accel "$accel" -smp "$smp" -m "$mem" \
+	# shellcheck disable=SC2086
+	boot "$tmp/console" $machine $dtb -accel "$accel" -smp "$smp" -m "$mem" \
 		-kernel "$kernel" -initrd "$tmp/initrd.gz" \
-		-append "console=ttyS0 quiet panic=-1$append" \
+		-append "console=$console quiet panic=-1$append" \
 		-nodefaults -no-user-config -display none -serial stdio -no-reboot
 	wait "$rpid"
 	grep -q "^$marker-START" "$tmp/console.log" || [ -e "$tmp/timedout" ] || [ $try = 2 ] && break
