@@ -5,15 +5,25 @@
 # dpkg-buildpackage -us -uc -b and checked with lintian of the same
 # release, which must report no error and no warning.  `make deb` runs it.
 #
-# Usage: build-deb.sh [--in debian13] [--out DIR] [--nocheck]
+# Usage: build-deb.sh [--in debian13] [--arch ARCH] [--out DIR] [--nocheck]
 #
 #   --in debian13   build in Debian 13's build root instead of on this
 #                   host (a chroot; needs root): fetched into the cache
 #                   (LIBDL_VM_CACHE, default ~/.cache/libdl) the first
 #                   time, 292 MB to download (tests/vm/fetch.sh
 #                   debian13-build)
+#   --arch ARCH     cross-build for the Debian architecture ARCH (e.g.
+#                   arm64) as Debian does, dpkg-buildpackage -a ARCH with
+#                   the build profiles cross and nocheck; in Debian 13's
+#                   build root only (--in debian13: this host's dpkg keeps
+#                   its architectures), where ARCH is added as a foreign
+#                   architecture and crossbuild-essential-ARCH and the
+#                   build dependencies for ARCH are installed the first
+#                   time (84 MB to download for arm64).  The suites are
+#                   not run: ARCH's programs cannot run here
 #   --out DIR       where the packages go (default deb/RELEASE, RELEASE
-#                   being the building system's, e.g. debian12)
+#                   being the building system's, e.g. debian12, with
+#                   -ARCH when cross-built: debian13-arm64)
 #   --nocheck       DEB_BUILD_OPTIONS=nocheck: skip the unit suites and
 #                   build checks that the build otherwise runs
 #
@@ -34,6 +44,7 @@ make=${MAKE:-make}
 in=""
 out=""
 nocheck=""
+arch=""
 
 die() {
 	echo "$me: $*" >&2
@@ -49,6 +60,11 @@ while [ $# -gt 0 ]; do
 	--in)
 		[ $# -ge 2 ] || die "--in needs an argument"
 		in=$2
+		shift
+		;;
+	--arch)
+		[ $# -ge 2 ] || die "--arch needs an argument"
+		arch=$2
 		shift
 		;;
 	--out)
@@ -86,6 +102,16 @@ debian13)
 	;;
 *) die "unknown --in $in: give debian13" ;;
 esac
+# A cross build: the foreign architecture is added in the build root, never
+# on this host.  nocheck, as cross builders (sbuild) set it with the
+# profiles cross and nocheck.
+if [ -n "$arch" ]; then
+	[ -n "$root" ] || die "--arch needs --in debian13 (the foreign architecture is added in its build root, not on this host)"
+	case $arch in
+	*[!a-z0-9]* | '') die "--arch $arch: give a Debian architecture, e.g. arm64" ;;
+	esac
+	nocheck=nocheck
+fi
 if [ -z "$root" ]; then
 	for tool in dpkg-buildpackage dh lintian fakeroot; do
 		command -v $tool >/dev/null 2>&1 ||
@@ -105,7 +131,8 @@ if [ ! -r "$root/usr/share/gocode/src/github.com/containerd/nri/pkg/stub/stub.go
 	profiles=pkg.libdeadline.nonri
 	echo "$me: $release has no NRI stub (golang-github-containerd-nri-dev): libdeadline-nri is left out (build profile $profiles)"
 fi
-[ -n "$out" ] || out=deb/$release
+[ -z "$arch" ] || profiles="${profiles:+$profiles }cross nocheck"
+[ -n "$out" ] || out=deb/$release${arch:+-$arch}
 mkdir -p "$out" || die "cannot create $out"
 out=$(cd "$out" && pwd)
 
@@ -130,7 +157,24 @@ log=$work/build.log
 script='
 	set -e
 	cd "$1"
-	DEB_BUILD_OPTIONS="$2 parallel=$(nproc)" DEB_BUILD_PROFILES="$3" dpkg-buildpackage -us -uc -b || exit 10
+	cross=""
+	if [ -n "${4:-}" ]; then
+		# The cross compiler and the build dependencies for $4, installed
+		# the first time (apt-get build-dep: for $4 but where
+		# debian/control says :native).
+		if ! command -v "$(dpkg-architecture -a "$4" -q DEB_HOST_GNU_TYPE 2>/dev/null)-gcc" >/dev/null ||
+			! dpkg-checkbuilddeps -a "$4" -P "$(echo $3 | tr " " ,)" >/dev/null 2>&1; then
+			dpkg --add-architecture "$4"
+			apt-get update -q || exit 12
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o Dpkg::Use-Pty=0 --no-install-recommends \
+				"crossbuild-essential-$4" || exit 12
+			DEBIAN_FRONTEND=noninteractive apt-get build-dep -y -q -o Dpkg::Use-Pty=0 --no-install-recommends \
+				-a "$4" -P "$(echo $3 | tr " " ,)" . || exit 12
+			rm -f /var/cache/apt/archives/*.deb
+		fi
+		cross=-a$4
+	fi
+	DEB_BUILD_OPTIONS="$2 parallel=$(nproc)" DEB_BUILD_PROFILES="$3" dpkg-buildpackage $cross -us -uc -b || exit 10
 	cd ..
 	echo "== $(lintian --version)"
 	lintian --fail-on error,warning --info --display-info *.changes || exit 11
@@ -146,14 +190,20 @@ if [ -n "$root" ]; then
 		# This host /run: the build checks, as root, hold the lock of
 		# the kernel suites (/run/lock) for their reservation.
 		mount --bind /run "$r/run"
+		# apt (the first cross build installs its compiler) resolves the
+		# mirror as this host does.
+		[ ! -f "$r/etc/resolv.conf" ] || [ -L "$r/etc/resolv.conf" ] || mount --bind /etc/resolv.conf "$r/etc/resolv.conf"
 		chroot "$r" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			HOME=/root LANG=C.UTF-8 /bin/sh -c "$@"
-	' sh "$root" "$script" sh "${src#"$root"}" "$nocheck" "$profiles" >"$log" 2>&1
+	' sh "$root" "$script" sh "${src#"$root"}" "$nocheck" "$profiles" "$arch" >"$log" 2>&1
 else
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL sh -c "$script" sh "$src" "$nocheck" "$profiles" >"$log" 2>&1
 fi
 rc=$?
-if [ "$rc" = 11 ]; then
+if [ "$rc" = 12 ]; then
+	grep -E '^(E|W):' "$log" >&2
+	die "installing the cross compiler and the build dependencies for $arch in Debian 13's build root failed"
+elif [ "$rc" = 11 ]; then
 	sed -n '/^== Lintian /,$p' "$log" | grep -v '^N:' >&2
 	echo "$me: lintian found errors or warnings in the packages for $release" >&2
 	exit 2
@@ -164,7 +214,7 @@ fi
 rm -f "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
 cp "$work"/*.deb "$work"/*.changes "$work"/*.buildinfo "$out"/ || die "cannot copy the packages to $out"
 cp "$log" "$out/build.log"
-echo "$me: built for $release in $out: $(cd "$out" && ls -- *.deb | tr '\n' ' ')"
+echo "$me: built for $release${arch:+ ($arch)} in $out: $(cd "$out" && ls -- *.deb | tr '\n' ' ')"
 sed -n '/^== Lintian /,$p' "$log" | sed '1d'
 echo "$me: $(sed -n 's/^== //p' "$log" | tail -n 1) found no error and no warning"
 exit 0

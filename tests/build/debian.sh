@@ -59,7 +59,7 @@ result "$(grep -q '^Package: python3-libdeadline$' "$src/debian/control" &&
 # dependencies, and debian/rules requiring it (configure --enable-bpf
 # fails without them) on the CPUs configure has a BPF target for.
 bdeps=$(sed -n '/^Build-Depends:/,/^[A-Z]/p' "$src/debian/control")
-result "$(for p in clang libbpf-dev bpftool; do echo "$bdeps" | grep -q "^ *\(Build-Depends: \)\?$p[ ,]" || exit 1; done; echo 0)" \
+result "$(for p in clang libbpf-dev bpftool; do echo "$bdeps" | grep -q "^ *\(Build-Depends: \)\?$p\(:native\)\?[ ,]" || exit 1; done; echo 0)" \
 	"debian/control Build-Depends on clang, libbpf-dev and bpftool"
 result "$(grep -q -- '--enable-bpf' "$src/debian/rules" && grep -q 'filter amd64 arm64' "$src/debian/rules" &&
 	grep -q 'x86_64) BPF_ARCH=x86' "$src/configure.ac" && grep -q 'aarch64) BPF_ARCH=arm64' "$src/configure.ac"; echo $?)" \

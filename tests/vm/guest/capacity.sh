@@ -110,7 +110,8 @@ release
 # not).  The kernel says where: its sched_switch events that switch the
 # task in, per CPU, over 3 s in which nothing else of the test runs.
 # Said, not checked: on this TCG machine the big CPU's share of the
-# task that fits only it was not the whole (2026-12-07: 65 of 206).
+# task that fits only it was 3 of 152 (2026-12-07; docs/kernel-notes.md,
+# "CPUs of different capacity").
 run /bin/dl-run --check --cluster -r 6ms -d 10ms -p 20ms
 check "capacity: --check says a task of runtime/deadline 0.6 fits only CPU 0 of the mixed cluster, and that a partition of CPU 0 would" \
 	has "$out" "but it fits only CPUs 0 there (capacity 614 or more; its runtime/deadline is 0.5996 of a full CPU): the kernel moves it to one of those only when one is free of deadline work as it wakes, and on a smaller CPU (capacity 446) it may finish late; for a CPU that fits it always, give it a partition of CPUs 0"
