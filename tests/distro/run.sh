@@ -146,14 +146,18 @@ tap() { # ok|not ok, description
 	echo "$1 $n - $2"
 }
 src=$root$dest
-if [ "$mode" = arm64 ]; then
+if [ "$mode" != check ]; then
+	how="configure --enable-werror and make in $name"
+	[ "$mode" = build ] || how="configure --host=aarch64-linux-gnu --enable-werror and make in $name"
 	if [ "$rc" != 0 ] || ! [ -x "$src/utils/dl-part" ]; then
-		tap "not ok" "configure --host=aarch64-linux-gnu --enable-werror and make in $name"
-		for f in run-arm64.log src/configure.log src/make.log src/make-check.log; do
+		tap "not ok" "$how"
+		for f in run-$mode.log src/configure.log src/make.log src/make-check.log; do
 			[ -s "$root$work/$f" ] && tail -n 30 "$root$work/$f" | sed "s|^|# $f: |"
 		done
 	else
-		tap ok "configure --host=aarch64-linux-gnu --enable-werror and make in $name ($(sed -n 's/^#define LIBCGROUP_SONAME "\(.*\)"$/\1/p' "$src/config.h"))"
+		tap ok "$how ($(sed -n 's/^#define LIBCGROUP_SONAME "\(.*\)"$/\1/p' "$src/config.h"))"
+	fi
+	if [ "$mode" = arm64 ] && [ -x "$src/utils/dl-part" ]; then
 		# What was built is arm64's, BPF counter included.
 		arch=$(readelf -h "$src/utils/dl-stat" 2>/dev/null | sed -n 's/^ *Machine: *//p')
 		if [ "$arch" = AArch64 ]; then
@@ -166,18 +170,6 @@ if [ "$mode" = arm64 ]; then
 		else
 			tap "not ok" "dl-stat --kernel built for arm64 (HAVE_BPF and the skeleton)"
 		fi
-	fi
-	echo "1..$n"
-	exit 0
-fi
-if [ "$mode" = build ]; then
-	if [ "$rc" != 0 ] || ! [ -x "$src/utils/dl-part" ]; then
-		tap "not ok" "configure --enable-werror and make in $name"
-		for f in run-build.log src/configure.log src/make.log src/make-check.log; do
-			[ -s "$root$work/$f" ] && tail -n 30 "$root$work/$f" | sed "s|^|# $f: |"
-		done
-	else
-		tap ok "configure --enable-werror and make in $name ($(sed -n 's/^#define LIBCGROUP_SONAME "\(.*\)"$/\1/p' "$src/config.h"))"
 	fi
 	echo "1..$n"
 	exit 0

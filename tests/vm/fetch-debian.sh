@@ -297,46 +297,41 @@ build_pkgs="$build_pkgs,$(echo $go_pkgs | tr ' ' ',')"
 # shellcheck disable=SC2016 # (expanded by the chroot's shell)
 vm_debs='cd /root/vm-debs && apt-get download -q libcap2-bin libbpf1 $(apt-cache depends libbpf1 | sed -n "s/^ *Depends: \(libelf[^ ]*\)$/\1/p")'
 
-# The Go packages added to a build root made before they were in
-# build_pkgs, in place, and named in its stamp.
-fetch_go() {
+# add_to_build WHAT PKGS [FIRST]: PKGS installed in place in the build
+# root (after the shell command FIRST, run in it), WHAT naming the log.
+add_to_build() {
 	r=$out/build
-	goopt=
-	[ -z "$aptopt" ] || goopt="-o Acquire::Check-Valid-Until=false"
+	opt=
+	[ -z "$aptopt" ] || opt="-o Acquire::Check-Valid-Until=false"
 	cp /etc/resolv.conf "$work/resolv.conf" 2>/dev/null || :
 	# shellcheck disable=SC2016
 	unshare --mount --propagation private sh -c '
 		[ -e "$1/etc/resolv.conf" ] || : >"$1/etc/resolv.conf"
 		mount -t proc proc "$1/proc" && mount --bind "$2" "$1/etc/resolv.conf"
-		chroot "$1" sh -c "apt-get $4 update -q &&
+		chroot "$1" sh -c "$5 apt-get $4 update -q &&
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o Dpkg::Use-Pty=0 --no-install-recommends $3 &&
-			rm -rf /var/cache/apt/archives/*.deb"' sh "$r" "$work/resolv.conf" "$go_pkgs" "$goopt" >"$work/go.log" 2>&1 ||
-		die "installing $go_pkgs in the $name build root failed: $(grep -E '^(E|W):' "$work/go.log" | head -n 1)"
+			rm -rf /var/cache/apt/archives/*.deb"' sh "$r" "$work/resolv.conf" "$2" "$opt" "${3:-}" >"$work/$1.log" 2>&1 ||
+		die "installing $2 in the $name build root failed: $(grep -E '^(E|W):' "$work/$1.log" | head -n 1)"
+}
+
+# The Go packages added to a build root made before they were in
+# build_pkgs, in place, and named in its stamp.
+fetch_go() {
+	add_to_build go "$go_pkgs"
 	# shellcheck disable=SC2086
-	chroot "$r" dpkg-query -W -f '${Package} ${Version}\n' $go_pkgs >>"$out/build.stamp"
+	chroot "$out/build" dpkg-query -W -f '${Package} ${Version}\n' $go_pkgs >>"$out/build.stamp"
 }
 
 # The cross compiler for arm64 and the project's build dependencies as
 # arm64 packages (Debian's multiarch: dpkg --add-architecture in the
 # root), with which tests/distro builds the project for the arm64 VM
-# (run-vm.sh --arch arm64): added in place to the build root, as the Go
-# packages are, and named in its stamp.
+# (run-vm.sh --arch arm64) and build-deb.sh --arch arm64 its packages:
+# added in place to the build root, as the Go packages are, and named
+# in its stamp.
 cross_pkgs="crossbuild-essential-arm64 pkgconf:arm64 libcgroup-dev:arm64 libcap-dev:arm64 check:arm64 libsystemd-dev:arm64 libbpf-dev:arm64 libpython3-dev:arm64"
 fetch_cross() {
-	r=$out/build
-	xopt=
-	[ -z "$aptopt" ] || xopt="-o Acquire::Check-Valid-Until=false"
-	cp /etc/resolv.conf "$work/resolv.conf" 2>/dev/null || :
-	# shellcheck disable=SC2016
-	unshare --mount --propagation private sh -c '
-		[ -e "$1/etc/resolv.conf" ] || : >"$1/etc/resolv.conf"
-		mount -t proc proc "$1/proc" && mount --bind "$2" "$1/etc/resolv.conf"
-		chroot "$1" sh -c "dpkg --add-architecture arm64 && apt-get $4 update -q &&
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o Dpkg::Use-Pty=0 --no-install-recommends $3 &&
-			rm -rf /var/cache/apt/archives/*.deb"' sh "$r" "$work/resolv.conf" "$cross_pkgs" "$xopt" >"$work/cross.log" 2>&1 ||
-		die "installing $cross_pkgs in the $name build root failed: $(grep -E '^(E|W):' "$work/cross.log" | head -n 1)"
-	# shellcheck disable=SC2086
-	chroot "$r" dpkg-query -W -f '${binary:Package} ${Version}\n' crossbuild-essential-arm64 libcgroup-dev:arm64 >>"$out/build.stamp"
+	add_to_build cross "$cross_pkgs" "dpkg --add-architecture arm64 &&"
+	chroot "$out/build" dpkg-query -W -f '${binary:Package} ${Version}\n' crossbuild-essential-arm64 libcgroup-dev:arm64 >>"$out/build.stamp"
 }
 
 fetch_build() {
