@@ -115,15 +115,18 @@ START_TEST(test_check_json)
 	ck_assert_msg(out[0] == '{' && strchr(out, '\n') == out + strlen(out) - 1, "one object, one line: %s", out);
 	ck_assert_msg(strstr(out, "{\"admissible\":true,\"kernel_admits\":true,\"verdict\":\"admitted\","), "%s", out);
 	ck_assert_msg(strstr(out, "\"request\":{\"runtime_ns\":1000000,\"deadline_ns\":10000000,\"period_ns\":10000000,"), "%s", out);
-	ck_assert_msg(strstr(out, "\"need_bw\":104857,\"old_bw\":0}"), "%s", out);
+	/* The capacity a CPU needs: (1ms << 20) / 10ms >> 10, the kernel's
+	 * dl_task_fits_capacity() of a task with that runtime and deadline. */
+	ck_assert_msg(strstr(out, "\"need_bw\":104857,\"old_bw\":0,\"cpu_capacity_need\":102}"), "%s", out);
 	ck_assert_msg(strstr(out, "\"policy\":null"), "root has no policy: %s", out);
 	p = strstr(out, "\"cpu\":");
 	ck_assert_msg(p && sscanf(p, "\"cpu\":%d", &cpu) == 1, "%s", out);
 	ck_assert_int_eq(dl_rd_of_cpu(cpu, &rd), 0);
 	ck_assert(rd.from_kernel);
-	snprintf(want, sizeof(want), "\"root_domain\":{\"cpus\":\"%s\",\"ncpus\":%d,\"cpu_bw\":%llu,\"capacity\":%llu,",
+	snprintf(want, sizeof(want), "\"root_domain\":{\"cpus\":\"%s\",\"ncpus\":%d,\"cpu_bw\":%llu,\"capacity\":%llu,"
+		 "\"cpu_capacity_min\":%u,\"cpu_capacity_max\":%u,\"cpu_capacity_sum\":%llu,",
 		 dl_cpus_format(&rd.cpus, cpus, sizeof(cpus)), rd.ncpus, (unsigned long long)rd.cpu_bw,
-		 (unsigned long long)rd.capacity);
+		 (unsigned long long)rd.capacity, rd.cap_min, rd.cap_max, (unsigned long long)rd.cap_sum);
 	ck_assert_msg(strstr(out, want), "\"%s\" lacks \"%s\"", out, want);
 	snprintf(want, sizeof(want), "\"total_bw\":%lld,\"free_bw\":%lld,",
 		 (long long)rd.total_bw, (long long)rd.free_bw);

@@ -99,9 +99,13 @@ kmiss=$(sed -n 's/^libdl_task_deadline_misses_total{command="dl-spin",.*source="
 # the next release, and a job that then starts without sleeping is the
 # same job to the kernel, which judges a job from a wake-up to a block
 # (dl-stat(1), "Counted by the kernel").  So the kernel counts from 1 (every
-# job run back to back) to N (a sleep between each) misses, never 0.
-check "the loop's source=\"kernel\" series beside its own: misses counted by the kernel, 1 to $N (got ${kmiss:-none})" \
-	[ "${kmiss:-0}" -ge 1 -a "${kmiss:-0}" -le $N ]
+# job run back to back) to N (a sleep between each) misses, never 0; and
+# one more where the guest stalled for the 10ms of the short job after
+# the last (woken at the next release, it prints its count and sleeps
+# for good): a CI run of 2026-12-07 counted 6 of 5 on a loaded
+# host (docs/kernel-notes.md, "A stalled virtual machine").
+check "the loop's source=\"kernel\" series beside its own: misses counted by the kernel, 1 to $N, or $((N + 1)) with the short job after the last (got ${kmiss:-none})" \
+	[ "${kmiss:-0}" -ge 1 -a "${kmiss:-0}" -le $((N + 1)) ]
 samples >/tmp/samples
 note "the samples: $(tr '\n' ' ' </tmp/samples)"
 check "the first sample of the minute is 0" eq "$(head -n 1 /tmp/samples | cut -d' ' -f2)" 0
