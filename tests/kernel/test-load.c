@@ -117,10 +117,15 @@ static bool lights_once(int mode, const char *name, int attempt)
 		ck_assert_uint_le(s->jobs + s->skipped, 252);
 		/* A job burns 2.4 ms of CPU: no response is shorter; and with
 		 * only the other light task on the CPU, most jobs end within
-		 * two jobs' work, however noisy the machine (the old release
-		 * grid measured no response under 7.5 ms here). */
+		 * two jobs' work (the old release grid measured no response
+		 * under 7.5 ms here).  A host busy for the whole run keeps
+		 * the CPU from them long enough to pass that (a p50 of
+		 * 8.7 ms, with the VM suites' TCG guests and the arm64 cross
+		 * builds beside it): such a run is tried again, as one that
+		 * a stall hit, so the run that passes had it. */
 		ck_assert_uint_ge(s->response_min, 2400 * US);
-		ck_assert_uint_le(s->response_p50, 5800 * US);
+		if (s->response_p50 > 5800 * US)
+			quiet = false;
 		/* 0.6 of one CPU under EDF: only the machine's noise misses.
 		 * This VM's, when its host is busy, is jobs kept 8-10 ms off
 		 * their CPU (2 to 8% missed) and stalls of 100 ms; quiet, 0
@@ -156,7 +161,7 @@ static void run_lights(int mode, const char *name)
 		if (attempt < 5)
 			sleep(3);
 	}
-	ck_abort_msg("%s mode: the light tasks missed more than 10%% of their deadlines, or a stall hit them, in 5 runs of 2 s: see the notes",
+	ck_abort_msg("%s mode: the light tasks missed more than 10%% of their deadlines, or a stall hit them, or half their jobs took over 5.8 ms, in 5 runs of 2 s: see the notes",
 		     name);
 }
 
