@@ -35,10 +35,10 @@ uint32_t dl_cpu_capacity(int cpu)
 /*
  * dl_task_fits_capacity() of kernel/sched/deadline.c: a CPU of capacity
  * cap runs the task in time when cap >= dl_density >> (20 - 10), its
- * density being to_ratio(deadline, runtime).  On CPUs of different
- * capacity the kernel places and pushes a deadline task only onto CPUs
- * that fit it (cpudl_find()), the biggest free one when none does; the
- * admission test does not look (it sums the capacities).
+ * density being to_ratio(deadline, runtime).  The admission test does
+ * not look (it sums the capacities); the kernel looks only when the task
+ * wakes, and moves it only to a fitting CPU free of deadline work
+ * (docs/kernel-notes.md, "CPUs of different capacity").
  */
 uint32_t dl_cap_need(const struct dl_params *p)
 {

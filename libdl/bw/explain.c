@@ -258,6 +258,7 @@ int dl_verdict_render(pid_t pid, uint64_t n, const struct dl_admission *ap, stru
 {
 	char need_s[DL_BW_STRLEN], old_s[64], rdt[768], corrupt[256] = "";
 	struct dl_admission a = *ap;
+	int said;
 	uint64_t old = a.old;
 
 	v->cpu = a.cpu;
@@ -318,10 +319,10 @@ int dl_verdict_render(pid_t pid, uint64_t n, const struct dl_admission *ap, stru
 			 need_s, n > 1 ? " (all threads)" : "", old_s, rdt, corrupt);
 		return 1;
 	}
-	n = (uint64_t)snprintf(why, len, "admitted: it needs %s of a CPU%s%s; the %s",
-			       need_s, n > 1 ? " (all threads)" : "", old_s, rdt);
-	if (n < len)
-		fit_text(&a, why + n, len - n);
+	said = snprintf(why, len, "admitted: it needs %s of a CPU%s%s; the %s",
+			need_s, n > 1 ? " (all threads)" : "", old_s, rdt);
+	if (said >= 0 && (size_t)said < len)
+		fit_text(&a, why + said, len - (size_t)said);
 	return 1;
 }
 

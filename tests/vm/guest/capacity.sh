@@ -46,7 +46,7 @@ stat_agrees() {
 		kcap=$(rd_cap "$first" "$cpus")
 		ktotal=$(total_bw "$first")
 		ksum=$(cap_sum "$cpus")
-		kmin=$(echo "$cpus" | tr ',' '\n' | while IFS=- read -r a b; do c=$a; while [ "$c" -le "${b:-$a}" ]; do cat /sys/devices/system/cpu/cpu$c/cpu_capacity; c=$((c + 1)); done; done | sort -n | head -n 1)
+		kmin=$(caps "$cpus" | sort -n | head -n 1)
 		if [ "$cap $total $free $csum $cmin" != "$kcap $ktotal $((kcap - ktotal)) $ksum $kmin" ]; then
 			bad="$bad [CPUs $cpus: dl-stat capacity $cap total $total free $free sum $csum min $cmin; the kernel's figures $kcap $ktotal $((kcap - ktotal)) $ksum $kmin]"
 		fi

@@ -56,14 +56,17 @@ cpu_bw() {
 # cap_sum LIST: the sum of the cpu_capacity of the CPUs of LIST (the
 # kernel's list form, "0-2,5"), as sysfs says (1024, a CPU of the biggest
 # kind, where the file is absent: CPUs alike).
-cap_sum() {
+cap_sum() { caps "$1" | awk '{ s += $1 } END { print s + 0 }'; }
+
+# caps LIST: the cpu_capacity of each CPU of LIST, a line each (as cap_sum).
+caps() {
 	echo "$1" | tr ',' '\n' | while IFS=- read -r a b; do
 		c=$a
 		while [ "$c" -le "${b:-$a}" ]; do
 			cat "/sys/devices/system/cpu/cpu$c/cpu_capacity" 2>/dev/null || echo 1024
 			c=$((c + 1))
 		done
-	done | awk '{ s += $1 } END { print s + 0 }'
+	done
 }
 
 # rd_cap CPU LIST: what the root domain of CPU, whose CPUs are LIST, may
