@@ -675,6 +675,15 @@ int dl_part_predict(const char *name, pid_t pid, bool all_threads, const struct 
 #define DL_NOT_GUARANTEED  0  /* no sufficient test accepted: a deadline may be missed */
 #define DL_INFEASIBLE    (-1) /* proven that no schedule meets every deadline */
 
+/* A CPU of the machine's biggest kind has capacity 1024 (the kernel's
+ * SCHED_CAPACITY_SCALE); a smaller one, its share of that. */
+#define DL_CAPACITY_SCALE 1024
+#if defined(__GNUC__) && !defined(__cplusplus)
+#define DL_EXTENSION __extension__
+#else
+#define DL_EXTENSION
+#endif
+
 /* What the analysis assumes of the machine (dl_platform_get(3)): the
  * caller's struct, filled in from this host (dl_platform_get) or with
  * the kernel's defaults for a machine of ncpus CPUs (dl_platform_init),
@@ -687,7 +696,15 @@ struct dl_platform {
 	struct dl_params server; /* the fair server on each CPU; runtime 0: none */
 	uint64_t period_min;     /* ns: the kernel's period limits there; */
 	uint64_t period_max;     /*  0: the kernel's defaults (100us, 4.194304s) */
-	uint64_t reserved[2];    /* a caller may fill one in: zero it */
+	/* Each CPU's capacity (the kernel's cpu_capacity, 1 to
+	 * DL_CAPACITY_SCALE), indexed by CPU number, for every CPU of cpus;
+	 * NULL: every CPU of the biggest kind.  The caller's array, or for
+	 * dl_platform_get() the library's, which lasts the process. */
+	DL_EXTENSION union {
+		const uint32_t *capacity;
+		uint64_t reserved0;
+	};
+	uint64_t reserved[1];    /* a caller may fill one in: zero it */
 };
 int dl_platform_get(struct dl_platform *pf, int ncpus);
 int dl_platform_init(struct dl_platform *pf, int ncpus);
@@ -813,6 +830,8 @@ struct dl_plan_part {  /* allocated by the library: fields may be added at the e
 	int64_t free_bw;   /* what the kernel's admission leaves */
 	int test;          /* DL_TEST_* that accepted; -1 for an empty cluster */
 	int64_t scaling;   /* critical scaling factor under that test */
+	uint32_t cap_min;  /* its CPUs' smallest capacity (the tests count */
+	uint32_t cap_max;  /*  every CPU at that speed) and their biggest */
 };
 
 struct dl_plan {       /* allocated by the library: fields may be added at the end */
@@ -826,6 +845,10 @@ struct dl_plan {       /* allocated by the library: fields may be added at the e
 	struct dl_global_result *global; /* every task on every CPU */
 	ssize_t unplaced;            /* no plan: the task that cannot be placed */
 	char why[512];               /* no plan: why */
+	size_t ntasks;
+	uint32_t *cap_need;          /* per task: the CPU capacity its runtime/deadline needs */
+	uint32_t cap_min;            /* the platform's smallest CPU capacity and */
+	uint32_t cap_max;            /*  its biggest (DL_CAPACITY_SCALE each: CPUs alike) */
 };
 int dl_plan_compute(const struct dl_params *tasks, size_t n, const struct dl_platform *pf,
 		    struct dl_plan **plan);

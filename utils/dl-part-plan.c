@@ -25,6 +25,8 @@
 
 struct plan_opts {
 	int cpus;
+	int ncaps;               /* --capacity: the CPUs' capacities */
+	uint32_t caps[DL_CPUS_MAX];
 	bool json;
 	unsigned int flags; /* DL_LAYOUT_* for apply */
 	const char *path;
@@ -92,7 +94,7 @@ static void print_global(const struct dl_taskset *set, const struct dl_global_re
 		}
 }
 
-static void print_part(const struct dl_taskset *set, const struct dl_plan_part *p)
+static void print_part(const struct dl_taskset *set, const struct dl_plan *plan, const struct dl_plan_part *p)
 {
 	char cpus[DL_CPUS_STRLEN], a[DL_BW_STRLEN], b[DL_BW_STRLEN], c[DL_BW_STRLEN], d[DL_BW_STRLEN];
 
@@ -105,6 +107,11 @@ static void print_part(const struct dl_taskset *set, const struct dl_plan_part *
 	for (size_t i = 0; i < p->ntasks; i++)
 		printf(" %s", task_name(set, (ssize_t)p->tasks[i]));
 	printf(p->ntasks ? "\n" : " none\n");
+	if (p->cap_min != p->cap_max)
+		printf("    capacity %" PRIu32 " to %" PRIu32 ": the tests count every CPU at %" PRIu32 "\n", p->cap_min,
+		       p->cap_max, p->cap_min);
+	else if (plan->cap_min != plan->cap_max || p->cap_min != DL_CAPACITY_SCALE)
+		printf("    capacity %" PRIu32 "\n", p->cap_min);
 }
 
 /* A fair server in words: "off", or "50ms every 1s". */
@@ -123,6 +130,50 @@ static const char *server_text(const struct dl_params *sv, char *buf, size_t len
 static int64_t per_cpu_room(const struct dl_platform *pf)
 {
 	return pf->cpu_bw - (pf->server.runtime ? (int64_t)dl_params_bw(&pf->server) : 0);
+}
+
+/* The platform's CPUs by capacity, "0-2 of 1024, 3-5 of 446", or NULL
+ * when they are alike. */
+static const char *caps_text(const struct dl_platform *pf, const struct dl_plan *plan, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	if (plan->cap_min == plan->cap_max)
+		return NULL;
+	buf[0] = 0;
+	/* Each capacity once, biggest first. */
+	for (uint32_t cap = plan->cap_max + 1;;) {
+		uint32_t next = 0;
+		dl_cpus_t these;
+		char list[DL_CPUS_STRLEN];
+
+		for (int c = 0; c < DL_CPUS_MAX; c++)
+			if (dl_cpus_isset(&pf->cpus, c) && pf->capacity[c] < cap && pf->capacity[c] > next)
+				next = pf->capacity[c];
+		if (!next)
+			break;
+		dl_cpus_zero(&these);
+		for (int c = 0; c < DL_CPUS_MAX; c++)
+			if (dl_cpus_isset(&pf->cpus, c) && pf->capacity[c] == next)
+				dl_cpus_set(&these, c);
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s of %" PRIu32, at ? ", " : "",
+					       dl_cpus_format(&these, list, sizeof(list)), next);
+		cap = next;
+	}
+	return buf;
+}
+
+/* The CPUs of the platform a task needing capacity need fits. */
+static const char *fitting(const struct dl_platform *pf, uint32_t need, char buf[DL_CPUS_STRLEN])
+{
+	dl_cpus_t fit;
+
+	dl_cpus_zero(&fit);
+	for (int c = 0; c < DL_CPUS_MAX; c++)
+		if (dl_cpus_isset(&pf->cpus, c) && pf->capacity[c] >= need)
+			dl_cpus_set(&fit, c);
+	return dl_cpus_count(&fit) ? dl_cpus_format(&fit, buf, DL_CPUS_STRLEN) : "none";
 }
 
 /* A plan in a few words, for the side by side of --fair-server. */
@@ -172,7 +223,9 @@ static struct dl_exact_result *run_exact(const struct plan_opts *o, const struct
 	struct dl_params *p;
 	struct dl_exact_result *r = NULL;
 
-	if (o->exact_off || !plan->global || plan->global->verdict != DL_NOT_GUARANTEED)
+	/* The exact search models CPUs alike, at the biggest's speed. */
+	if (o->exact_off || !plan->global || plan->global->verdict != DL_NOT_GUARANTEED ||
+	    plan->cap_min != DL_CAPACITY_SCALE)
 		return NULL;
 	p = calloc(n ? n : 1, sizeof(*p));
 	if (!p)
@@ -259,7 +312,7 @@ static void print_text(const struct dl_taskset *set, const struct dl_platform *p
 		       const struct dl_plan *plan, const struct server_change *ch,
 		       const struct dl_exact_result *ex)
 {
-	char a[DL_BW_STRLEN], b[DL_BW_STRLEN], c[DL_BW_STRLEN];
+	char a[DL_BW_STRLEN], b[DL_BW_STRLEN], c[DL_BW_STRLEN], caps[512], fit[DL_CPUS_STRLEN];
 
 	printf("%zu tasks on %d CPUs (admission cap %s per CPU; fair server %s): %s\n",
 	       dl_taskset_count(set), pf->ncpus,
@@ -267,6 +320,15 @@ static void print_text(const struct dl_taskset *set, const struct dl_platform *p
 	       pf->server.runtime ? bw(dl_params_bw(&pf->server), b) : "none",
 	       defaults ? "the kernel's defaults for a machine of that many CPUs, not this machine's settings"
 			: "this machine's online CPUs and settings");
+	if (caps_text(pf, plan, caps, sizeof(caps))) {
+		printf("CPU capacities: %s (the kernel charges runtime at a CPU's capacity: a runtime lasts runtime x 1024 / capacity there)\n",
+		       caps);
+		/* The tasks that need more than the smallest CPUs have. */
+		for (size_t i = 0; i < plan->ntasks; i++)
+			if (plan->cap_need[i] > plan->cap_min)
+				printf("  %s needs a CPU of capacity %" PRIu32 " or more: CPUs %s\n",
+				       task_name(set, (ssize_t)i), plan->cap_need[i], fitting(pf, plan->cap_need[i], fit));
+	}
 	if (ch->plan)
 		print_change(set, pf, defaults, plan, ch);
 	print_global(set, plan->global);
@@ -284,8 +346,8 @@ static void print_text(const struct dl_taskset *set, const struct dl_platform *p
 	printf(", %zu partition%s, margin %s\n", plan->nparts, plan->nparts == 1 ? "" : "s",
 	       bw(plan->margin, c));
 	for (size_t j = 0; j < plan->nparts; j++)
-		print_part(set, plan->parts[j]);
-	print_part(set, plan->cluster);
+		print_part(set, plan, plan->parts[j]);
+	print_part(set, plan, plan->cluster);
 }
 
 static void json_part(struct json *j, const char *key, const struct dl_taskset *set,
@@ -309,6 +371,8 @@ static void json_part(struct json *j, const char *key, const struct dl_taskset *
 	json_int(j, "load_per_cpu_bw", p->load / (p->ncpus ? p->ncpus : 1));
 	json_int(j, "free_bw", p->free_bw);
 	json_int(j, "scaling_bw", p->scaling);
+	json_uint(j, "cpu_capacity_min", p->cap_min);
+	json_uint(j, "cpu_capacity_max", p->cap_max);
 	json_obj_end(j);
 }
 
@@ -424,6 +488,16 @@ static void print_json(const struct dl_taskset *set, const struct dl_platform *p
 	json_int(&j, "fair_server_bw", pf->server.runtime ? dl_params_bw(&pf->server) : 0);
 	json_server(&j, "fair_server", &pf->server);
 	json_change(&j, set, pf, ch);
+	/* Each CPU's capacity, in the order of cpu_list; each task's need. */
+	json_arr_begin(&j, "cpu_capacity");
+	for (int c = 0; c < DL_CPUS_MAX; c++)
+		if (dl_cpus_isset(&pf->cpus, c))
+			json_uint(&j, NULL, pf->capacity ? pf->capacity[c] : DL_CAPACITY_SCALE);
+	json_arr_end(&j);
+	json_obj_begin(&j, "cpu_capacity_need");
+	for (size_t i = 0; i < plan->ntasks; i++)
+		json_uint(&j, task_name(set, (ssize_t)i), plan->cap_need[i]);
+	json_obj_end(&j);
 	json_obj_begin(&j, "global");
 	json_str(&j, "verdict", verdicts[g->verdict + 1]);
 	json_str(&j, "why", global_why(set, g, why, sizeof(why)));
@@ -494,10 +568,41 @@ static void plan_server(const char *arg, struct dl_params *sv)
 	sv->deadline = sv->period;
 }
 
+/* --capacity 1024x2,446x4 (or 1024,1024,446,...): CPU 0's first. */
+static void parse_caps(struct plan_opts *o, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL;
+
+	if (!copy)
+		die(EXIT_FAILURE, "out of memory");
+	o->ncaps = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *x = strchr(tok, 'x');
+		uint32_t cap, times = 1;
+
+		if (x) {
+			*x = 0;
+			times = opt_uint("--capacity's count after x", x + 1, DL_CPUS_MAX);
+		}
+		cap = opt_uint("--capacity", tok, UINT32_MAX - 1);
+		if (cap == 0 || cap > DL_CAPACITY_SCALE || times == 0)
+			usage_error("--capacity %s: each CPU's capacity is 1 to %d (the biggest CPUs' %d), as CAP or CAPxCOUNT, comma-separated",
+				    arg, DL_CAPACITY_SCALE, DL_CAPACITY_SCALE);
+		if (o->ncaps + (int)times > DL_CPUS_MAX)
+			usage_error("--capacity %s: more than %d CPUs", arg, DL_CPUS_MAX);
+		while (times--)
+			o->caps[o->ncaps++] = cap;
+	}
+	free(copy);
+	if (!o->ncaps)
+		usage_error("--capacity '%s': give each CPU's capacity, e.g. 1024x2,446x4", arg);
+}
+
 static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "cpus", required_argument, NULL, 'c' },
+		{ "capacity", required_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "no-move", no_argument, NULL, 'n' },
 		{ "isolated", no_argument, NULL, 'i' },
@@ -520,6 +625,11 @@ static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 			o->cpus = (int)opt_uint("--cpus", optarg, DL_CPUS_MAX);
 			if (o->cpus == 0)
 				usage_error("--cpus 0: give at least 1 CPU");
+			break;
+		case 'C':
+			if (!plan)
+				usage_error("apply takes no --capacity: it plans for this machine's CPUs as the kernel reports them");
+			parse_caps(o, optarg);
 			break;
 		case 'j':
 			if (!plan)
@@ -564,7 +674,8 @@ static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 			o->flags |= c == 'n' ? DL_LAYOUT_NO_MOVE : DL_LAYOUT_ISOLATED;
 			break;
 		case 'h':
-			printf("Usage: %s plan [--cpus N] [--fair-server off|RUNTIME/PERIOD] [--exact-time TIME]\n"
+			printf("Usage: %s plan [--cpus N] [--capacity CAP[xN],...] [--fair-server off|RUNTIME/PERIOD]\n"
+			       "              [--exact-time TIME]\n"
 			       "              [--exact-states N] [--ties any|index] [--json] TASKSET\n"
 			       "       %s apply [--no-move] [--isolated] TASKSET\n",
 			       program_name, program_name);
@@ -573,6 +684,10 @@ static void parse(struct plan_opts *o, const char *cmd, int argc, char **argv)
 			bad_option(c, argv);
 		}
 	}
+	if (o->ncaps && o->cpus && o->cpus != o->ncaps)
+		usage_error("--cpus %d but --capacity gives %d CPUs: give one of them, or the same count", o->cpus, o->ncaps);
+	if (o->ncaps)
+		o->cpus = o->ncaps;
 	if (optind >= argc)
 		usage_error("%s needs a task set file (\"-\" for stdin); see libdl-taskset(5)", cmd);
 	o->path = argv[optind++];
@@ -595,6 +710,9 @@ static int load(const struct plan_opts *o, struct dl_taskset **set, struct dl_pl
 		warnx_("%s", dl_errmsg());
 		return o->cpus ? EXIT_USAGE : EXIT_FAILURE;
 	}
+	/* --capacity: CPUs 0..N-1 of those capacities. */
+	if (o->ncaps)
+		pf->capacity = o->caps;
 	/* --fair-server: the plan with it, and with the platform's own
 	 * beside it (what it gains or costs). */
 	if (o->server_set) {

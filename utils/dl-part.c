@@ -38,7 +38,7 @@ static noreturn void usage(void)
 	       " %1$s destroy [--force] [--config FILE]\n"
 	       " %1$s status [--json]\n"
 	       " %1$s repair\n"
-	       " %1$s plan [--cpus N] [--json] TASKSET\n"
+	       " %1$s plan [--cpus N] [--capacity CAP[xN],...] [--json] TASKSET\n"
 	       " %1$s apply [--no-move] [--isolated] TASKSET\n"
 	       "\n"
 	       "Partition the CPUs for SCHED_DEADLINE: each partition becomes a root domain\n"

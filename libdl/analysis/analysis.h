@@ -118,16 +118,33 @@ uint64_t dl_an_global_scaling(const struct dl_an_task *ts, size_t n, size_t nfix
 uint64_t dl_an_edf_scaling_bound(const struct dl_an_task *ts, size_t n, size_t nfixed);
 bool dl_an_any_accepts(const struct dl_an_task *ts, size_t n, int m, unsigned mask);
 
-/* The root domain ncpus CPUs of the platform would make, holding the
+/* The platform's capacity of a CPU (DL_CAPACITY_SCALE where it gives
+ * none), and the smallest, biggest and sum of cpus'. */
+uint32_t dl_an_cap(const struct dl_platform *pf, int cpu);
+void dl_an_caps(const struct dl_platform *pf, const dl_cpus_t *cpus, uint32_t *min, uint32_t *max,
+		uint64_t *sum);
+/* t's runtime as the time it takes on a CPU of capacity cap (the kernel
+ * charges runtime at the CPU's capacity); false when it then passes
+ * the deadline (runtime set to deadline + 1). */
+bool dl_an_scale(struct dl_an_task *t, uint32_t cap);
+/* The platform as the analysis takes it: reserved words zero, ncpus
+ * and cpus agreeing, capacities 1 to DL_CAPACITY_SCALE. */
+int dl_an_platform_check(const struct dl_platform *pf, const char *who);
+/* dl_global_test() on the platform's CPUs and fair servers, every
+ * runtime counted at its smallest CPU's speed. */
+int dl_an_global_on(const struct dl_params *tasks, size_t n, const struct dl_platform *pf,
+		    struct dl_global_result **res);
+
+/* The root domain the platform's CPUs cpus would make, holding the
  * tasks ts: its figures as dl_rd_fill() gives a real one's (bw.h). */
-void dl_an_rd(const struct dl_platform *pf, const struct dl_an_task *ts, size_t n, int ncpus,
+void dl_an_rd(const struct dl_platform *pf, const struct dl_an_task *ts, size_t n, const dl_cpus_t *cpus,
 	      struct dl_rd *rd);
 /* The kernel's admission of that root domain: the sum of
  * to_ratio(period, runtime) of its tasks and fair servers against
- * cpu_bw x ncpus (dl_bw_free()).  Returns the room left (negative:
- * refused). */
+ * cap_scale(cpu_bw, the CPUs' capacities) (dl_bw_free()).  Returns the
+ * room left (negative: refused). */
 int64_t dl_an_admission(const struct dl_platform *pf, const struct dl_an_task *ts,
-			size_t n, int ncpus);
+			size_t n, const dl_cpus_t *cpus);
 uint64_t dl_an_bw(const struct dl_an_task *t); /* to_ratio(), DL_BW units */
 
 #endif

@@ -36,9 +36,11 @@
 #define FIT_ALL_MAX 2000
 
 struct bin {
-	struct dl_an_task *ts; /* the fair server first when there is one */
-	size_t n, cap;         /* entries of ts, server included */
+	struct dl_an_task *ts; /* the fair server first when there is one; */
+	size_t n, cap;         /*  runtimes as times on this CPU (dl_an_scale) */
 	int64_t room;          /* the kernel's admission room left */
+	int cpu;               /* the CPU it stands for */
+	uint32_t speed;        /* that CPU's capacity */
 };
 
 struct ctx {
@@ -49,6 +51,8 @@ struct ctx {
 	struct dl_an_task sv;
 	bool has_sv;
 	size_t *order;        /* densest first */
+	int *cpus;            /* the platform's CPUs, biggest capacity first */
+	uint32_t cap_min;     /* the platform's smallest capacity */
 	uint64_t *bw;         /* to_ratio() per task */
 	struct dl_an_task *scratch;
 	long budget;
@@ -57,6 +61,7 @@ struct ctx {
 	/* the best so far */
 	bool have;
 	int *best;
+	int best_cpu[DL_CPUS_MAX]; /* partition j's CPU */
 	int method, k, nparts, test;
 	int64_t margin;
 	/* why there is no plan */
@@ -64,14 +69,23 @@ struct ctx {
 	char why[512];
 };
 
-static void bin_reset(struct ctx *c, struct bin *b)
+/* Bin b stands for CPU cpu, empty: that CPU with its fair server and
+ * no task yet; then bin_add() takes each task's share off the room, as
+ * the kernel would. */
+static void bin_reset(struct ctx *c, struct bin *b, int cpu)
 {
+	dl_cpus_t one;
+
+	dl_cpus_zero(&one);
+	dl_cpus_set(&one, cpu);
 	b->n = 0;
-	/* One CPU with its fair server and no task yet; then bin_add()
-	 * takes each task's share off the room, as the kernel would. */
-	b->room = dl_an_admission(c->pf, NULL, 0, 1);
-	if (c->has_sv)
-		b->ts[b->n++] = c->sv;
+	b->cpu = cpu;
+	b->speed = dl_an_cap(c->pf, cpu);
+	b->room = dl_an_admission(c->pf, NULL, 0, &one);
+	if (c->has_sv) {
+		b->ts[b->n] = c->sv;
+		dl_an_scale(&b->ts[b->n++], b->speed);
+	}
 }
 
 static bool bin_grow(struct bin *b)
@@ -98,37 +112,64 @@ static bool bin_fits(struct ctx *c, struct bin *b, size_t i)
 	if (!bin_grow(b))
 		return false;
 	b->ts[b->n] = c->ts[i];
+	if (!dl_an_scale(&b->ts[b->n], b->speed))
+		return false;
 	dl_qpa(b->ts, b->n + 1, &o);
 	return o.verdict == DL_SCHEDULABLE;
 }
 
 static void bin_add(struct ctx *c, struct bin *b, size_t i)
 {
-	b->ts[b->n++] = c->ts[i];
+	b->ts[b->n] = c->ts[i];
+	dl_an_scale(&b->ts[b->n++], b->speed);
 	if (!c->pf->unlimited)
 		b->room -= (int64_t)c->bw[i];
 }
 
-/* The cluster (where[] == -1) on ncpus CPUs: the test that accepts, -1
- * for no task, -2 when refused; *room: the admission room left. */
-static int cluster_test(struct ctx *c, int ncpus, int64_t *room, ssize_t *limit)
+/* The CPUs the first nparts bins leave to the cluster. */
+static void cluster_cpus(const struct ctx *c, int nparts, dl_cpus_t *left)
 {
+	*left = c->pf->cpus;
+	for (int j = 0; j < nparts; j++)
+		dl_cpus_clr(left, c->bins[j].cpu);
+}
+
+/* The cluster (where[] == -1) on the CPUs left: the test that accepts,
+ * -1 for no task, -2 when refused; *room: the admission room left.  On
+ * CPUs of different capacity every runtime is counted as the time it
+ * takes on the smallest: the kernel's global EDF keeps every CPU busy
+ * while a task waits, but it does not run the earliest deadlines on the
+ * biggest CPUs (docs/kernel-notes.md), so the tests, which bound the
+ * work the waiting task sees, may count on no more than the smallest
+ * CPU's speed from each. */
+static int cluster_test(struct ctx *c, const dl_cpus_t *cpus, int64_t *room, ssize_t *limit)
+{
+	int ncpus = dl_cpus_count(cpus);
 	size_t nc = 0, total;
 	struct dl_qpa_out o;
 	int64_t margin;
+	uint32_t speed;
 
 	*limit = -1;
 	for (size_t i = 0; i < c->n; i++)
 		if (c->where[i] < 0)
 			c->scratch[nc++] = c->ts[i];
-	*room = dl_an_admission(c->pf, c->scratch, nc, ncpus);
+	*room = dl_an_admission(c->pf, c->scratch, nc, cpus);
 	if (nc == 0)
 		return -1;
 	if (*room < 0)
 		return -2;
+	dl_an_caps(c->pf, cpus, &speed, NULL, NULL);
+	for (size_t i = 0, j = 0; i < c->n; i++)
+		if (c->where[i] < 0 && !dl_an_scale(&c->scratch[j++], speed)) {
+			*limit = (ssize_t)i;
+			return -2;
+		}
 	total = nc;
-	for (int s = 0; c->has_sv && s < ncpus; s++)
-		c->scratch[total++] = c->sv;
+	for (int s = 0; c->has_sv && s < ncpus; s++) {
+		c->scratch[total] = c->sv;
+		dl_an_scale(&c->scratch[total++], speed);
+	}
 	if (ncpus == 1) {
 		dl_qpa(c->scratch, total, &o);
 		*limit = o.limiting;
@@ -157,7 +198,11 @@ static int cluster_test(struct ctx *c, int ncpus, int64_t *room, ssize_t *limit)
 static bool consider(struct ctx *c, int method, int k, int nparts, ssize_t *limit)
 {
 	int64_t room, margin;
-	int test = cluster_test(c, c->m - nparts, &room, limit);
+	dl_cpus_t left;
+	int test;
+
+	cluster_cpus(c, nparts, &left);
+	test = cluster_test(c, &left, &room, limit);
 
 	if (test == -2)
 		return false;
@@ -169,6 +214,8 @@ static bool consider(struct ctx *c, int method, int k, int nparts, ssize_t *limi
 		return true;
 	c->have = true;
 	memcpy(c->best, c->where, c->n * sizeof(*c->where));
+	for (int j = 0; j < nparts; j++)
+		c->best_cpu[j] = c->bins[j].cpu;
 	c->method = method;
 	c->k = k;
 	c->nparts = nparts;
@@ -182,17 +229,21 @@ static int cmp_room_desc(struct ctx *c, int a, int b)
 	return c->bins[a].room > c->bins[b].room;
 }
 
-/* The k densest isolatable tasks alone on CPUs 0..k-1, the rest in the
- * cluster. */
-static void isolate(struct ctx *c, const size_t *iso, int k)
+/* The k densest isolatable tasks alone on the k biggest CPUs, the
+ * densest on the biggest, the rest in the cluster; false when one of
+ * them does not fit its CPU. */
+static bool isolate(struct ctx *c, const size_t *iso, int k)
 {
 	for (size_t i = 0; i < c->n; i++)
 		c->where[i] = -1;
 	for (int j = 0; j < k; j++) {
-		bin_reset(c, &c->bins[j]);
+		bin_reset(c, &c->bins[j], c->cpus[j]);
+		if (!bin_fits(c, &c->bins[j], iso[j]))
+			return false;
 		bin_add(c, &c->bins[j], iso[j]);
 		c->where[iso[j]] = j;
 	}
+	return true;
 }
 
 /* EDF(k) with the cluster's tasks, densest first, packed worst-fit into
@@ -202,7 +253,8 @@ static void try_packed(struct ctx *c, const size_t *iso, int k, int *heap)
 	ssize_t lim;
 	int nh = 0;
 
-	isolate(c, iso, k);
+	if (!isolate(c, iso, k))
+		return;
 	for (int j = 0; j < k; j++) {
 		int x = nh++;
 
@@ -257,7 +309,7 @@ static void try_edfk(struct ctx *c)
 	for (size_t j = 0; j < c->n && niso < (size_t)kmax; j++) {
 		size_t i = c->order[j];
 
-		bin_reset(c, &c->bins[0]);
+		bin_reset(c, &c->bins[0], c->cpus[0]);
 		if (bin_fits(c, &c->bins[0], i))
 			iso[niso++] = i;
 	}
@@ -266,7 +318,8 @@ static void try_edfk(struct ctx *c)
 	for (int k = 0; k <= kmax; k++) {
 		ssize_t lim;
 
-		isolate(c, iso, k);
+		if (!isolate(c, iso, k))
+			break;
 		if (consider(c, k ? DL_PLAN_EDFK : DL_PLAN_GLOBAL, k, k, &lim)) {
 			kstar = k;
 			break;
@@ -290,7 +343,7 @@ static void try_packing(struct ctx *c, int method)
 	ssize_t lim;
 
 	for (int j = 0; j < c->m; j++)
-		bin_reset(c, &c->bins[j]);
+		bin_reset(c, &c->bins[j], c->cpus[j]);
 	for (size_t jj = 0; jj < c->n; jj++) {
 		size_t i = c->order[jj];
 		int pick = -1;
@@ -395,13 +448,21 @@ static struct dl_plan_part *make_part(struct ctx *c, int id, const dl_cpus_t *cp
 			p->tasks[p->ntasks++] = i;
 			c->scratch[nt++] = c->ts[i];
 		}
-	dl_an_rd(c->pf, c->scratch, nt, p->ncpus, &rd);
+	dl_an_rd(c->pf, c->scratch, nt, cpus, &rd);
 	p->free_bw = dl_bw_free(&rd);
 	p->load = (uint64_t)dl_rd_expected(&rd);
 	p->test = test;
+	p->cap_min = rd.cap_min;
+	p->cap_max = rd.cap_max;
+	/* The scaling factor of the runtimes as times on its CPUs, as the
+	 * tests took them (cluster_test()). */
+	for (size_t i = 0; i < nt; i++)
+		dl_an_scale(&c->scratch[i], rd.cap_min);
 	total = nt;
-	for (int s = 0; c->has_sv && s < p->ncpus; s++)
-		c->scratch[total++] = c->sv;
+	for (int s = 0; c->has_sv && s < p->ncpus; s++) {
+		c->scratch[total] = c->sv;
+		dl_an_scale(&c->scratch[total++], rd.cap_min);
+	}
 	if (nt == 0)
 		p->scaling = 0;
 	else if (test == DL_TEST_QPA && c->nparts > EXACT_SCALING_PARTS)
@@ -425,8 +486,16 @@ static void explain_none(struct ctx *c, char *why, size_t len)
 	}
 	dl_bw_format((int64_t)c->bw[u], a, sizeof(a));
 	dl_time_format(c->ts[u].d, d, sizeof(d));
-	bin_reset(c, &c->bins[0]);
+	bin_reset(c, &c->bins[0], c->cpus[0]);
 	dl_bw_format(c->bins[0].room, room, sizeof(room));
+	c->bins[0].ts[c->bins[0].n] = c->ts[u];
+	if (!dl_an_scale(&c->bins[0].ts[c->bins[0].n], c->bins[0].speed)) {
+		snprintf(why, len,
+			 "it needs a CPU of capacity %" PRIu32 " to run %s by its deadline, and the biggest CPU has %" PRIu32,
+			 dl_cap_need(&(struct dl_params){ .runtime = c->ts[u].c, .deadline = c->ts[u].d }),
+			 dl_time_format(c->ts[u].c, a, sizeof(a)), c->bins[0].speed);
+		return;
+	}
 	if (!c->pf->unlimited && c->bins[0].room < (int64_t)c->bw[u]) {
 		snprintf(why, len,
 			 "it needs %s of a CPU, but the kernel admits at most %s on one CPU (%s per CPU%s), and no test guarantees it in a cluster",
@@ -435,6 +504,7 @@ static void explain_none(struct ctx *c, char *why, size_t len)
 		return;
 	}
 	c->bins[0].ts[c->bins[0].n] = c->ts[u];
+	dl_an_scale(&c->bins[0].ts[c->bins[0].n], c->bins[0].speed);
 	dl_qpa(c->bins[0].ts, c->bins[0].n + 1, &o);
 	if (o.verdict != DL_SCHEDULABLE) {
 		snprintf(why, len,
@@ -489,6 +559,7 @@ static void ctx_free(struct ctx *c)
 		free(c->bins[j].ts);
 	free(c->bins);
 	free(c->order);
+	free(c->cpus);
 	free(c->bw);
 	free(c->scratch);
 	free(c->where);
@@ -508,13 +579,11 @@ DL_EXPORT int dl_plan_compute(const struct dl_params *tasks, size_t n, const str
 
 	if (out)
 		*out = NULL;
-	if (!out || !pf)
-		return dl_fail(-EINVAL, "dl_plan_compute: no platform or result pointer given");
-	if (dl_reserved_check(pf->reserved, sizeof(pf->reserved), "struct dl_platform") < 0)
-		return -EINVAL;
-	if (pf->ncpus < 1 || pf->ncpus > DL_CPUS_MAX || dl_cpus_count(&pf->cpus) != pf->ncpus)
-		return dl_fail(-EINVAL, "the platform has %d CPUs but its CPU set holds %d: they must agree, 1 to %d",
-			       pf->ncpus, dl_cpus_count(&pf->cpus), DL_CPUS_MAX);
+	if (!out)
+		return dl_fail(-EINVAL, "dl_plan_compute: no result pointer given");
+	err = dl_an_platform_check(pf, "dl_plan_compute");
+	if (err)
+		return err;
 	err = dl_an_tasks(tasks, n, NULL, 0, &ts, &total);
 	if (err)
 		return err;
@@ -549,14 +618,39 @@ DL_EXPORT int dl_plan_compute(const struct dl_params *tasks, size_t n, const str
 	c.n = n;
 	c.m = pf->ncpus;
 	c.order = malloc((n ? n : 1) * sizeof(*c.order));
+	c.cpus = malloc((size_t)c.m * sizeof(*c.cpus));
 	c.bw = malloc((n ? n : 1) * sizeof(*c.bw));
 	c.scratch = malloc((n + (size_t)c.m + 2) * sizeof(*c.scratch));
 	c.where = malloc((n ? n : 1) * sizeof(*c.where));
 	c.best = malloc((n ? n : 1) * sizeof(*c.best));
 	c.bins = calloc((size_t)c.m, sizeof(*c.bins));
 	plan = calloc(1, sizeof(*plan));
-	if (!c.order || !c.bw || !c.scratch || !c.where || !c.best || !c.bins || !plan)
+	if (!c.order || !c.cpus || !c.bw || !c.scratch || !c.where || !c.best || !c.bins || !plan)
 		goto nomem;
+	plan->cap_need = calloc(n ? n : 1, sizeof(*plan->cap_need));
+	if (!plan->cap_need)
+		goto nomem;
+	plan->ntasks = n;
+	for (size_t i = 0; i < n; i++)
+		plan->cap_need[i] = dl_cap_need(&tasks[i]);
+	dl_an_caps(pf, &pf->cpus, &plan->cap_min, &plan->cap_max, NULL);
+	c.cap_min = plan->cap_min;
+	/* The CPUs biggest first, by number among equals: the densest tasks
+	 * get the biggest CPUs, and the cluster the smallest. */
+	{
+		int k = 0;
+
+		for (int x = 0; x < DL_CPUS_MAX; x++)
+			if (dl_cpus_isset(&pf->cpus, x))
+				c.cpus[k++] = x;
+		for (int a = 1; a < k; a++)
+			for (int b = a; b > 0 && dl_an_cap(pf, c.cpus[b]) > dl_an_cap(pf, c.cpus[b - 1]); b--) {
+				int t = c.cpus[b];
+
+				c.cpus[b] = c.cpus[b - 1];
+				c.cpus[b - 1] = t;
+			}
+	}
 	for (int j = 0; j < c.m; j++) {
 		c.bins[j].cap = 8;
 		c.bins[j].ts = malloc(c.bins[j].cap * sizeof(*c.bins[j].ts));
@@ -569,7 +663,7 @@ DL_EXPORT int dl_plan_compute(const struct dl_params *tasks, size_t n, const str
 	}
 	qsort_r(c.order, n, sizeof(*c.order), cmp_density, ts);
 
-	err = dl_global_test(tasks, n, c.m, c.has_sv ? &pf->server : NULL, &plan->global);
+	err = dl_an_global_on(tasks, n, pf, &plan->global);
 	if (err)
 		goto fail;
 	try_edfk(&c);
@@ -579,7 +673,7 @@ DL_EXPORT int dl_plan_compute(const struct dl_params *tasks, size_t n, const str
 		uint64_t sum = 0, per = c.bins[0].room;
 		int64_t need;
 
-		bin_reset(&c, &c.bins[0]);
+		bin_reset(&c, &c.bins[0], c.cpus[0]);
 		per = pf->unlimited ? DL_BW_UNIT : (uint64_t)c.bins[0].room;
 		for (size_t i = 0; i < n; i++)
 			sum += c.bw[i];
@@ -614,12 +708,10 @@ DL_EXPORT int dl_plan_compute(const struct dl_params *tasks, size_t n, const str
 	if (!plan->parts)
 		goto nomem;
 	left = pf->cpus;
-	cpu = -1;
 	for (int j = 0; j < c.nparts; j++) {
 		dl_cpus_t one;
 
-		for (cpu++; !dl_cpus_isset(&pf->cpus, cpu); cpu++)
-			;
+		cpu = c.best_cpu[j];
 		dl_cpus_zero(&one);
 		dl_cpus_set(&one, cpu);
 		dl_cpus_clr(&left, cpu);
@@ -655,6 +747,7 @@ DL_EXPORT void dl_plan_free(struct dl_plan *plan)
 		free(plan->cluster->tasks);
 	free(plan->cluster);
 	free(plan->global);
+	free(plan->cap_need);
 	free(plan);
 }
 

@@ -99,7 +99,6 @@ int dl_server_read(int cpu, int kind, uint64_t *runtime, uint64_t *period);
 bool dl_server_runtime_first(uint64_t old_runtime, uint64_t old_period, uint64_t runtime, uint64_t period);
 
 /* account.c: the accounting of a root domain. */
-#define DL_CAPACITY_SCALE 1024 /* SCHED_CAPACITY_SCALE: a CPU of the biggest kind */
 uint32_t dl_cpu_capacity(int cpu);
 /* The capacity a CPU needs to run p in time (dl_task_fits_capacity()). */
 uint32_t dl_cap_need(const struct dl_params *p);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "analysis/analysis.h"
 #include "layout/layout.h"
 #include "workload/taskset.h"
 
@@ -73,10 +74,9 @@ DL_EXPORT int dl_global_test_taskset(const struct dl_taskset *set, const struct 
 	err = taskset_on(set, &pf, &host, "dl_global_test_taskset", &p, &n);
 	if (err)
 		return err;
-	if (dl_reserved_check(pf->reserved, sizeof(pf->reserved), "struct dl_platform") < 0)
-		err = -EINVAL;
-	else
-		err = dl_global_test(p, n, pf->ncpus, pf->server.runtime ? &pf->server : NULL, res);
+	err = dl_an_platform_check(pf, "dl_global_test_taskset");
+	if (!err)
+		err = dl_an_global_on(p, n, pf, res);
 	free(p);
 	return err;
 }

@@ -68,7 +68,7 @@ START_TEST(test_platform_reserved)
 
 	for (size_t i = 0; i < sizeof(pf->reserved) / sizeof(pf->reserved[0]); i++)
 		ck_assert_uint_eq(pf->reserved[i], 0); /* the library's are zeroed */
-	pf->reserved[1] = 7;
+	pf->reserved[0] = 7;
 	ck_assert_int_eq(dl_plan_compute(&p, 1, pf, &plan), -EINVAL);
 	ck_assert_msg(strstr(dl_errmsg(), "struct dl_platform"), "%s", dl_errmsg());
 	ck_assert_ptr_null(plan);
@@ -272,6 +272,189 @@ START_TEST(test_random_plans_rechecked)
 }
 END_TEST
 
+/*
+ * CPUs of different capacity.  A CPU of capacity cap does runtime x
+ * 1024 / cap of work in the time the biggest does runtime: rechecked here
+ * exactly, with time stretched instead of runtimes rounded (x cap for
+ * periods and deadlines, x 1024 for runtimes), a root domain of several
+ * CPUs at its smallest CPU's speed.
+ */
+static void check_domain_cap(const struct dl_plan_part *part, const struct dl_an_task *all,
+			     const struct dl_an_task *sv, uint64_t cap, const uint32_t *caps, int *seen)
+{
+	struct dl_an_task ts[32];
+	uint64_t load = 0, capsum = 0;
+	uint32_t lo = 1024;
+	size_t n = 0;
+
+	for (int c = 0; c < DL_CPUS_MAX; c++)
+		if (dl_cpus_isset(&part->cpus, c)) {
+			capsum += caps[c];
+			lo = caps[c] < lo ? caps[c] : lo;
+		}
+	ck_assert_uint_eq(part->cap_min, lo);
+	for (size_t j = 0; j < part->ntasks; j++) {
+		ck_assert_int_eq(seen[part->tasks[j]], 0);
+		seen[part->tasks[j]] = 1;
+		ts[n++] = all[part->tasks[j]];
+	}
+	for (size_t j = 0; j < n; j++)
+		load += bw(&ts[j]);
+	load += bw(sv) * (uint64_t)part->ncpus;
+	/* __dl_overflow(): cap_scale(bw, the sum of the capacities). */
+	ck_assert_uint_le(load, (cap * capsum) >> 10);
+	if (n == 0)
+		return;
+	for (int s = 0; s < part->ncpus; s++)
+		ts[n++] = *sv;
+	for (size_t j = 0; j < n; j++) {
+		ts[j].c *= 1024;
+		ts[j].d *= lo;
+		ts[j].t *= lo;
+	}
+	if (part->ncpus == 1)
+		ck_assert(tl_brute_edf(ts, n));
+	else
+		ck_assert(!tl_brute_gedf_misses(ts, n, part->ncpus));
+}
+
+START_TEST(test_capacity_plans_rechecked)
+{
+	/* Speeds whose stretched hyperperiods stay small: 1, 1/2, 3/4. */
+	static const uint32_t kinds[] = { 1024, 512, 768 };
+	unsigned seed = 2424;
+	int feasible = 0, on_big = 0, none = 0;
+
+	for (int k = 0; k < 600; k++) {
+		int m = 2 + (int)(rand_r(&seed) % 3);
+		size_t n = 1 + (size_t)(rand_r(&seed) % 6);
+		struct dl_params p[8];
+		struct dl_an_task ts[8], sv = { 1, 24, 24 };
+		struct dl_platform *pf = platform(m);
+		uint32_t caps[DL_CPUS_MAX];
+		struct dl_plan *plan = NULL;
+		int seen[8] = { 0 };
+
+		for (int c = 0; c < DL_CPUS_MAX; c++)
+			caps[c] = 1024;
+		for (int c = 0; c < m; c++)
+			caps[c] = kinds[rand_r(&seed) % 3];
+		pf->capacity = caps;
+		pf->server = (struct dl_params){ .runtime = 1, .deadline = 24, .period = 24 };
+		pf->period_min = 1;
+		pf->period_max = UINT64_MAX;
+		for (size_t i = 0; i < n; i++) {
+			ts[i].t = (uint64_t[]){ 2, 3, 4, 6, 8, 12 }[rand_r(&seed) % 6];
+			ts[i].d = 1 + (uint64_t)(rand_r(&seed) % ts[i].t);
+			ts[i].c = 1 + (uint64_t)(rand_r(&seed) % ts[i].d);
+			p[i] = (struct dl_params){ .runtime = ts[i].c, .deadline = ts[i].d, .period = ts[i].t };
+		}
+		ck_assert_int_eq(dl_plan_compute(p, n, pf, &plan), 0);
+		ck_assert_uint_eq(plan->ntasks, n);
+		for (size_t i = 0; i < n; i++)
+			ck_assert_uint_eq(plan->cap_need[i], (uint32_t)((((ts[i].c << 20) / ts[i].d)) >> 10));
+		if (plan->feasible) {
+			feasible++;
+			for (size_t j = 0; j < plan->nparts; j++) {
+				int cpu = -1;
+
+				ck_assert_int_eq(plan->parts[j]->ncpus, 1);
+				for (int c = 0; c < m; c++)
+					if (dl_cpus_isset(&plan->parts[j]->cpus, c))
+						cpu = c;
+				ck_assert_int_ge(cpu, 0);
+				check_domain_cap(plan->parts[j], ts, &sv, (uint64_t)pf->cpu_bw, caps, seen);
+				on_big += caps[cpu] == 1024 && plan->parts[j]->ntasks;
+			}
+			check_domain_cap(plan->cluster, ts, &sv, (uint64_t)pf->cpu_bw, caps, seen);
+			ck_assert_int_eq(plan->cluster->ncpus + (int)plan->nparts, m);
+			for (size_t i = 0; i < n; i++)
+				ck_assert_int_eq(seen[i], 1);
+		} else {
+			none++;
+			ck_assert(plan->why[0]);
+		}
+		dl_plan_free(plan);
+		free(pf);
+	}
+	ck_assert_int_gt(feasible, 100);
+	ck_assert_int_gt(on_big, 20);
+	ck_assert_int_gt(none, 20);
+}
+END_TEST
+
+/* An RK3399-like board: the little CPUs first (0-1, 446), the big ones
+ * after (2-3, 1024).  A task of runtime/deadline 0.6 needs capacity 614:
+ * the plan gives it a big CPU, with the light tasks on the little ones. */
+START_TEST(test_capacity_big_task)
+{
+	struct dl_platform *pf = platform(4);
+	uint32_t caps[4] = { 446, 446, 1024, 1024 };
+	struct dl_params p[4] = {
+		{ .runtime = 6 * MS, .deadline = 10 * MS, .period = 10 * MS },
+		{ .runtime = 1 * MS, .deadline = 10 * MS, .period = 10 * MS },
+		{ .runtime = 1 * MS, .deadline = 10 * MS, .period = 10 * MS },
+		{ .runtime = 1 * MS, .deadline = 10 * MS, .period = 10 * MS },
+	};
+	struct dl_global_result *g = NULL;
+	struct dl_plan *plan = NULL;
+
+	pf->capacity = caps;
+	ck_assert_int_eq(dl_plan_compute(p, 4, pf, &plan), 0);
+	ck_assert_msg(plan->feasible, "%s", plan->why);
+	ck_assert_uint_eq(plan->cap_min, 446);
+	ck_assert_uint_eq(plan->cap_max, 1024);
+	ck_assert_uint_eq(plan->cap_need[0], 614);
+	ck_assert_uint_eq(plan->cap_need[1], 102);
+	ck_assert_uint_eq(plan->nparts, 1);
+	ck_assert_int_eq(plan->parts[0]->ntasks, 1);
+	ck_assert_uint_eq(plan->parts[0]->tasks[0], 0);
+	ck_assert(dl_cpus_isset(&plan->parts[0]->cpus, 2));
+	ck_assert_uint_eq(plan->parts[0]->cap_min, 1024);
+	ck_assert_uint_eq(plan->cluster->cap_min, 446);
+	ck_assert_uint_eq(plan->cluster->cap_max, 1024);
+	/* Every task on every CPU: the kernel may run the wide one on a
+	 * little CPU, which it does not fit. */
+	ck_assert_int_eq(plan->global->verdict, DL_NOT_GUARANTEED);
+	ck_assert_int_eq(plan->global->limiting, 0);
+	ck_assert_msg(strstr(plan->global->why, "the limiting task needs a CPU of capacity 614"), "%s", plan->global->why);
+	/* The cluster's free figure: cap_scale(0.95, 446 + 446 + 1024)
+	 * less three fair servers (0.05 each) and three tasks (0.1 each). */
+	ck_assert_int_eq(plan->cluster->free_bw,
+			 (int64_t)((996147ULL * (446 + 446 + 1024)) >> 10) - 3 * 52428 - 3 * 104857);
+	dl_plan_free(plan);
+
+	/* On four alike CPUs the same set needs no partition. */
+	pf->capacity = NULL;
+	ck_assert_int_eq(dl_plan_compute(p, 4, pf, &plan), 0);
+	ck_assert_uint_eq(plan->nparts, 0);
+	ck_assert_uint_eq(plan->cap_min, 1024);
+	dl_plan_free(plan);
+
+	/* Only little CPUs: no CPU fits it. */
+	caps[2] = caps[3] = 446;
+	pf->capacity = caps;
+	ck_assert_int_eq(dl_plan_compute(p, 4, pf, &plan), 0);
+	ck_assert(!plan->feasible);
+	ck_assert_int_eq(plan->unplaced, 0);
+	ck_assert_msg(strstr(plan->why, "needs a CPU of capacity 614") && strstr(plan->why, "the biggest CPU has 446"),
+		      "%s", plan->why);
+	dl_plan_free(plan);
+
+	/* A capacity out of range is bad input. */
+	caps[1] = 0;
+	ck_assert_int_eq(dl_plan_compute(p, 4, pf, &plan), -EINVAL);
+	ck_assert_msg(strstr(dl_errmsg(), "CPU 1 of the platform has capacity 0: give 1 to 1024"), "%s", dl_errmsg());
+	caps[1] = 446;
+	/* The global test on these CPUs names the speed it counted. */
+	p[0].runtime = 4 * MS; /* needs 409: fits 446 */
+	ck_assert_int_eq(dl_an_global_on(p, 4, pf, &g), 0);
+	ck_assert_msg(strstr(g->why, "on 4 CPUs of capacity 446 under global EDF: "), "%s", g->why);
+	free(g);
+	free(pf);
+}
+END_TEST
+
 START_TEST(test_bad_platform)
 {
 	struct dl_platform *pf = platform(2);
@@ -337,6 +520,37 @@ END_TEST
 /* dl-part plan --fair-server: the gain of a server off (two 0.93 tasks
  * that do not fit with 50ms/1s fit without it) and the cost of a large
  * one, in words and in JSON. */
+/* dl-part plan --capacity: the little CPUs first, the big after. */
+START_TEST(test_tool_capacity)
+{
+	const char *set = "wide 6ms 10ms 10ms\nctl 2ms 10ms 10ms\nlog 1ms 20ms 20ms\n";
+	char out[16384];
+
+	ck_assert_int_eq(plan_tool(set, (char *[]){ "--capacity", "446x2,1024x2", NULL }, out, sizeof(out)), 0);
+	ck_assert_msg(strstr(out, "CPU capacities: 2-3 of 1024, 0-1 of 446"), "%s", out);
+	ck_assert_msg(strstr(out, "  wide needs a CPU of capacity 614 or more: CPUs 2-3\n"), "%s", out);
+	ck_assert_msg(strstr(out, "  cpu2       CPUs 2      partition"), "%s", out);
+	ck_assert_msg(strstr(out, "    capacity 446 to 1024: the tests count every CPU at 446\n"), "%s", out);
+	ck_assert_int_eq(plan_tool(set, (char *[]){ "--json", "--capacity", "446,446,1024,1024", NULL }, out,
+				   sizeof(out)), 0);
+	ck_assert_msg(strstr(out, "\"cpus\":4,"), "%s", out);
+	ck_assert_msg(strstr(out, "\"cpu_capacity\":[446,446,1024,1024]"), "%s", out);
+	ck_assert_msg(strstr(out, "\"cpu_capacity_need\":{\"wide\":614,\"ctl\":204,\"log\":51}"), "%s", out);
+	ck_assert_msg(strstr(out, "\"partitions\":[{\"name\":\"cpu2\",\"cpus\":\"2\",\"ncpus\":1,\"tasks\":[\"wide\"]"), "%s", out);
+	ck_assert_msg(strstr(out, "\"cpu_capacity_min\":446,\"cpu_capacity_max\":1024}"), "%s", out);
+	/* Only little CPUs: no plan, and why. */
+	ck_assert_int_eq(plan_tool(set, (char *[]){ "--capacity", "446x4", NULL }, out, sizeof(out)), 1);
+	ck_assert_msg(strstr(out, "no plan: wide cannot be placed: it needs a CPU of capacity 614 to run 6ms by its deadline, and the biggest CPU has 446"),
+		      "%s", out);
+	/* Bad input: a capacity out of range, a count that disagrees. */
+	ck_assert_int_eq(plan_tool(set, (char *[]){ "--capacity", "1025", NULL }, out, sizeof(out)), 2);
+	ck_assert_msg(strstr(out, "each CPU's capacity is 1 to 1024"), "%s", out);
+	ck_assert_int_eq(plan_tool(set, (char *[]){ "--capacity", "446x0", NULL }, out, sizeof(out)), 2);
+	ck_assert_int_eq(plan_tool(set, (char *[]){ "--cpus", "3", "--capacity", "446x4", NULL }, out, sizeof(out)), 2);
+	ck_assert_msg(strstr(out, "--cpus 3 but --capacity gives 4 CPUs"), "%s", out);
+}
+END_TEST
+
 START_TEST(test_tool_server)
 {
 	char out[16384];
@@ -380,8 +594,11 @@ static Suite *make(void)
 	tcase_add_test(tc, test_server_input);
 	tcase_add_test(tc, test_random_plans_rechecked);
 	tcase_add_test(tc, test_bad_platform);
+	tcase_add_test(tc, test_capacity_plans_rechecked);
+	tcase_add_test(tc, test_capacity_big_task);
 	tcase_add_test(tc, test_tool);
 	tcase_add_test(tc, test_tool_server);
+	tcase_add_test(tc, test_tool_capacity);
 	suite_add_tcase(s, tc);
 	return s;
 }
