@@ -257,12 +257,45 @@ static int server_arg(PyObject *obj, struct dl_params *p, const struct dl_params
 	return 0;
 }
 
-int pydl_platform(PyObject *obj, struct dl_platform *pf, struct dl_platform **use)
+/* A platform's capacity: None, or each CPU's, in the order of its CPUs,
+ * into caps (DL_CPUS_MAX entries) by CPU number. */
+static int capacity_arg(PyObject *obj, const dl_cpus_t *cpus, uint32_t *caps)
 {
-	PyObject *cpus, *server, *bwobj, *minobj, *maxobj;
+	PyObject *seq;
+	Py_ssize_t n, k = 0;
+	int err = 0;
+
+	if (obj == Py_None)
+		return 0;
+	seq = PySequence_Fast(obj, "a platform's capacity is a sequence of each CPU's capacity, or None");
+	if (!seq)
+		return -1;
+	n = PySequence_Fast_GET_SIZE(seq);
+	if (n != dl_cpus_count(cpus)) {
+		PyErr_Format(PyExc_ValueError, "the platform has %d CPUs but its capacity gives %zd: give one per CPU, in the order of the CPUs",
+			     dl_cpus_count(cpus), n);
+		err = -1;
+	}
+	for (int c = 0; !err && c < DL_CPUS_MAX; c++) {
+		uint64_t v;
+
+		if (!dl_cpus_isset(cpus, c))
+			continue;
+		if (pydl_u64(PySequence_Fast_GET_ITEM(seq, k++), "capacity", UINT32_MAX, &v) < 0)
+			err = -1;
+		else
+			caps[c] = (uint32_t)v;
+	}
+	Py_DECREF(seq);
+	return err;
+}
+
+int pydl_platform(PyObject *obj, struct dl_platform *pf, struct dl_platform **use, uint32_t *caps)
+{
+	PyObject *cpus, *server, *bwobj, *minobj, *maxobj, *capobj = Py_None;
 	uint64_t cpu_bw;
 	int ncpus, unlimited;
-	static char *keys[] = { "ncpus", "cpus", "cpu_bw", "unlimited", "server", "period_min", "period_max", NULL };
+	static char *keys[] = { "ncpus", "cpus", "cpu_bw", "unlimited", "server", "period_min", "period_max", "capacity", NULL };
 	PyObject *empty, *copy;
 	int ok;
 
@@ -281,21 +314,37 @@ int pydl_platform(PyObject *obj, struct dl_platform *pf, struct dl_platform **us
 	copy = PyDict_Copy(obj);
 	empty = PyTuple_New(0);
 	ok = copy && empty &&
-	     PyArg_ParseTupleAndKeywords(empty, copy, "iOOpOOO", keys, &ncpus, &cpus, &bwobj, &unlimited, &server,
-					 &minobj, &maxobj) &&
+	     PyArg_ParseTupleAndKeywords(empty, copy, "iOOpOOO|O", keys, &ncpus, &cpus, &bwobj, &unlimited, &server,
+					 &minobj, &maxobj, &capobj) &&
 	     pydl_u64(bwobj, "cpu_bw", INT64_MAX, &cpu_bw) == 0 &&
 	     pydl_u64(minobj, "period_min", UINT64_MAX, &pf->period_min) == 0 &&
 	     pydl_u64(maxobj, "period_max", UINT64_MAX, &pf->period_max) == 0 && pydl_cpus(cpus, &pf->cpus) == 0 &&
-	     pydl_params(server, &pf->server) == 0;
+	     pydl_params(server, &pf->server) == 0 && capacity_arg(capobj, &pf->cpus, caps) == 0;
 	Py_XDECREF(empty);
 	Py_XDECREF(copy);
 	if (!ok)
 		return -1;
+	if (capobj != Py_None)
+		pf->capacity = caps;
 	pf->ncpus = ncpus;
 	pf->cpu_bw = (int64_t)cpu_bw;
 	pf->unlimited = unlimited;
 	*use = pf;
 	return 0;
+}
+
+static PyObject *capacity_tuple(const struct dl_platform *pf)
+{
+	PyObject *t;
+	Py_ssize_t k = 0;
+
+	if (!pf->capacity)
+		return Py_NewRef(Py_None);
+	t = PyTuple_New(dl_cpus_count(&pf->cpus));
+	for (int c = 0; t && c < DL_CPUS_MAX; c++)
+		if (dl_cpus_isset(&pf->cpus, c))
+			PyTuple_SET_ITEM(t, k++, PyLong_FromUnsignedLong(pf->capacity[c]));
+	return t;
 }
 
 static PyObject *platform_dict(const struct dl_platform *pf)
@@ -304,7 +353,8 @@ static PyObject *platform_dict(const struct dl_platform *pf)
 			 "cpu_bw", PyLong_FromLongLong(pf->cpu_bw), "unlimited", PyBool_FromLong(pf->unlimited),
 			 "server", pydl_params_tuple(&pf->server),
 			 "period_min", PyLong_FromUnsignedLongLong(pf->period_min),
-			 "period_max", PyLong_FromUnsignedLongLong(pf->period_max), NULL);
+			 "period_max", PyLong_FromUnsignedLongLong(pf->period_max),
+			 "capacity", capacity_tuple(pf), NULL);
 }
 
 /* platform(ncpus, here): this host's (dl_platform_get), or the kernel's
@@ -384,6 +434,7 @@ static PyObject *global_test(PyObject *self, PyObject *args)
 {
 	struct dl_global_result *r = NULL;
 	struct dl_platform pf, *pfp;
+	uint32_t caps[DL_CPUS_MAX];
 	struct dl_params server, *tasks;
 	const struct dl_params *sp;
 	PyObject *list, *sobj = Py_None, *d;
@@ -394,7 +445,7 @@ static PyObject *global_test(PyObject *self, PyObject *args)
 	if (PyTuple_GET_SIZE(args) > 0 && PyObject_TypeCheck(PyTuple_GET_ITEM(args, 0), &TaskSetType)) {
 		TaskSet *ts;
 
-		if (!PyArg_ParseTuple(args, "O!|O", &TaskSetType, &ts, &sobj) || pydl_platform(sobj, &pf, &pfp) < 0)
+		if (!PyArg_ParseTuple(args, "O!|O", &TaskSetType, &ts, &sobj) || pydl_platform(sobj, &pf, &pfp, caps) < 0)
 			return NULL;
 		Py_BEGIN_ALLOW_THREADS
 		PyThread_acquire_lock(ts->lock, WAIT_LOCK);
@@ -489,13 +540,17 @@ static PyObject *part_dict(const struct dl_plan_part *p)
 	return pydl_dict("name", str_or_none(p->name), "cpus", pydl_cpus_set(&p->cpus),
 			 "ncpus", PyLong_FromLong(p->ncpus), "tasks", tasks, "load", PyLong_FromLongLong(p->load),
 			 "free_bw", PyLong_FromLongLong(p->free_bw), "test", PyLong_FromLong(p->test),
-			 "scaling", PyLong_FromLongLong(p->scaling), NULL);
+			 "scaling", PyLong_FromLongLong(p->scaling), "cap_min", PyLong_FromUnsignedLong(p->cap_min),
+			 "cap_max", PyLong_FromUnsignedLong(p->cap_max), NULL);
 }
 
 static PyObject *plan_dict(const struct dl_plan *plan)
 {
 	struct dl_layout *l = NULL;
-	PyObject *parts = PyTuple_New((Py_ssize_t)plan->nparts), *layout;
+	PyObject *parts = PyTuple_New((Py_ssize_t)plan->nparts), *layout, *need = PyTuple_New((Py_ssize_t)plan->ntasks);
+
+	for (size_t i = 0; need && i < plan->ntasks; i++)
+		PyTuple_SET_ITEM(need, (Py_ssize_t)i, PyLong_FromUnsignedLong(plan->cap_need[i]));
 
 	for (size_t i = 0; parts && i < plan->nparts; i++)
 		PyTuple_SET_ITEM(parts, (Py_ssize_t)i, part_dict(plan->parts[i]));
@@ -512,13 +567,15 @@ static PyObject *plan_dict(const struct dl_plan *plan)
 			 "margin", PyLong_FromLongLong(plan->margin),
 			 "global_", plan->global ? global_dict(plan->global) : Py_NewRef(Py_None),
 			 "unplaced", ssize_or_none(plan->unplaced), "why", str_or_none(plan->why),
-			 "layout", layout, NULL);
+			 "layout", layout, "cap_need", need, "cap_min", PyLong_FromUnsignedLong(plan->cap_min),
+			 "cap_max", PyLong_FromUnsignedLong(plan->cap_max), NULL);
 }
 
 /* plan(tasks or taskset, platform) -> dict (dl_plan_compute, dl_plan_taskset). */
 static PyObject *plan(PyObject *self, PyObject *args)
 {
 	struct dl_platform pf, *pfp;
+	uint32_t caps[DL_CPUS_MAX];
 	struct dl_plan *pl = NULL;
 	struct dl_params *tasks = NULL;
 	PyObject *obj, *pobj = Py_None, *d;
@@ -526,7 +583,7 @@ static PyObject *plan(PyObject *self, PyObject *args)
 	int err;
 
 	(void)self;
-	if (!PyArg_ParseTuple(args, "O|O", &obj, &pobj) || pydl_platform(pobj, &pf, &pfp) < 0)
+	if (!PyArg_ParseTuple(args, "O|O", &obj, &pobj) || pydl_platform(pobj, &pf, &pfp, caps) < 0)
 		return NULL;
 	if (PyObject_TypeCheck(obj, &TaskSetType)) {
 		TaskSet *ts = (TaskSet *)obj;

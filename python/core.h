@@ -46,7 +46,8 @@ PyObject *pydl_status_list(struct dl_thread_status *st, size_t n);
 /* obj is a platform dict or None; pf NULL-ed for None. */
 /* A layout (dl_layout_load, dl_plan_layout) as a dict. */
 PyObject *pydl_layout_dict(const struct dl_layout *l);
-int pydl_platform(PyObject *obj, struct dl_platform *pf, struct dl_platform **use);
+/* caps: DL_CPUS_MAX entries that hold the capacities pf points at. */
+int pydl_platform(PyObject *obj, struct dl_platform *pf, struct dl_platform **use, uint32_t *caps);
 
 /* Each file's functions and types, added to the module at its start. */
 extern PyMethodDef pydl_thread_methods[], pydl_system_methods[], pydl_analysis_methods[];

@@ -797,6 +797,9 @@ class Platform:
     server: Optional[Params] = None
     period_min: int = 0
     period_max: int = 0
+    # Each CPU's capacity (the kernel's cpu_capacity, 1 to 1024), in the
+    # order of sorted(cpus); None: every CPU of the biggest kind.
+    capacity: Optional[Tuple[int, ...]] = None
 
     @classmethod
     def host(cls, ncpus: int = 0) -> "Platform":
@@ -812,12 +815,14 @@ class Platform:
     def _from(cls, d: Mapping[str, Any]) -> "Platform":
         d = dict(d)
         d["server"] = Params._from(d["server"]) if d["server"][0] else None
+        d["capacity"] = None if d["capacity"] is None else tuple(d["capacity"])
         return cls(**d)
 
     def _dict(self) -> dict:
         return {"ncpus": self.ncpus, "cpus": self.cpus, "cpu_bw": self.cpu_bw, "unlimited": self.unlimited,
                 "server": self.server._tuple() if self.server else (0, 0, 0, 0, 0, 0),
-                "period_min": self.period_min, "period_max": self.period_max}
+                "period_min": self.period_min, "period_max": self.period_max,
+                "capacity": None if self.capacity is None else tuple(self.capacity)}
 
 
 def platform(ncpus: int = 0) -> Platform:
@@ -987,6 +992,10 @@ class PlanPart:
     free_bw: int
     test: Optional[str]
     scaling: int
+    # Its CPUs' smallest and biggest capacity: the tests count every CPU
+    # at the smallest's speed.
+    cap_min: int = 1024
+    cap_max: int = 1024
 
     def __repr__(self) -> str:
         return (f"<PlanPart {self.name} CPUs {_cpus_text(self.cpus)}: tasks {list(self.tasks)}, "
@@ -1009,6 +1018,11 @@ class Plan:
     unplaced: Optional[int]
     why: str
     layout: Optional[Layout]
+    # Per task, the CPU capacity its runtime/deadline needs; the platform's
+    # smallest and biggest CPU capacity.
+    cap_need: Tuple[int, ...] = ()
+    cap_min: int = 1024
+    cap_max: int = 1024
 
     def __bool__(self) -> bool:
         return self.feasible
@@ -1044,7 +1058,8 @@ def plan(tasks: Union[TaskSet, Iterable[Union[Params, Mapping[str, Any]]]],
                 parts=tuple(_part(p) for p in d["parts"]), cluster=_part(d["cluster"]), margin=d["margin"],
                 global_result=None if d["global_"] is None else _global(d["global_"]),
                 unplaced=d["unplaced"], why=d["why"],
-                layout=None if lay is None else Layout(lay["partitions"], lay["cluster"]))
+                layout=None if lay is None else Layout(lay["partitions"], lay["cluster"]),
+                cap_need=tuple(d["cap_need"]), cap_min=d["cap_min"], cap_max=d["cap_max"])
 
 
 @dataclasses.dataclass(frozen=True)

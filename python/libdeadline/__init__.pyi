@@ -258,8 +258,10 @@ class Platform:
     server: Optional[Params]
     period_min: int
     period_max: int
+    capacity: Optional[Tuple[int, ...]]
     def __init__(self, ncpus: int, cpus: frozenset[int], cpu_bw: int, unlimited: bool = ...,
-                 server: Optional[Params] = ..., period_min: int = ..., period_max: int = ...) -> None: ...
+                 server: Optional[Params] = ..., period_min: int = ..., period_max: int = ...,
+                 capacity: Optional[Tuple[int, ...]] = ...) -> None: ...
     @classmethod
     def host(cls, ncpus: int = ...) -> Platform: ...
     @classmethod
@@ -301,6 +303,8 @@ class PlanPart:
     free_bw: int
     test: Optional[str]
     scaling: int
+    cap_min: int
+    cap_max: int
 
 class Plan:
     feasible: bool
@@ -313,6 +317,9 @@ class Plan:
     unplaced: Optional[int]
     why: str
     layout: Optional[Layout]
+    cap_need: Tuple[int, ...]
+    cap_min: int
+    cap_max: int
     def __bool__(self) -> bool: ...
 
 def edf_test(tasks: _Tasks, server: Optional[Params] = ...) -> EdfResult: ...

@@ -99,6 +99,7 @@ START_TEST(test_predicted_refusal_refused)
 	struct dl_an_task ts[2] = { { 450 * MS, 1000 * MS, 1000 * MS }, { 0, 1000 * MS, 1000 * MS } };
 	struct dl_platform host, *pf = &host, one;
 	uint64_t lo = 1024, hi = 1000 * MS;
+	dl_cpus_t cpu0;
 	char why[1024];
 	pid_t a, b;
 
@@ -122,12 +123,15 @@ START_TEST(test_predicted_refusal_refused)
 		ck_assert_msg(dl_layout_create(l, &res) == 0, "%s", dl_errmsg());
 		dl_layout_free(l);
 	}
-	/* The smallest runtime the analysis refuses beside 450ms/1s. */
+	/* The smallest runtime the analysis refuses beside 450ms/1s, on the
+	 * partition's CPU. */
+	dl_cpus_zero(&cpu0);
+	dl_cpus_set(&cpu0, dl_cpus_first(&pf->cpus));
 	while (hi - lo > 1) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
 		ts[1].c = mid;
-		if (dl_an_admission(&one, ts, 2, 1) >= 0)
+		if (dl_an_admission(&one, ts, 2, &cpu0) >= 0)
 			lo = mid;
 		else
 			hi = mid;

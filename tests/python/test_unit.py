@@ -229,6 +229,25 @@ def test_plan_that_cannot_be():
     assert not p and p.why and p.layout is None
 
 
+def test_plan_on_cpus_of_two_capacities():
+    # The little CPUs first, as on many arm64 boards: the task that needs
+    # capacity 614 gets a big CPU; with only little CPUs, no plan.
+    tasks = [dl.Params("6ms", period="10ms"), dl.Params("2ms", period="10ms"), dl.Params("1ms", period="20ms")]
+    pf = dataclasses.replace(dl.Platform.default(4), capacity=(446, 446, 1024, 1024))
+    p = dl.plan(tasks, pf)
+    assert p and p.cap_need == (614, 204, 51) and (p.cap_min, p.cap_max) == (446, 1024)
+    assert len(p.parts) == 1 and p.parts[0].tasks == (0,) and p.parts[0].cpus == frozenset({2})
+    assert (p.cluster.cap_min, p.cluster.cap_max) == (446, 1024)
+    assert "needs a CPU of capacity 614" in p.global_result.why
+    assert not dl.plan(tasks, dataclasses.replace(pf, capacity=(446,) * 4))
+    with pytest.raises(ValueError, match="capacity gives 3"):
+        dl.plan(tasks, dataclasses.replace(pf, capacity=(446,) * 3))
+    with pytest.raises(ValueError, match="CPU 0 of the platform has capacity 2000: give 1 to 1024"):
+        dl.plan(tasks, dataclasses.replace(pf, capacity=(2000, 446, 1024, 1024)))
+    # This host (x86 here: CPUs alike) gives none.
+    assert dl.Platform.host().capacity is None or len(dl.Platform.host().capacity) == dl.Platform.host().ncpus
+
+
 def test_snapshot_unprivileged():
     snap = dl.snapshot()
     cpus = frozenset().union(*(rd.cpus for rd in snap.root_domains))
