@@ -181,16 +181,31 @@ static uint64_t bw(const struct dl_an_task *t)
 	return (uint64_t)(((unsigned __int128)t->c << 20) / t->t);
 }
 
-/* A root domain of the plan: its tasks plus one small server per CPU. */
+/*
+ * A root domain of the plan: its tasks plus one small server per CPU,
+ * within the kernel's admission (cap_scale(cap, the sum of its CPUs'
+ * capacities)) and meeting every deadline.  On CPUs of capacity c < 1024
+ * (caps; NULL: all 1024) a runtime's work takes runtime x 1024 / c: checked
+ * exactly, with time stretched instead of runtimes rounded (x c for
+ * periods and deadlines, x 1024 for runtimes), a root domain of several
+ * CPUs at its smallest CPU's speed.
+ */
 static void check_domain(const struct dl_plan_part *part, const struct dl_an_task *all,
-			 const struct dl_an_task *sv, uint64_t cap, int *seen)
+			 const struct dl_an_task *sv, uint64_t cap, const uint32_t *caps, int *seen)
 {
 	struct dl_an_task ts[32];
-	uint64_t load = 0;
+	uint64_t load = 0, capsum = 0;
+	uint32_t lo = 1024;
 	size_t n = 0;
 
 	ck_assert_int_ge(part->ncpus, 1);
 	ck_assert_int_eq(dl_cpus_count(&part->cpus), part->ncpus);
+	for (int c = 0; c < DL_CPUS_MAX; c++)
+		if (dl_cpus_isset(&part->cpus, c)) {
+			capsum += caps ? caps[c] : 1024;
+			lo = caps && caps[c] < lo ? caps[c] : lo;
+		}
+	ck_assert_uint_eq(part->cap_min, lo);
 	for (size_t j = 0; j < part->ntasks; j++) {
 		ck_assert_int_eq(seen[part->tasks[j]], 0);
 		seen[part->tasks[j]] = 1;
@@ -199,15 +214,40 @@ static void check_domain(const struct dl_plan_part *part, const struct dl_an_tas
 	for (size_t j = 0; j < n; j++)
 		load += bw(&ts[j]);
 	load += bw(sv) * (uint64_t)part->ncpus;
-	ck_assert_uint_le(load, cap * (uint64_t)part->ncpus);
+	ck_assert_uint_le(load, (cap * capsum) >> 10);
 	if (n == 0)
 		return;
 	for (int s = 0; s < part->ncpus; s++)
 		ts[n++] = *sv;
+	for (size_t j = 0; lo < 1024 && j < n; j++) {
+		ts[j].c *= 1024;
+		ts[j].d *= lo;
+		ts[j].t *= lo;
+	}
 	if (part->ncpus == 1)
 		ck_assert(tl_brute_edf(ts, n));
 	else
 		ck_assert(!tl_brute_gedf_misses(ts, n, part->ncpus));
+}
+
+/* A random set of n tasks in small integer times (short hyperperiods),
+ * on a platform of m CPUs whose server is 1 in 24 and cap 0.95, in
+ * abstract time units: a kernel without period limits. */
+static struct dl_platform *random_set(unsigned *seed, int m, size_t n, const uint64_t *periods, size_t np,
+				      struct dl_an_task *ts, struct dl_params *p)
+{
+	struct dl_platform *pf = platform(m);
+
+	pf->server = (struct dl_params){ .runtime = 1, .deadline = 24, .period = 24 };
+	pf->period_min = 1;
+	pf->period_max = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		ts[i].t = periods[rand_r(seed) % np];
+		ts[i].d = 1 + (uint64_t)(rand_r(seed) % ts[i].t);
+		ts[i].c = 1 + (uint64_t)(rand_r(seed) % ts[i].d);
+		p[i] = (struct dl_params){ .runtime = ts[i].c, .deadline = ts[i].d, .period = ts[i].t };
+	}
+	return pf;
 }
 
 START_TEST(test_random_plans_rechecked)
@@ -220,23 +260,12 @@ START_TEST(test_random_plans_rechecked)
 		size_t n = 1 + (size_t)(rand_r(&seed) % 8);
 		struct dl_params p[8];
 		struct dl_an_task ts[8], sv = { 1, 24, 24 };
-		struct dl_platform *pf = platform(m);
+		/* 2 to 12, but 5, 7, 9, 10 and 11 count as 12. */
+		static const uint64_t periods[] = { 2, 3, 4, 12, 6, 12, 8, 12, 12, 12, 12 };
+		struct dl_platform *pf = random_set(&seed, m, n, periods, 11, ts, p);
 		struct dl_plan *plan = NULL;
 		int seen[8] = { 0 };
 
-		/* Small integer times keep the hyperperiods short; the server
-		 * is 1 in 24 and the cap 0.95. */
-		pf->server = (struct dl_params){ .runtime = 1, .deadline = 24, .period = 24 };
-		/* Abstract time units: a kernel without period limits. */
-		pf->period_min = 1;
-		pf->period_max = UINT64_MAX;
-		for (size_t i = 0; i < n; i++) {
-			ts[i].t = 2 + (uint64_t)(rand_r(&seed) % 11);
-			ts[i].t = ts[i].t == 5 || ts[i].t == 7 || ts[i].t == 9 || ts[i].t == 10 || ts[i].t == 11 ? 12 : ts[i].t;
-			ts[i].d = 1 + (uint64_t)(rand_r(&seed) % ts[i].t);
-			ts[i].c = 1 + (uint64_t)(rand_r(&seed) % ts[i].d);
-			p[i] = (struct dl_params){ .runtime = ts[i].c, .deadline = ts[i].d, .period = ts[i].t };
-		}
 		ck_assert_int_eq(dl_plan_compute(p, n, pf, &plan), 0);
 		if (plan->feasible) {
 			uint64_t sum = bw(&sv) * (uint64_t)m;
@@ -251,9 +280,9 @@ START_TEST(test_random_plans_rechecked)
 			partitioned += plan->nparts > 0;
 			for (size_t j = 0; j < plan->nparts; j++) {
 				ck_assert_int_eq(plan->parts[j]->ncpus, 1);
-				check_domain(plan->parts[j], ts, &sv, pf->cpu_bw, seen);
+				check_domain(plan->parts[j], ts, &sv, (uint64_t)pf->cpu_bw, NULL, seen);
 			}
-			check_domain(plan->cluster, ts, &sv, pf->cpu_bw, seen);
+			check_domain(plan->cluster, ts, &sv, (uint64_t)pf->cpu_bw, NULL, seen);
 			ck_assert_int_eq(plan->cluster->ncpus + (int)plan->nparts, m);
 			for (size_t i = 0; i < n; i++)
 				ck_assert_int_eq(seen[i], 1);
@@ -272,52 +301,7 @@ START_TEST(test_random_plans_rechecked)
 }
 END_TEST
 
-/*
- * CPUs of different capacity.  A CPU of capacity cap does runtime x
- * 1024 / cap of work in the time the biggest does runtime: rechecked here
- * exactly, with time stretched instead of runtimes rounded (x cap for
- * periods and deadlines, x 1024 for runtimes), a root domain of several
- * CPUs at its smallest CPU's speed.
- */
-static void check_domain_cap(const struct dl_plan_part *part, const struct dl_an_task *all,
-			     const struct dl_an_task *sv, uint64_t cap, const uint32_t *caps, int *seen)
-{
-	struct dl_an_task ts[32];
-	uint64_t load = 0, capsum = 0;
-	uint32_t lo = 1024;
-	size_t n = 0;
-
-	for (int c = 0; c < DL_CPUS_MAX; c++)
-		if (dl_cpus_isset(&part->cpus, c)) {
-			capsum += caps[c];
-			lo = caps[c] < lo ? caps[c] : lo;
-		}
-	ck_assert_uint_eq(part->cap_min, lo);
-	for (size_t j = 0; j < part->ntasks; j++) {
-		ck_assert_int_eq(seen[part->tasks[j]], 0);
-		seen[part->tasks[j]] = 1;
-		ts[n++] = all[part->tasks[j]];
-	}
-	for (size_t j = 0; j < n; j++)
-		load += bw(&ts[j]);
-	load += bw(sv) * (uint64_t)part->ncpus;
-	/* __dl_overflow(): cap_scale(bw, the sum of the capacities). */
-	ck_assert_uint_le(load, (cap * capsum) >> 10);
-	if (n == 0)
-		return;
-	for (int s = 0; s < part->ncpus; s++)
-		ts[n++] = *sv;
-	for (size_t j = 0; j < n; j++) {
-		ts[j].c *= 1024;
-		ts[j].d *= lo;
-		ts[j].t *= lo;
-	}
-	if (part->ncpus == 1)
-		ck_assert(tl_brute_edf(ts, n));
-	else
-		ck_assert(!tl_brute_gedf_misses(ts, n, part->ncpus));
-}
-
+/* CPUs of different capacity, rechecked as above. */
 START_TEST(test_capacity_plans_rechecked)
 {
 	/* Speeds whose stretched hyperperiods stay small: 1, 1/2, 3/4. */
@@ -330,25 +314,15 @@ START_TEST(test_capacity_plans_rechecked)
 		size_t n = 1 + (size_t)(rand_r(&seed) % 6);
 		struct dl_params p[8];
 		struct dl_an_task ts[8], sv = { 1, 24, 24 };
-		struct dl_platform *pf = platform(m);
+		static const uint64_t periods[] = { 2, 3, 4, 6, 8, 12 };
+		struct dl_platform *pf = random_set(&seed, m, n, periods, 6, ts, p);
 		uint32_t caps[DL_CPUS_MAX];
 		struct dl_plan *plan = NULL;
 		int seen[8] = { 0 };
 
 		for (int c = 0; c < DL_CPUS_MAX; c++)
-			caps[c] = 1024;
-		for (int c = 0; c < m; c++)
-			caps[c] = kinds[rand_r(&seed) % 3];
+			caps[c] = c < m ? kinds[rand_r(&seed) % 3] : 1024;
 		pf->capacity = caps;
-		pf->server = (struct dl_params){ .runtime = 1, .deadline = 24, .period = 24 };
-		pf->period_min = 1;
-		pf->period_max = UINT64_MAX;
-		for (size_t i = 0; i < n; i++) {
-			ts[i].t = (uint64_t[]){ 2, 3, 4, 6, 8, 12 }[rand_r(&seed) % 6];
-			ts[i].d = 1 + (uint64_t)(rand_r(&seed) % ts[i].t);
-			ts[i].c = 1 + (uint64_t)(rand_r(&seed) % ts[i].d);
-			p[i] = (struct dl_params){ .runtime = ts[i].c, .deadline = ts[i].d, .period = ts[i].t };
-		}
 		ck_assert_int_eq(dl_plan_compute(p, n, pf, &plan), 0);
 		ck_assert_uint_eq(plan->ntasks, n);
 		for (size_t i = 0; i < n; i++)
@@ -363,10 +337,10 @@ START_TEST(test_capacity_plans_rechecked)
 					if (dl_cpus_isset(&plan->parts[j]->cpus, c))
 						cpu = c;
 				ck_assert_int_ge(cpu, 0);
-				check_domain_cap(plan->parts[j], ts, &sv, (uint64_t)pf->cpu_bw, caps, seen);
+				check_domain(plan->parts[j], ts, &sv, (uint64_t)pf->cpu_bw, caps, seen);
 				on_big += caps[cpu] == 1024 && plan->parts[j]->ntasks;
 			}
-			check_domain_cap(plan->cluster, ts, &sv, (uint64_t)pf->cpu_bw, caps, seen);
+			check_domain(plan->cluster, ts, &sv, (uint64_t)pf->cpu_bw, caps, seen);
 			ck_assert_int_eq(plan->cluster->ncpus + (int)plan->nparts, m);
 			for (size_t i = 0; i < n; i++)
 				ck_assert_int_eq(seen[i], 1);
