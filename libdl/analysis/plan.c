@@ -168,7 +168,8 @@ static int cluster_test(struct ctx *c, const dl_cpus_t *cpus, int64_t *room, ssi
 	total = nc;
 	for (int s = 0; c->has_sv && s < ncpus; s++) {
 		c->scratch[total] = c->sv;
-		dl_an_scale(&c->scratch[total++], speed);
+		if (!dl_an_scale(&c->scratch[total++], speed))
+			return -2; /* the fair server itself is too big for the smallest CPU */
 	}
 	if (ncpus == 1) {
 		dl_qpa(c->scratch, total, &o);

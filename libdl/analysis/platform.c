@@ -322,8 +322,13 @@ int dl_an_global_on(const struct dl_params *tasks, size_t n, const struct dl_pla
 		struct dl_an_task t = { .c = server->runtime, .d = server->deadline ? server->deadline : server->period };
 
 		sv = *server;
-		if (t.c <= t.d && dl_an_scale(&t, lo))
-			sv.runtime = t.c;
+		if (t.c <= t.d && !dl_an_scale(&t, lo)) {
+			/* The fair server too big for the smallest CPU. */
+			t.c = t.d;
+			if (unfit < 0)
+				unfit = (ssize_t)n;
+		}
+		sv.runtime = t.c;
 		server = &sv;
 	}
 	err = dl_global_test(p, n, pf->ncpus, server, res);
@@ -345,10 +350,11 @@ int dl_an_global_on(const struct dl_params *tasks, size_t n, const struct dl_pla
 		r->accepted_by = -1;
 		for (int t = DL_TEST_NM; t <= DL_TEST_RTA; t++)
 			r->result[t] = 0;
-		r->limiting = unfit;
+		r->limiting = unfit < (ssize_t)n ? unfit : -1;
 		snprintf(r->why, sizeof(r->why),
-			 "not guaranteed on %s: the limiting task needs a CPU of capacity %" PRIu32 ", and the kernel may run it on one of %" PRIu32,
-			 on, dl_cap_need(&tasks[unfit]), lo);
+			 "not guaranteed on %s: %s needs a CPU of capacity %" PRIu32 ", and the kernel may run it on one of %" PRIu32,
+			 on, unfit < (ssize_t)n ? "the limiting task" : "the fair server",
+			 dl_cap_need(unfit < (ssize_t)n ? &tasks[unfit] : &pf->server), lo);
 	} else if (r->verdict == DL_SCHEDULABLE) {
 		snprintf(r->why, sizeof(r->why), "schedulable on %s: %s accepts (utilization %s at that speed)",
 			 on, dl_test_name(r->accepted_by), u);

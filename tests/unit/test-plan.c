@@ -425,6 +425,16 @@ START_TEST(test_capacity_big_task)
 	ck_assert_int_eq(dl_an_global_on(p, 4, pf, &g), 0);
 	ck_assert_msg(strstr(g->why, "on 4 CPUs of capacity 446 under global EDF: "), "%s", g->why);
 	free(g);
+	/* A fair server of 0.8 (20ms every 25ms) needs capacity 819. */
+	pf->server = (struct dl_params){ .runtime = 20 * MS, .deadline = 25 * MS, .period = 25 * MS };
+	ck_assert_int_eq(dl_an_global_on(&p[1], 1, pf, &g), 0);
+	ck_assert_int_eq(g->verdict, DL_NOT_GUARANTEED);
+	ck_assert_int_eq(g->limiting, -1);
+	ck_assert_msg(strstr(g->why, "the fair server needs a CPU of capacity 819"), "%s", g->why);
+	free(g);
+	ck_assert_int_eq(dl_plan_compute(&p[1], 1, pf, &plan), 0);
+	ck_assert(!plan->feasible);
+	dl_plan_free(plan);
 	free(pf);
 }
 END_TEST
