@@ -19,7 +19,11 @@
 #         cannot follow for run-vm.sh --arch arm64), with the check
 #         programs (the VM runs dl-jobs), BPF included (CO-RE: the same
 #         program, built with -D__TARGET_ARCH_arm64); no Python binding
-#         (it would need arm64's Python to build); for tests/vm/arm64
+#         (it would need arm64's Python to build); no NRI plugin (Go,
+#         cross-built for arm64 in tests/deb/debian13-arm64.sh's
+#         libdeadline-nri, checked there as an AArch64 program; the arm64
+#         VM runs no container runtime, and an 18 MB plugin in its
+#         initramfs is a slower boot); for tests/vm/arm64
 #   check (RELEASE.sh): in that build, make check of the unit suites and
 #         build checks and of the kernel suites, which run there as here
 #         (real syscalls, real cpusets, as root; the kernel suites' lock
@@ -95,7 +99,7 @@ build | arm64)
 	run='cd "$1" && ./configure --enable-werror >configure.log 2>&1 &&
 		make -j$(nproc) >make.log 2>&1 && make -j$(nproc) check TESTS= >make-check.log 2>&1'
 	# shellcheck disable=SC2016
-	[ "$mode" = build ] || run='cd "$1" && ./configure --host=aarch64-linux-gnu --enable-werror --disable-shared --disable-python --enable-bpf >configure.log 2>&1 &&
+	[ "$mode" = build ] || run='cd "$1" && ./configure --host=aarch64-linux-gnu --enable-werror --disable-shared --disable-python --disable-nri --enable-bpf >configure.log 2>&1 &&
 		make -j$(nproc) >make.log 2>&1 && make -j$(nproc) check TESTS= >make-check.log 2>&1'
 	;;
 check)
