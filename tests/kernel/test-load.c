@@ -270,12 +270,14 @@ END_TEST
  * overran).  As above, a run without a single signal is tried again. */
 START_TEST(test_overrun_threads)
 {
+	int calm_overran = 0;
+
 	for (int attempt = 1; attempt <= 5; attempt++) {
 		struct dl_taskset *ts = tasks("over 2ms 10ms 10ms work=3ms flags=overrun-signal\n"
 					      "calm 2ms 10ms 10ms work=0.2ms flags=overrun-signal\n");
 		const struct dl_load_task *over, *calm;
 		struct dl_load *l;
-		uint64_t n;
+		uint64_t n, c;
 
 		ck_assert_msg(dl_load_run(ts, DL_PERIODIC_SLEEP, 1000 * MS, 0, 0, &l) == 0, "%s", dl_errmsg());
 		over = task_named(l, "over");
@@ -286,19 +288,29 @@ START_TEST(test_overrun_threads)
 		ck_assert_int_eq(over->err, 0);
 		ck_assert_int_eq(calm->err, 0);
 		ck_assert_int_ne(over->pid, calm->pid);
-		ck_assert_uint_eq(calm->stats->overruns, 0);
 		ck_assert_uint_ge(calm->stats->jobs, 90);
 		n = over->stats->overruns;
+		c = calm->stats->overruns;
 		ck_assert_uint_le(n, over->stats->jobs + 1);
 		dl_load_free(l);
 		dl_taskset_free(ts);
 		tl_settle();
-		if (n)
+		/* The calm thread's 0.2 ms of work is far from its 2 ms, yet on
+		 * a busy host it was seen to overrun once in 100 jobs (CI,
+		 * 2026-12-08: the Debian 13 chroot's run beside a VM): a run
+		 * where both overran shows nothing about which thread the
+		 * signal reaches, so it is tried again. */
+		if (c) {
+			calm_overran++;
+			tl_note("try %d: the calm thread overran too (a busy host); again", attempt);
+		} else if (n) {
 			return;
+		}
 		if (attempt < 5)
 			sleep(2);
 	}
-	ck_abort_msg("5 runs without a single SIGXCPU for the overrunning thread: see the notes");
+	ck_abort_msg("5 runs without a SIGXCPU for the overrunning thread alone (the calm one overran in %d): see the notes",
+		     calm_overran);
 }
 END_TEST
 
