@@ -338,12 +338,10 @@ int dl_an_global_on(const struct dl_params *tasks, size_t n, const struct dl_pla
 	r = *res;
 	dl_bw_format((int64_t)r->util, u, sizeof(u));
 	if (lo == hi)
-		snprintf(on, sizeof(on), "%d CPUs of capacity %" PRIu32, pf->ncpus, lo);
+		snprintf(on, sizeof(on), "%d CPUs of capacity %" PRIu32 " under global EDF", pf->ncpus, lo);
 	else
 		snprintf(on, sizeof(on), "%d CPUs of capacity %" PRIu32 " to %" PRIu32 " under global EDF, each counted at %" PRIu32,
 			 pf->ncpus, lo, hi, lo);
-	if (lo == hi)
-		strcat(on, " under global EDF");
 	r->miss_at = 0;
 	if (unfit >= 0) {
 		r->verdict = DL_NOT_GUARANTEED;
